@@ -1,0 +1,47 @@
+import { createHash } from "node:crypto";
+import type { Message, MessageContent } from "./types";
+
+/**
+ * Serializes a JSON-like value with object keys sorted, so that equal values give
+ * equal strings whatever their key order.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") {
+    return JSON.stringify(value) ?? "null";
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(",")}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((key) => record[key] !== undefined)
+    .sort();
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
+}
+
+/**
+ * The one canonical hash of tool-result content, shared by the worker (which records it
+ * on each digest row) and the assembler (which substitutes only on a match).
+ * A string hashes as its UTF-8 bytes; block content hashes as its canonical JSON.
+ */
+export function contentSha256(content: MessageContent): string {
+  const hash = createHash("sha256");
+  hash.update(typeof content === "string" ? content : canonicalJson(content), "utf8");
+  return hash.digest("hex");
+}
+
+const hashByMessage = new WeakMap<object, { content: MessageContent; sha256: string }>();
+
+/**
+ * {@link contentSha256} of a message's content, cached per message object so that the
+ * repeated model calls of one turn hash each message at most once per process.
+ */
+export function messageContentSha256(message: Message): string {
+  const cached = hashByMessage.get(message);
+  if (cached !== undefined && cached.content === message.content) {
+    return cached.sha256;
+  }
+  const sha256 = contentSha256(message.content);
+  hashByMessage.set(message, { content: message.content, sha256 });
+  return sha256;
+}
