@@ -31,3 +31,14 @@ export class InvalidToolPolicyError extends ContextCleanerError {
     this.field = details.field;
   }
 }
+
+/** An option out of its range; names the option. */
+export class InvalidOptionError extends ContextCleanerError {
+  readonly field: string;
+
+  constructor(message: string, field: string) {
+    super(message);
+    this.name = "InvalidOptionError";
+    this.field = field;
+  }
+}

@@ -1,6 +1,35 @@
+export type { AssembledView, AssembleOptions, AssemblyReport } from "./assemble";
+export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
+export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
+export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
+export type { CompactionOptions, CompactionResult } from "./compact-history";
+export { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
 export { contentChars, contentText } from "./content";
-export { ContextCleanerError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
+export {
+  ContextCleanerError,
+  InvalidOptionError,
+  InvalidThreadError,
+  InvalidToolPolicyError,
+} from "./errors";
 export { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
+export { inlineStubs, isErrorResult } from "./inline-clean";
+export type { KeepReason, WindowReferences } from "./keep-rules";
+export {
+  hasEmptyToolCallId,
+  isConversationalMessage,
+  isInsideRecencyWall,
+  isInterruptResult,
+  isLedgerFirstPage,
+  isPolicyKept,
+  isReferencedByWindow,
+  KEEP_REASONS,
+  KEEP_RULE_DEFAULTS,
+  provenanceKeys,
+  readOffset,
+  recencyWallStart,
+  sourceKey,
+  windowReferences,
+} from "./keep-rules";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
   createToolPolicy,
@@ -10,6 +39,19 @@ export {
   resolveToolPolicy,
   TOOL_KINDS,
 } from "./policy";
+export type { Protection } from "./protect";
+export { protectMessages } from "./protect";
+export {
+  COMPACTION_NOTE_PREFIX,
+  DIGEST_HEADER,
+  ERROR_GIST_MAX_CHARS,
+  isCleanerText,
+  renderDuplicateStub,
+  renderErrorRetryStub,
+  renderToolCall,
+} from "./stubs";
+export type { ThreadIndex } from "./thread-index";
+export { indexThread } from "./thread-index";
 export type {
   AssistantMessage,
   ContentBlock,
@@ -23,3 +65,4 @@ export type {
   ToolMessage,
   UserMessage,
 } from "./types";
+export { validateThread } from "./validate";

@@ -1,0 +1,182 @@
+import { COMPACTION_DEFAULTS, type CompactionOptions, compactHistory, messageChars } from "./compact-history";
+import { InvalidOptionError } from "./errors";
+import { messageContentSha256 } from "./hash";
+import { inlineStubs } from "./inline-clean";
+import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
+import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
+import { protectMessages } from "./protect";
+import { indexThread } from "./thread-index";
+import type { DigestMap, Message, ToolMessage } from "./types";
+import { validateThread } from "./validate";
+
+/** Defaults of {@link assembleModelView}. */
+export const ASSEMBLE_DEFAULTS = {
+  recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+  ...COMPACTION_DEFAULTS,
+  /** Deterministic inline cleaning (cat. 2 and 4). */
+  inline: true,
+} as const;
+
+export interface AssembleOptions extends CompactionOptions {
+  /** Tool policy, built or as configuration. @default the default policy */
+  policy?: ToolPolicy | ToolPolicyInput;
+  /** Assistant/tool exchanges kept raw before the latest user message. @default 3 */
+  recencyKeepExchanges?: number;
+  /** Apply cat. 2 dedupe and cat. 4 error/retry stubs. @default true */
+  inline?: boolean;
+  /** Kill switch: return exactly what the backstop alone returns. @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
+  disabled?: boolean;
+  /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
+  onReport?: (report: AssemblyReport) => void;
+}
+
+/** What one assembly did. */
+export interface AssemblyReport {
+  disabled: boolean;
+  messages: number;
+  /** Chars of the input thread. */
+  rawChars: number;
+  /** Chars of the returned view. */
+  assembledChars: number;
+  /** Tool results replaced by a hash-matched digest. */
+  substitutions: number;
+  /** Digest rows whose hash did not match the live content (expect 0). */
+  stale: number;
+  /** Chars saved by digests, duplicate stubs and error stubs together. */
+  charsSaved: number;
+  stubs: { duplicate: number; errorRetry: number };
+  /** Messages protected by the keep-rules. */
+  protected: number;
+  compaction: { fired: boolean; droppedMessages: number };
+}
+
+export interface AssembledView<M = Message> {
+  messages: M[];
+  report: AssemblyReport;
+}
+
+function killSwitchFromEnvironment(): boolean {
+  const environment = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return environment?.CONTEXT_CLEANER_DISABLED === "1";
+}
+
+function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): void {
+  const checks: Array<[string, number | undefined, number]> = [
+    ["recencyKeepExchanges", recencyKeepExchanges, 0],
+    ["historyBudgetChars", options.historyBudgetChars, 1],
+    ["snippetChars", options.snippetChars, 20],
+    ["noteMaxChars", options.noteMaxChars, 200],
+  ];
+  for (const [field, value, minimum] of checks) {
+    if (value !== undefined && (!Number.isInteger(value) || value < minimum)) {
+      throw new InvalidOptionError(
+        `options.${field} must be an integer ≥ ${minimum}, got ${String(value)}`,
+        field,
+      );
+    }
+  }
+}
+
+function totalChars(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) total += messageChars(message);
+  return total;
+}
+
+/**
+ * Builds the model's view of a thread (DESIGN §7): keep-rules, hash-gated digest
+ * substitution, inline dedupe and error/retry stubs, then the history backstop.
+ * Never mutates its input; untouched messages keep their object identity.
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
+ * @example
+ * const digests = await repository.loadThreadDigests(orgId, threadId);
+ * const { messages: view, report } = assembleModelView(thread, digests);
+ */
+export function assembleModelView(
+  messages: readonly Message[],
+  digests?: DigestMap | null,
+  options: AssembleOptions = {},
+): AssembledView {
+  validateThread(messages);
+  const policy = resolveToolPolicy(options.policy);
+  const disabled = options.disabled ?? killSwitchFromEnvironment();
+  const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
+  checkOptions(recencyKeepExchanges, options);
+  const rawChars = totalChars(messages);
+  const report: AssemblyReport = {
+    disabled,
+    messages: messages.length,
+    rawChars,
+    assembledChars: rawChars,
+    substitutions: 0,
+    stale: 0,
+    charsSaved: 0,
+    stubs: { duplicate: 0, errorRetry: 0 },
+    protected: 0,
+    compaction: { fired: false, droppedMessages: 0 },
+  };
+
+  let view: readonly Message[] = messages;
+  let wallStart: number;
+  if (disabled) {
+    wallStart = recencyWallStart(messages, recencyKeepExchanges);
+  } else {
+    const protection = protectMessages(messages, policy, recencyKeepExchanges);
+    wallStart = protection.wallStart;
+    const replaced = new Map<number, string>();
+    const condensed = new Set<number>();
+    const cleanable = (index: number) => protection.reasons[index] === undefined;
+    report.protected = protection.reasons.filter(
+      (reason) => reason !== undefined && reason !== "conversational",
+    ).length;
+
+    if (digests && digests.size > 0) {
+      messages.forEach((message, index) => {
+        if (message.role !== "tool" || !cleanable(index)) return;
+        const entry = digests.get(message.toolCallId);
+        if (!entry) return;
+        if (typeof message.content === "string" && message.content === entry.digest) {
+          condensed.add(index);
+        } else if (messageContentSha256(message) === entry.contentSha256) {
+          replaced.set(index, entry.digest);
+          condensed.add(index);
+          report.substitutions++;
+        } else {
+          report.stale++;
+        }
+      });
+    }
+
+    if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
+      const stubs = inlineStubs({
+        messages,
+        cleanable,
+        threadIndex: indexThread(messages),
+        policy,
+        condensed,
+      });
+      for (const stub of stubs) {
+        if (replaced.has(stub.index)) report.substitutions--;
+        replaced.set(stub.index, stub.text);
+        if (stub.category === "duplicate") report.stubs.duplicate++;
+        else report.stubs.errorRetry++;
+      }
+    }
+
+    if (replaced.size > 0) {
+      view = messages.map((message, index) => {
+        const text = replaced.get(index);
+        if (text === undefined) return message;
+        report.charsSaved += messageChars(message) - text.length;
+        return { ...(message as ToolMessage), content: text };
+      });
+    }
+  }
+
+  const compacted = compactHistory(view, wallStart, options);
+  report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
+  report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
+  options.onReport?.(report);
+  return { messages: [...compacted.messages], report };
+}

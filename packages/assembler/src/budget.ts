@@ -1,0 +1,98 @@
+import { contentChars } from "./content";
+import { messageContentSha256 } from "./hash";
+import type { DigestMap, Message } from "./types";
+
+/** Defaults of the runtime's tool-output caps and of the budget refund (DESIGN §7). */
+export const BUDGET_DEFAULTS = {
+  /** No single tool result is longer than this. */
+  perResultCapChars: 60_000,
+  /** The conversation's tool budget; past it every new result is cut short. */
+  conversationBudgetChars: 600_000,
+  /** What a result is cut to once the conversation budget is spent. */
+  overBudgetResultChars: 2_000,
+  /** Past this much raw tool output, raw accounting resumes (bounds checkpoint growth). */
+  rawCeilingChars: 2_000_000,
+} as const;
+
+export interface EffectiveToolChars {
+  /** What the conversation budget should count. */
+  effectiveChars: number;
+  /** Raw chars of every tool result. */
+  rawChars: number;
+  /** Raw minus effective: what the digests gave back to the budget. */
+  refundedChars: number;
+  /** False when the raw ceiling was passed or the kill switch is on (raw accounting). */
+  refundActive: boolean;
+}
+
+/**
+ * Tool chars as the conversation budget should count them: digest chars for results with
+ * a hash-matched digest, raw chars otherwise. Above `rawCeilingChars` of raw tool output,
+ * or with `disabled`, raw accounting resumes.
+ */
+export function effectiveToolChars(
+  messages: readonly Message[],
+  digests: DigestMap | null | undefined,
+  options: { rawCeilingChars?: number; disabled?: boolean } = {},
+): EffectiveToolChars {
+  const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
+  let rawChars = 0;
+  let effectiveChars = 0;
+  for (const message of messages) {
+    if (message.role !== "tool") continue;
+    const chars = contentChars(message.content);
+    rawChars += chars;
+    const entry = digests?.get(message.toolCallId);
+    effectiveChars +=
+      entry && entry.digestChars < chars && messageContentSha256(message) === entry.contentSha256
+        ? entry.digestChars
+        : chars;
+  }
+  const refundActive = !options.disabled && rawChars <= ceiling;
+  const counted = refundActive ? effectiveChars : rawChars;
+  return { effectiveChars: counted, rawChars, refundedChars: rawChars - counted, refundActive };
+}
+
+export interface CapOptions {
+  /** Tool chars already spent in the conversation (use {@link effectiveToolChars}). */
+  usedChars: number;
+  /** @default 60000 */
+  perResultCapChars?: number;
+  /** @default 600000 */
+  conversationBudgetChars?: number;
+  /** @default 2000 */
+  overBudgetResultChars?: number;
+}
+
+export interface CappedResult {
+  content: string;
+  capped: boolean;
+  originalChars: number;
+  keptChars: number;
+}
+
+/**
+ * Caps one new tool result: at most `perResultCapChars`, or `overBudgetResultChars` once
+ * the conversation budget is spent. A cut result ends with a notice saying where the rest
+ * is and how to re-read it.
+ */
+export function capToolResult(content: string, options: CapOptions): CappedResult {
+  const perResult = options.perResultCapChars ?? BUDGET_DEFAULTS.perResultCapChars;
+  const budget = options.conversationBudgetChars ?? BUDGET_DEFAULTS.conversationBudgetChars;
+  const overBudget = options.overBudgetResultChars ?? BUDGET_DEFAULTS.overBudgetResultChars;
+  const overSpent = options.usedChars >= budget;
+  const limit = overSpent ? overBudget : perResult;
+  if (content.length <= limit) {
+    return { content, capped: false, originalChars: content.length, keptChars: content.length };
+  }
+  const reason = overSpent ? "the conversation's tool budget is spent" : "results are capped per call";
+  const notice =
+    `\n\n[Result cut to ${limit.toLocaleString("en-US")} of ${content.length.toLocaleString("en-US")} chars because ${reason}. ` +
+    `The rest is unchanged at its source: re-read it with the same tool, starting at character ${limit} (e.g. with an offset).]`;
+  return {
+    content: content.slice(0, limit) + notice,
+    capped: true,
+    originalChars: content.length,
+    keptChars: limit,
+  };
+}

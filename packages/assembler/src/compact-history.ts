@@ -1,0 +1,143 @@
+import { contentChars, contentText } from "./content";
+import { canonicalJson } from "./hash";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import type { Message, UserMessage } from "./types";
+
+/** Defaults of the history-compaction backstop (DESIGN §7 step 5). */
+export const COMPACTION_DEFAULTS = {
+  /** Past this many chars, the oldest whole exchanges are dropped. */
+  historyBudgetChars: 320_000,
+  /** Each dropped message is remembered by a snippet of at most this many chars. */
+  snippetChars: 300,
+  /** The note standing for dropped history never exceeds this many chars. */
+  noteMaxChars: 12_000,
+} as const;
+
+export interface CompactionOptions {
+  /** @default 320000 */
+  historyBudgetChars?: number;
+  /** @default 300 */
+  snippetChars?: number;
+  /** @default 12000 */
+  noteMaxChars?: number;
+}
+
+export interface CompactionResult {
+  messages: readonly Message[];
+  fired: boolean;
+  droppedMessages: number;
+}
+
+/** Chars a message puts in the prompt: its content plus its tool-call args. */
+export function messageChars(message: Message): number {
+  let chars = contentChars(message.content);
+  if (message.role === "assistant" && message.toolCalls) {
+    for (const call of message.toolCalls) chars += call.name.length + canonicalJson(call.args).length;
+  }
+  return chars;
+}
+
+const NOTE_HEADER_CHARS = 160;
+
+function isCompactionNote(message: Message): boolean {
+  return (
+    message.role === "user" &&
+    typeof message.content === "string" &&
+    message.content.startsWith(COMPACTION_NOTE_PREFIX)
+  );
+}
+
+/** Droppable units before the wall: a user message alone, or an assistant message with its tool results. */
+function droppableUnits(messages: readonly Message[], wallStart: number): Array<[number, number]> {
+  const units: Array<[number, number]> = [];
+  let index = 0;
+  while (index < wallStart) {
+    const message = messages[index] as Message;
+    if (message.role === "system" || isCompactionNote(message)) {
+      index++;
+      continue;
+    }
+    let end = index + 1;
+    if (message.role === "assistant" || message.role === "tool") {
+      while (end < messages.length && messages[end]?.role === "tool") end++;
+    }
+    if (end > wallStart) break;
+    units.push([index, end]);
+    index = end;
+  }
+  return units;
+}
+
+function snippet(message: Message, maxChars: number): string {
+  const label =
+    message.role === "tool"
+      ? `tool ${message.toolName}`
+      : message.role === "assistant" && message.toolCalls?.length
+        ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
+        : message.role;
+  const text = contentText(message.content).replace(/\s+/g, " ").trim();
+  const line = `- ${label}: ${text}`;
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+}
+
+function renderNote(dropped: readonly Message[], snippetChars: number, noteMaxChars: number): string {
+  const header = `${COMPACTION_NOTE_PREFIX}: ${dropped.length} earlier messages were left out to fit the history budget. Snippets:]`;
+  const lines = [header];
+  let chars = header.length;
+  for (let index = 0; index < dropped.length; index++) {
+    const line = snippet(dropped[index] as Message, snippetChars);
+    const tail = `- … and ${dropped.length - index} more`;
+    if (chars + 1 + line.length + 1 + tail.length > noteMaxChars) {
+      lines.push(tail);
+      break;
+    }
+    lines.push(line);
+    chars += 1 + line.length;
+  }
+  return lines.join("\n");
+}
+
+/**
+ * The history-compaction backstop: past `historyBudgetChars`, drops the oldest whole
+ * exchanges before the recency wall and puts one note of short snippets in their place.
+ * Never splits a tool-call exchange, never drops system messages or the wall.
+ */
+export function compactHistory(
+  messages: readonly Message[],
+  wallStart: number,
+  options: CompactionOptions = {},
+): CompactionResult {
+  const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
+  const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
+  const noteMaxChars = options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars;
+  const sizes = messages.map(messageChars);
+  let total = sizes.reduce((sum, size) => sum + size, 0);
+  if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
+
+  const units = droppableUnits(messages, wallStart);
+  const drop = new Set<number>();
+  for (const [start, end] of units) {
+    // Stop once the kept messages and the note (at most a snippet per dropped message) fit.
+    if (
+      drop.size > 0 &&
+      total + Math.min(noteMaxChars, NOTE_HEADER_CHARS + drop.size * (snippetChars + 1)) <= budget
+    ) {
+      break;
+    }
+    for (let index = start; index < end; index++) {
+      drop.add(index);
+      total -= sizes[index] as number;
+    }
+  }
+  if (drop.size === 0) return { messages, fired: false, droppedMessages: 0 };
+
+  const dropped = messages.filter((_, index) => drop.has(index));
+  const note: UserMessage = { role: "user", content: renderNote(dropped, snippetChars, noteMaxChars) };
+  const firstDropped = (units[0] as [number, number])[0];
+  const result: Message[] = [];
+  messages.forEach((message, index) => {
+    if (index === firstDropped) result.push(note);
+    if (!drop.has(index)) result.push(message);
+  });
+  return { messages: result, fired: true, droppedMessages: dropped.length };
+}

@@ -1,0 +1,107 @@
+import { contentText } from "./content";
+import { canonicalJson, messageContentSha256 } from "./hash";
+import type { ToolPolicy } from "./policy";
+import { isCleanerText, renderDuplicateStub, renderErrorRetryStub, renderToolCall } from "./stubs";
+import type { ThreadIndex } from "./thread-index";
+import type { Message, ToolCall, ToolMessage } from "./types";
+
+/** Stub text per message index chosen by inline cleaning, with its category. */
+export interface InlineStub {
+  index: number;
+  category: "duplicate" | "error-retry";
+  text: string;
+}
+
+const ERROR_PATTERN =
+  /^\s*(?:error\b|exception\b|traceback\b|fatal\b|failed\b|\[error\]|status(?: code)?:? [45]\d\d\b)/i;
+
+/** Whether a tool result failed: its status says so, or its text opens like an error. */
+export function isErrorResult(message: ToolMessage): boolean {
+  if (message.status === "error") return true;
+  if (message.status === "success") return false;
+  const text =
+    typeof message.content === "string"
+      ? message.content.slice(0, 200)
+      : contentText(message.content).slice(0, 200);
+  return ERROR_PATTERN.test(text);
+}
+
+const argsKeyByCall = new WeakMap<ToolCall, string>();
+function argsKey(call: ToolCall): string {
+  let key = argsKeyByCall.get(call);
+  if (key === undefined) {
+    key = canonicalJson(call.args);
+    argsKeyByCall.set(call, key);
+  }
+  return key;
+}
+
+interface InlineInput {
+  messages: readonly Message[];
+  cleanable: (index: number) => boolean;
+  threadIndex: ThreadIndex;
+  policy: ToolPolicy;
+  /** Indices whose result the view shows condensed (a digest was substituted). */
+  condensed: ReadonlySet<number>;
+}
+
+/**
+ * Deterministic inline cleaning (DESIGN §5): cat. 2 exact duplicates (same tool, same
+ * canonical args, identical content — earlier copies point to the latest, which stays)
+ * and cat. 4 error/retry pairs (an error followed by a success of the same tool).
+ */
+export function inlineStubs({
+  messages,
+  cleanable,
+  threadIndex,
+  policy,
+  condensed,
+}: InlineInput): InlineStub[] {
+  const stubs: InlineStub[] = [];
+  const byCallKey = new Map<string, number[]>();
+  const lastSuccessByTool = new Map<string, number>();
+
+  messages.forEach((message, index) => {
+    if (message.role !== "tool") return;
+    if (!isErrorResult(message)) lastSuccessByTool.set(message.toolName, index);
+    const call = threadIndex.callFor(message);
+    if (!call) return;
+    const key = `${message.toolName}\u0000${argsKey(call)}`;
+    const group = byCallKey.get(key);
+    if (group) group.push(index);
+    else byCallKey.set(key, [index]);
+  });
+
+  const stubbed = new Set<number>();
+  for (const group of byCallKey.values()) {
+    if (group.length < 2) continue;
+    const latestByHash = new Map<string, number>();
+    for (const index of group) latestByHash.set(messageContentSha256(messages[index] as Message), index);
+    for (const index of group) {
+      const message = messages[index] as ToolMessage;
+      const latest = latestByHash.get(messageContentSha256(message)) as number;
+      if (latest === index || !cleanable(index) || isCleanerText(contentText(message.content))) continue;
+      const latestMessage = messages[latest] as ToolMessage;
+      const latestCall = threadIndex.callFor(latestMessage) as ToolCall;
+      const reread = condensed.has(latest)
+        ? renderToolCall(latestCall, policy.ruleFor(latestMessage.toolName).provenanceArgs)
+        : undefined;
+      stubs.push({
+        index,
+        category: "duplicate",
+        text: renderDuplicateStub(message.toolName, latestMessage.toolCallId, reread),
+      });
+      stubbed.add(index);
+    }
+  }
+
+  messages.forEach((message, index) => {
+    if (message.role !== "tool" || stubbed.has(index) || !cleanable(index)) return;
+    const retriedAt = lastSuccessByTool.get(message.toolName);
+    if (retriedAt === undefined || retriedAt < index || !isErrorResult(message)) return;
+    const text = contentText(message.content);
+    if (isCleanerText(text)) return;
+    stubs.push({ index, category: "error-retry", text: renderErrorRetryStub(text) });
+  });
+  return stubs.sort((a, b) => a.index - b.index);
+}

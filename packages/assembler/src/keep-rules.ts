@@ -1,0 +1,196 @@
+import { contentText } from "./content";
+import { canonicalJson } from "./hash";
+import type { ToolPolicy } from "./policy";
+import type { Message, ToolCall, ToolMessage } from "./types";
+
+/** Defaults of the keep-rules (DESIGN §4). */
+export const KEEP_RULE_DEFAULTS = {
+  /** Assistant/tool exchanges kept raw before the latest user message. */
+  recencyKeepExchanges: 3,
+} as const;
+
+/** Why a message is untouchable; one value per keep-rule of DESIGN §4. */
+export const KEEP_REASONS = {
+  conversational: "conversational",
+  recencyWall: "recency-wall",
+  emptyToolCallId: "empty-tool-call-id",
+  interrupt: "interrupt",
+  ledgerFirstPage: "ledger-first-page",
+  referencedByWindow: "referenced-by-window",
+  policyKeep: "policy-keep",
+} as const;
+export type KeepReason = (typeof KEEP_REASONS)[keyof typeof KEEP_REASONS];
+
+/** Rule 1: user, system and assistant messages are never condensed (v1 condenses tool results only). */
+export function isConversationalMessage(message: Message): boolean {
+  return message.role !== "tool";
+}
+
+/**
+ * Rule 2: index of the first message of the recency wall — the latest user message, moved
+ * back past the last `keepExchanges` assistant/tool exchanges before it. Everything at or
+ * after the returned index is kept. With no user message, the wall is the last exchanges.
+ */
+export function recencyWallStart(
+  messages: readonly Message[],
+  keepExchanges: number = KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+): number {
+  let start = messages.length;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === "user") {
+      start = index;
+      break;
+    }
+  }
+  let exchanges = 0;
+  for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
+    const role = messages[index]?.role;
+    if (role === "user") break;
+    if (role === "assistant") {
+      exchanges++;
+      start = index;
+    } else if (role === "tool") {
+      start = index;
+    }
+  }
+  return start;
+}
+
+/** Rule 2: whether a message index lies inside the recency wall. */
+export function isInsideRecencyWall(index: number, wallStart: number): boolean {
+  return index >= wallStart;
+}
+
+/** Rule 3: tool results with an empty tool call id (synthetic errors) stay raw. */
+export function hasEmptyToolCallId(message: ToolMessage): boolean {
+  return message.toolCallId === "";
+}
+
+/** Rule 4: results of interrupt / confirmation tools; a paused thread resumes by their id. */
+export function isInterruptResult(message: ToolMessage, policy: ToolPolicy): boolean {
+  return policy.ruleFor(message.toolName).kind === "interrupt";
+}
+
+/** The offset a document read started at, or undefined when absent or not numeric. */
+export function readOffset(call: ToolCall | undefined, offsetArg: string | undefined): number | undefined {
+  if (!call || !offsetArg) return undefined;
+  const value = call.args[offsetArg];
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)))
+    return Number(value);
+  return undefined;
+}
+
+const ledgerByMessage = new WeakMap<object, boolean>();
+
+/**
+ * Rule 5: the first page (offset 0 or absent) of a document read that carries a
+ * tracked-change or comment ledger (the policy's `ledgerMarker`).
+ */
+export function isLedgerFirstPage(
+  message: ToolMessage,
+  call: ToolCall | undefined,
+  policy: ToolPolicy,
+): boolean {
+  const rule = policy.ruleFor(message.toolName);
+  if (rule.kind !== "document-read" || !rule.ledgerMarker) return false;
+  const offset = readOffset(call, rule.offsetArg);
+  if (offset !== undefined && offset !== 0) return false;
+  let marked = ledgerByMessage.get(message);
+  if (marked === undefined) {
+    rule.ledgerMarker.lastIndex = 0;
+    marked = rule.ledgerMarker.test(contentText(message.content));
+    ledgerByMessage.set(message, marked);
+  }
+  return marked;
+}
+
+/**
+ * The source a result came from: the tool name and its document id arg (the first
+ * provenance arg), or undefined for tools without one.
+ */
+export function sourceKey(
+  message: ToolMessage,
+  call: ToolCall | undefined,
+  policy: ToolPolicy,
+): string | undefined {
+  const idArg = policy.ruleFor(message.toolName).provenanceArgs[0];
+  if (!call || !idArg) return undefined;
+  const value = call.args[idArg];
+  if (typeof value !== "string" && typeof value !== "number") return undefined;
+  return String(value);
+}
+
+/** Rule 6: the provenance keys of a result — its tool call id and its document id. */
+export function provenanceKeys(
+  message: ToolMessage,
+  call: ToolCall | undefined,
+  policy: ToolPolicy,
+): string[] {
+  const keys: string[] = [];
+  if (message.toolCallId !== "") keys.push(message.toolCallId);
+  const source = sourceKey(message, call, policy);
+  if (source !== undefined && source !== "") keys.push(source);
+  return keys;
+}
+
+const TOKEN = /[A-Za-z0-9_\-.:/#@]+/g;
+const SINGLE_TOKEN = /^[A-Za-z0-9_\-.:/#@]+$/;
+const TRAILING_PUNCTUATION = /[.:/#@-]+$/;
+const tokensByMessage = new WeakMap<object, ReadonlySet<string>>();
+
+function messageTokens(message: Message): ReadonlySet<string> {
+  let tokens = tokensByMessage.get(message);
+  if (tokens) return tokens;
+  const set = new Set<string>();
+  const add = (text: string) => {
+    for (const match of text.matchAll(TOKEN)) {
+      set.add(match[0]);
+      set.add(match[0].replace(TRAILING_PUNCTUATION, ""));
+    }
+  };
+  add(contentText(message.content));
+  if (message.role === "assistant" && message.toolCalls) {
+    for (const call of message.toolCalls) add(canonicalJson(call.args));
+  }
+  tokens = set;
+  tokensByMessage.set(message, tokens);
+  return tokens;
+}
+
+/** What the recency window mentions: its text and its tool-call args, as a key lookup. */
+export interface WindowReferences {
+  mentions(key: string): boolean;
+}
+
+/** Rule 6: collects the keys mentioned by the recency window (messages from `wallStart`). */
+export function windowReferences(messages: readonly Message[], wallStart: number): WindowReferences {
+  const window = messages.slice(wallStart);
+  const tokenSets = window.map(messageTokens);
+  let fullText: string | undefined;
+  return {
+    mentions(key: string): boolean {
+      if (SINGLE_TOKEN.test(key)) {
+        return tokenSets.some((tokens) => tokens.has(key));
+      }
+      fullText ??= window
+        .map((message) =>
+          [contentText(message.content), ...(message.role === "assistant" ? (message.toolCalls ?? []) : [])]
+            .map((part) => (typeof part === "string" ? part : canonicalJson(part.args)))
+            .join("\n"),
+        )
+        .join("\n");
+      return fullText.includes(key);
+    },
+  };
+}
+
+/** Rule 6: whether any provenance key of a result is mentioned by the recency window. */
+export function isReferencedByWindow(keys: readonly string[], references: WindowReferences): boolean {
+  return keys.some((key) => references.mentions(key));
+}
+
+/** Rule 7: tools the policy keeps (memory, skills, context blocks). */
+export function isPolicyKept(message: ToolMessage, policy: ToolPolicy): boolean {
+  return policy.ruleFor(message.toolName).kind === "keep";
+}

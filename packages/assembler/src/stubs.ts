@@ -1,0 +1,53 @@
+import type { ToolCall } from "./types";
+
+/** First line of every digest the worker renders (DESIGN §6). */
+export const DIGEST_HEADER = "[Condensed by context-cleaner — original preserved and re-readable.]";
+const DUPLICATE_PREFIX = "[Duplicate result — identical to the result of tool call ";
+const ERROR_PREFIX = "[Transient error, retried successfully below: ";
+/** First line of the backstop's note standing for dropped history. */
+export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
+
+/** The longest error gist a cat. 4 stub keeps. */
+export const ERROR_GIST_MAX_CHARS = 200;
+
+/** Whether text is something the cleaner wrote (a digest, a stub or the compaction note). */
+export function isCleanerText(text: string): boolean {
+  return (
+    text.startsWith(DIGEST_HEADER) ||
+    text.startsWith(DUPLICATE_PREFIX) ||
+    text.startsWith(ERROR_PREFIX) ||
+    text.startsWith(COMPACTION_NOTE_PREFIX)
+  );
+}
+
+function renderArg(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
+}
+
+/** Renders a tool call as the one call that re-reads its result: `read_document(file_id="cd_9f2", offset=58000)`. */
+export function renderToolCall(call: ToolCall, argNames?: readonly string[]): string {
+  const names =
+    argNames && argNames.length > 0
+      ? argNames.filter((name) => name in call.args)
+      : Object.keys(call.args).sort();
+  return `${call.name}(${names.map((name) => `${name}=${renderArg(call.args[name])}`).join(", ")})`;
+}
+
+/**
+ * Cat. 2 stub: an earlier exact duplicate points to the latest occurrence. When the latest
+ * is itself condensed, the stub carries the call that re-reads the original.
+ */
+export function renderDuplicateStub(toolName: string, latestCallId: string, reread?: string): string {
+  const where = `${DUPLICATE_PREFIX}${latestCallId} (${toolName}) below`;
+  return reread === undefined
+    ? `${where}; that later result is kept in full.]`
+    : `${where}, which is condensed; the original is one call away: ${reread}]`;
+}
+
+/** Cat. 4 stub: keeps the gist of the error so the agent does not retry a known-failed approach. */
+export function renderErrorRetryStub(errorText: string): string {
+  const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
+  const gist =
+    firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
+  return `${ERROR_PREFIX}${gist}]`;
+}

@@ -1,0 +1,81 @@
+import { InvalidThreadError } from "./errors";
+import type { Message } from "./types";
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "string" ? `the string ${JSON.stringify(value.slice(0, 40))}` : `a ${typeof value}`;
+}
+
+function fail(index: number, field: string, problem: string): never {
+  throw new InvalidThreadError(`messages[${index}].${field} ${problem}`, { index, field });
+}
+
+function validateContent(index: number, content: unknown): void {
+  if (typeof content === "string") return;
+  if (!Array.isArray(content)) {
+    fail(index, "content", `must be a string or an array of content blocks, got ${describe(content)}`);
+  }
+  content.forEach((block: unknown, blockIndex) => {
+    if (block === null || typeof block !== "object" || Array.isArray(block)) {
+      fail(index, `content[${blockIndex}]`, `must be a content block object, got ${describe(block)}`);
+    }
+  });
+}
+
+function validateToolCalls(index: number, toolCalls: unknown): void {
+  if (toolCalls === undefined) return;
+  if (!Array.isArray(toolCalls)) fail(index, "toolCalls", `must be an array, got ${describe(toolCalls)}`);
+  toolCalls.forEach((call: unknown, callIndex) => {
+    const field = `toolCalls[${callIndex}]`;
+    if (call === null || typeof call !== "object")
+      fail(index, field, `must be an object, got ${describe(call)}`);
+    const { id, name, args } = call as Record<string, unknown>;
+    if (typeof id !== "string") fail(index, `${field}.id`, `must be a string, got ${describe(id)}`);
+    if (typeof name !== "string") fail(index, `${field}.name`, `must be a string, got ${describe(name)}`);
+    if (args === null || typeof args !== "object" || Array.isArray(args)) {
+      fail(index, `${field}.args`, `must be an object, got ${describe(args)}`);
+    }
+  });
+}
+
+/**
+ * Checks that `messages` is a well-formed neutral thread (DESIGN §3).
+ * Odd but valid input (unknown tools, block or empty content, "" tool call ids) passes.
+ *
+ * @throws {InvalidThreadError} naming the message index and the field at fault.
+ */
+export function validateThread(messages: unknown): asserts messages is readonly Message[] {
+  if (!Array.isArray(messages)) {
+    throw new InvalidThreadError(`messages must be an array, got ${describe(messages)}`, {
+      field: "messages",
+    });
+  }
+  for (let index = 0; index < messages.length; index++) {
+    const message: unknown = messages[index];
+    if (message === null || typeof message !== "object" || Array.isArray(message)) {
+      throw new InvalidThreadError(`messages[${index}] must be an object, got ${describe(message)}`, {
+        index,
+      });
+    }
+    const record = message as Record<string, unknown>;
+    if (typeof record.role !== "string" || !ROLES.has(record.role)) {
+      fail(index, "role", `must be one of system, user, assistant, tool; got ${describe(record.role)}`);
+    }
+    validateContent(index, record.content);
+    if (record.role === "assistant") validateToolCalls(index, record.toolCalls);
+    if (record.role === "tool") {
+      if (typeof record.toolCallId !== "string") {
+        fail(index, "toolCallId", `must be a string (may be ""), got ${describe(record.toolCallId)}`);
+      }
+      if (typeof record.toolName !== "string") {
+        fail(index, "toolName", `must be a string, got ${describe(record.toolName)}`);
+      }
+      if (record.status !== undefined && record.status !== "error" && record.status !== "success") {
+        fail(index, "status", `must be "error", "success" or absent, got ${describe(record.status)}`);
+      }
+    }
+  }
+}
