@@ -102,7 +102,6 @@ function trimPartyName(match: string, start: number): { text: string; start: num
   return SUFFIX_ONLY.test(text) ? undefined : { text, start: offset };
 }
 
-
 /**
  * The material figures of a text, verbatim as they occur, unique, in order of first
  * occurrence: money, percentages, dates in legal forms, section / article / § references,

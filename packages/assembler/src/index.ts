@@ -11,6 +11,8 @@ export {
   InvalidThreadError,
   InvalidToolPolicyError,
 } from "./errors";
+export type { FigureProvenanceResult } from "./figures";
+export { checkFigureProvenance, extractFigures, normalizeWhitespace } from "./figures";
 export { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
 export { inlineStubs, isErrorResult } from "./inline-clean";
 export type { KeepReason, WindowReferences } from "./keep-rules";
