@@ -1,0 +1,181 @@
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  mapStoredMessagesToChatMessages,
+  type StoredMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
+import { type AssembledView, type AssembleOptions, assembleModelView } from "../assemble";
+import { InvalidThreadError } from "../errors";
+import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../types";
+
+/** A LangChain message as an instance, in its stored form `{ type, data }`, or its `toJSON()` form. */
+export type LangChainMessageInput =
+  | BaseMessage
+  | StoredMessage
+  | { lc: number; type: "constructor"; id: string[]; kwargs: Record<string, unknown> };
+
+const CONSTRUCTORS: Record<string, new (fields: never) => BaseMessage> = {
+  HumanMessage,
+  AIMessage,
+  SystemMessage,
+  ToolMessage,
+};
+
+function isBaseMessage(value: unknown): value is BaseMessage {
+  return (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as BaseMessage).getType === "function" &&
+    "content" in (value as object)
+  );
+}
+
+/**
+ * Revives LangChain messages from their stored JSON forms (`mapChatMessagesToStoredMessages`
+ * output or `toJSON()` output); instances pass through untouched.
+ *
+ * @throws {InvalidThreadError} naming the index of a value that is neither form.
+ */
+export function reviveLangChainMessages(values: readonly unknown[]): BaseMessage[] {
+  return values.map((value, index) => {
+    if (isBaseMessage(value)) return value;
+    if (value !== null && typeof value === "object") {
+      const record = value as Record<string, unknown>;
+      if (record.type === "constructor" && Array.isArray(record.id) && record.kwargs) {
+        const name = String(record.id[record.id.length - 1]);
+        const Constructor = CONSTRUCTORS[name];
+        if (!Constructor) {
+          throw new InvalidThreadError(`messages[${index}]: unsupported LangChain message class ${name}`, {
+            index,
+            field: "id",
+          });
+        }
+        return new Constructor(record.kwargs as never);
+      }
+      if (typeof record.type === "string" && record.data && typeof record.data === "object") {
+        const [message] = mapStoredMessagesToChatMessages([value as StoredMessage]);
+        if (message) return message;
+      }
+    }
+    throw new InvalidThreadError(`messages[${index}] is not a LangChain message or its stored form`, {
+      index,
+    });
+  });
+}
+
+function neutralContent(content: unknown): MessageContent {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content as ContentBlock[];
+  return "";
+}
+
+const neutralByMessage = new WeakMap<BaseMessage, Message>();
+
+/** One LangChain message in the neutral model (cached per instance, so hashes are cached too). */
+function toNeutral(message: BaseMessage): Message {
+  const cached = neutralByMessage.get(message);
+  if (cached) return cached;
+  const content = neutralContent(message.content);
+  const id = message.id;
+  let neutral: Message;
+  const type = message.getType();
+  if (type === "human") neutral = { role: "user", content, id };
+  else if (type === "ai") {
+    const calls = (message as AIMessage).tool_calls ?? [];
+    const toolCalls: ToolCall[] = calls.map((call) => ({
+      id: call.id ?? "",
+      name: call.name,
+      args: (call.args ?? {}) as Record<string, unknown>,
+    }));
+    neutral = { role: "assistant", content, id, toolCalls };
+  } else if (type === "tool") {
+    const tool = message as ToolMessage;
+    neutral = {
+      role: "tool",
+      content,
+      id,
+      toolCallId: tool.tool_call_id ?? "",
+      toolName: tool.name ?? "",
+      ...(tool.status === "error" ? { status: "error" as const } : {}),
+    };
+  } else {
+    // system, developer and any other type: never cleaned, never dropped.
+    neutral = { role: "system", content, id };
+  }
+  neutralByMessage.set(message, neutral);
+  return neutral;
+}
+
+/** LangChain messages (instances or stored JSON) in the neutral model. */
+export function fromLangChain(messages: readonly LangChainMessageInput[]): Message[] {
+  return reviveLangChainMessages(messages).map(toNeutral);
+}
+
+/** A neutral message as a LangChain instance (for messages the cleaner wrote or replaced). */
+export function toLangChain(message: Message, original?: BaseMessage): BaseMessage {
+  if (message.role === "tool") {
+    const source = original && ToolMessage.isInstance(original) ? original : undefined;
+    return new ToolMessage({
+      content: message.content as string,
+      tool_call_id: message.toolCallId,
+      name: message.toolName,
+      id: message.id ?? source?.id,
+      ...(message.status ? { status: message.status } : {}),
+      additional_kwargs: source?.additional_kwargs ?? {},
+      response_metadata: source?.response_metadata ?? {},
+    });
+  }
+  if (message.role === "assistant") {
+    return new AIMessage({
+      content: message.content as string,
+      id: message.id,
+      tool_calls: (message.toolCalls ?? []).map((call) => ({ ...call, type: "tool_call" as const })),
+    });
+  }
+  if (message.role === "system")
+    return new SystemMessage({ content: message.content as string, id: message.id });
+  return new HumanMessage({ content: message.content as string, id: message.id });
+}
+
+/**
+ * {@link assembleModelView} over LangChain messages: untouched messages come back as the
+ * same instances; condensed tool results are new `ToolMessage`s keeping `tool_call_id`,
+ * `name`, `id` and `status`.
+ *
+ * @example
+ * const digests = await repository.loadThreadDigests(orgId, threadId);
+ * const { messages: view } = assembleLangChainView(state.messages, digests);
+ * const reply = await model.invoke(view);
+ */
+export function assembleLangChainView(
+  messages: readonly LangChainMessageInput[],
+  digests?: DigestMap | null,
+  options?: AssembleOptions,
+): AssembledView<BaseMessage> {
+  const instances = reviveLangChainMessages(messages);
+  const neutral = instances.map(toNeutral);
+  const originals = new Map<Message, BaseMessage>();
+  neutral.forEach((message, index) => originals.set(message, instances[index] as BaseMessage));
+  const view = assembleModelView(neutral, digests, options);
+  const byId = new Map<string, BaseMessage>();
+  for (const instance of instances) if (instance.id) byId.set(instance.id, instance);
+  return {
+    report: view.report,
+    messages: view.messages.map((message) => {
+      const original = originals.get(message);
+      if (original) return original;
+      const replacedFrom =
+        message.role === "tool" ? findOriginalTool(instances, message.toolCallId) : undefined;
+      return toLangChain(message, replacedFrom ?? (message.id ? byId.get(message.id) : undefined));
+    }),
+  };
+}
+
+function findOriginalTool(instances: readonly BaseMessage[], toolCallId: string): BaseMessage | undefined {
+  return instances.find(
+    (instance) => ToolMessage.isInstance(instance) && instance.tool_call_id === toolCallId,
+  );
+}
