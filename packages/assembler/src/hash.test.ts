@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
+import type { ContentBlock, ToolMessage } from "./types";
+
+const SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+
+describe("canonicalJson", () => {
+  it("gives the same string whatever the key order, at every depth", () => {
+    const a = { file_id: "cd_9f2", options: { b: 2, a: [1, { y: 1, x: 2 }] }, offset: 0 };
+    const b = { offset: 0, options: { a: [1, { x: 2, y: 1 }], b: 2 }, file_id: "cd_9f2" };
+    expect(canonicalJson(a)).toBe(canonicalJson(b));
+    expect(canonicalJson(a)).toBe('{"file_id":"cd_9f2","offset":0,"options":{"a":[1,{"x":2,"y":1}],"b":2}}');
+  });
+
+  it("drops undefined object values and writes undefined array items as null, like JSON", () => {
+    expect(canonicalJson({ a: 1, b: undefined })).toBe(canonicalJson({ a: 1 }));
+    expect(canonicalJson([1, undefined, 3])).toBe("[1,null,3]");
+    expect(canonicalJson(undefined)).toBe("null");
+  });
+
+  it("keeps distinct values distinct", () => {
+    expect(canonicalJson({ offset: 0 })).not.toBe(canonicalJson({ offset: "0" }));
+    expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
+  });
+});
+
+describe("contentSha256", () => {
+  it("hashes a string as its UTF-8 bytes", () => {
+    expect(contentSha256("abc")).toBe(SHA256_ABC);
+    expect(contentSha256("§ 8.3 — €")).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("hashes blocks as canonical JSON: key order does not matter, text does", () => {
+    const blocks: ContentBlock[] = [{ type: "text", text: "abc" }];
+    const reordered = [{ text: "abc", type: "text" }] as ContentBlock[];
+    expect(contentSha256(blocks)).toBe(contentSha256(reordered));
+    expect(contentSha256(blocks)).not.toBe(SHA256_ABC);
+    expect(contentSha256(blocks)).not.toBe(contentSha256([{ type: "text", text: "abd" }]));
+  });
+});
+
+describe("messageContentSha256", () => {
+  function tool(content: ToolMessage["content"]): ToolMessage {
+    return { role: "tool", toolCallId: "call_1", toolName: "read_document", content };
+  }
+
+  it("equals contentSha256 of the message's content", () => {
+    expect(messageContentSha256(tool("abc"))).toBe(SHA256_ABC);
+  });
+
+  it("hashes each message object once: an in-place edit of its blocks is not re-hashed", () => {
+    const blocks: ContentBlock[] = [{ type: "text", text: "abc" }];
+    const message = tool(blocks);
+    const first = messageContentSha256(message);
+    // Mutating the same array leaves `content` identical, so the cached hash is served.
+    (blocks[0] as ContentBlock).text = "changed";
+    expect(messageContentSha256(message)).toBe(first);
+    expect(contentSha256(blocks)).not.toBe(first);
+    // A fresh message object with the same (now changed) content gets a fresh hash.
+    expect(messageContentSha256(tool(blocks))).toBe(contentSha256(blocks));
+  });
+
+  it("re-hashes when `content` is replaced on the same object", () => {
+    const message = tool("abc");
+    expect(messageContentSha256(message)).toBe(SHA256_ABC);
+    message.content = "abd";
+    expect(messageContentSha256(message)).toBe(contentSha256("abd"));
+  });
+
+  it("works on frozen messages", () => {
+    const message = Object.freeze(tool("abc"));
+    expect(messageContentSha256(message)).toBe(SHA256_ABC);
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { InvalidThreadError } from "./errors";
+import {
+  assistantCalling,
+  systemMessage,
+  toolCall,
+  toolResult,
+  userMessage,
+} from "./test-support/thread-builder";
+import { validateThread } from "./validate";
+
+function threadError(messages: unknown): InvalidThreadError {
+  try {
+    validateThread(messages);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidThreadError);
+    return error as InvalidThreadError;
+  }
+  throw new Error("expected an InvalidThreadError");
+}
+
+const head = [
+  systemMessage(),
+  userMessage("Summarise the lease."),
+  assistantCalling(toolCall("c1", "read_document", { file_id: "f1" })),
+];
+
+describe("validateThread rejects", () => {
+  it.each([null, undefined, "messages", { messages: [] }])("a non-array (%j)", (value) => {
+    const error = threadError(value);
+    expect(error.field).toBe("messages");
+    expect(error.index).toBeUndefined();
+  });
+
+  it("a message that is not an object, naming its index", () => {
+    const error = threadError([userMessage("hi"), "hello"]);
+    expect(error.index).toBe(1);
+    expect(error.message).toContain("messages[1]");
+  });
+
+  it("a message without a role", () => {
+    const error = threadError([userMessage("hi"), { content: "no role" }]);
+    expect(error).toMatchObject({ index: 1, field: "role" });
+    expect(error.message).toMatch(/^messages\[1\]\.role /);
+  });
+
+  it("an unknown role", () => {
+    const error = threadError([{ role: "developer", content: "x" }]);
+    expect(error).toMatchObject({ index: 0, field: "role" });
+    expect(error.message).toContain('"developer"');
+  });
+
+  it.each([
+    [{ text: "an object" }, "object"],
+    [42, "number"],
+    [null, "null"],
+    [undefined, "undefined"],
+  ])("a tool message whose content is %j", (content, described) => {
+    const error = threadError([
+      ...head,
+      { role: "tool", toolCallId: "c1", toolName: "read_document", content },
+    ]);
+    expect(error).toMatchObject({ index: 3, field: "content" });
+    expect(error.message).toMatch(/^messages\[3\]\.content must be a string or an array of content blocks/);
+    expect(error.message).toContain(described);
+  });
+
+  it("a content block that is not an object", () => {
+    const error = threadError([...head, toolResult("c1", "read_document", ["plain" as never])]);
+    expect(error).toMatchObject({ index: 3, field: "content[0]" });
+  });
+
+  it("a tool message without toolCallId or toolName, or with a bad status", () => {
+    expect(threadError([{ role: "tool", toolName: "x", content: "" }])).toMatchObject({
+      index: 0,
+      field: "toolCallId",
+    });
+    expect(threadError([{ role: "tool", toolCallId: "c", content: "" }])).toMatchObject({
+      index: 0,
+      field: "toolName",
+    });
+    expect(threadError([{ ...toolResult("c", "x", ""), status: "failed" }])).toMatchObject({
+      index: 0,
+      field: "status",
+    });
+  });
+
+  it("malformed tool calls, naming the call and its field", () => {
+    expect(threadError([{ role: "assistant", content: "", toolCalls: "read" }])).toMatchObject({
+      field: "toolCalls",
+    });
+    expect(
+      threadError([{ role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args: [] }] }]),
+    ).toMatchObject({ index: 0, field: "toolCalls[0].args" });
+    expect(
+      threadError([{ role: "assistant", content: "", toolCalls: [{ id: 7, name: "x", args: {} }] }]),
+    ).toMatchObject({ field: "toolCalls[0].id" });
+  });
+});
+
+describe("validateThread accepts odd but valid threads", () => {
+  it("unknown tools, block content, empty content and empty tool call ids", () => {
+    expect(() =>
+      validateThread([
+        systemMessage([{ type: "text", text: "policy" }]),
+        userMessage(""),
+        assistantCalling(toolCall("", "mystery_tool", {}), toolCall("", "mystery_tool", { a: 1 })),
+        toolResult("", "mystery_tool", [], "error"),
+        toolResult("", "mystery_tool", [{ type: "image", source: { data: "..." } }]),
+        { role: "assistant", content: "done" },
+      ]),
+    ).not.toThrow();
+  });
+
+  it("an empty thread", () => {
+    expect(() => validateThread([])).not.toThrow();
+  });
+});
