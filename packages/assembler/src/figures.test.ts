@@ -42,6 +42,7 @@ describe("extractFigures", () => {
     ["as listed in Schedule 2.", ["Schedule 2"]],
     ["pursuant to clause 14.2 of the deed", ["clause 14.2"]],
     ["see Article VIII for remedies", ["Article VIII"]],
+    ["ARTICLE 8 ASSIGNMENT and EXHIBIT C", ["ARTICLE 8", "EXHIBIT C"]],
   ])("finds section references in %j", (text, expected) => {
     expect(extractFigures(text)).toEqual(expected);
   });

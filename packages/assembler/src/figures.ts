@@ -41,7 +41,7 @@ const FIGURE_PATTERNS: readonly string[] = [
   "(?<![\\d/])\\d{1,2}/\\d{1,2}/(?:\\d{4}|\\d{2})(?![\\d/])",
   // section references
   `§§?[ \\t]?${REF_NUMBER}${REF_RANGE}`,
-  `\\b(?:[Ss]ections?|[Aa]rticles?|[Cc]lauses?|[Pp]aragraphs?|Exhibits?|Schedules?|Annex(?:es)?|Appendix|Appendices|Riders?)[ \\t]{1,3}(?:${REF_NUMBER}${REF_RANGE}|${REF_ROMAN}|${REF_LETTER})`,
+  `\\b(?:[Ss]ections?|SECTIONS?|[Aa]rticles?|ARTICLES?|[Cc]lauses?|CLAUSES?|[Pp]aragraphs?|Exhibits?|EXHIBITS?|Schedules?|SCHEDULES?|Annex(?:es)?|ANNEX(?:ES)?|Appendix|Appendices|APPENDIX|Riders?)[ \\t]{1,3}(?:${REF_NUMBER}${REF_RANGE}|${REF_ROMAN}|${REF_LETTER})`,
   // quoted defined terms, straight and curly quotes
   `"${TERM_WORD}${TERM_JOINER}{0,8}"`,
   `“${TERM_WORD}${TERM_JOINER}{0,8}”`,

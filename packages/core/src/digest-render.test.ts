@@ -1,0 +1,146 @@
+import { createToolPolicy, DIGEST_HEADER, extractFigures, type ToolCall } from "@context-cleaner/assembler";
+import { describe, expect, it } from "vitest";
+import { renderDigest } from "./digest-render";
+import { InvalidCoreOptionError } from "./errors";
+
+const rule = createToolPolicy().ruleFor("read_document");
+const call: ToolCall = { id: "c2", name: "read_document", args: { file_id: "cd_9f2", offset: 58_000 } };
+const source =
+  "ARTICLE 8 ASSIGNMENT. Tenant shall not assign without consent, not to be unreasonably withheld; " +
+  "an affiliate transfer is permitted under §8.3 to a “Qualified Transferee” (§8.2). " +
+  "Exhibit B: base rent $1,250,000/yr with a 2.5% annual escalator from year 6. " +
+  'The "Stabilization Date" is defined in §1.44.';
+
+describe("renderDigest", () => {
+  it("renders exactly the DESIGN §6 format", () => {
+    const rendered = renderDigest({
+      call,
+      rule,
+      source,
+      title: "Ground Lease — 445 W 35th",
+      totalChars: 190_412,
+      page: { index: 2, count: 4 },
+      bullets: {
+        points: [
+          "Article 8 (Assignment): consent required, not to be unreasonably withheld; affiliate carve-out §8.3",
+        ],
+        amounts: ["Exhibit B rent: base $1,250,000/yr, 2.5% annual escalator from year 6"],
+        definedTerms: ['"Qualified Transferee" (§8.2), "Stabilization Date" (§1.44)'],
+      },
+    });
+    expect(rendered.text).toBe(
+      [
+        DIGEST_HEADER,
+        "tool: read_document",
+        `source: file_id=cd_9f2 "Ground Lease — 445 W 35th" · characters 58,000–58,${source.length} of 190,412 (page 2 of 4)`,
+        "digest:",
+        "  - Article 8 (Assignment): consent required, not to be unreasonably withheld; affiliate carve-out §8.3",
+        "  - Amounts: Exhibit B rent: base $1,250,000/yr, 2.5% annual escalator from year 6",
+        '  - Defined terms: "Qualified Transferee" (§8.2), "Stabilization Date" (§1.44)',
+        `figures verbatim: ARTICLE 8; §8.3; “Qualified Transferee”; §8.2; Exhibit B; $1,250,000; 2.5%; "Stabilization Date"; §1.44`,
+        're-read: read_document(file_id="cd_9f2", offset=58000)',
+      ].join("\n"),
+    );
+    expect(rendered.chars).toBe(rendered.text.length);
+    expect(rendered.bullets).toEqual({ kept: 3, dropped: 0, trimmed: 0 });
+  });
+
+  it("extracts the figures line mechanically from the source, whatever the bullets say", () => {
+    const rendered = renderDigest({ call, rule, source, bullets: {} });
+    const line = rendered.text.split("\n").find((text) => text.startsWith("figures verbatim: "));
+    expect(line).toBe(`figures verbatim: ${extractFigures(source).join("; ")}`);
+    expect(rendered.text).toContain("  - (figures only; re-read for the full text)");
+  });
+
+  it("drops and counts a bullet with a figure absent from the source", () => {
+    const rendered = renderDigest({
+      call,
+      rule,
+      source,
+      bullets: {
+        amounts: ["base rent $1,250,000/yr", "base rent $1,300,000/yr", "escalator 3.5% from year 6"],
+      },
+    });
+    expect(rendered.bullets).toEqual({ kept: 1, dropped: 2, trimmed: 0 });
+    expect(rendered.text).not.toContain("$1,300,000");
+    expect(rendered.text).not.toContain("3.5%");
+  });
+
+  it("accepts a defined term retyped with straight quotes", () => {
+    const rendered = renderDigest({
+      call,
+      rule,
+      source,
+      bullets: { definedTerms: ['"Qualified Transferee"'] },
+    });
+    expect(rendered.bullets.dropped).toBe(0);
+  });
+
+  it("trims bullets first to meet the cap", () => {
+    const bullets = {
+      obligations: Array.from(
+        { length: 80 },
+        (_, index) => `Tenant shall comply, item ${index % 7}x${"a".repeat(index)}`,
+      ),
+    };
+    const rendered = renderDigest(
+      { call, rule, source: `${source} ${"0123456 ".repeat(50)}`, bullets },
+      { digestCharCap: 1_000 },
+    );
+    expect(rendered.chars).toBeLessThanOrEqual(1_000);
+    expect(rendered.bullets.trimmed).toBeGreaterThan(0);
+    expect(rendered.text).toContain("figures verbatim: ARTICLE 8; §8.3");
+  });
+
+  it("stretches the cap to fit the figures line, up to the max, and says how many were left out", () => {
+    const dense = Array.from(
+      { length: 900 },
+      (_, index) => `$${index + 1},${String(index).padStart(3, "0")}`,
+    ).join(" and ");
+    const fits = renderDigest(
+      { call, rule, source: dense.slice(0, 3_000), bullets: {} },
+      { digestCharCap: 1_000 },
+    );
+    expect(fits.chars).toBeGreaterThan(1_000);
+    expect(fits.figures.omitted).toBe(0);
+    const over = renderDigest({ call, rule, source: dense, bullets: { amounts: ["$1,000"] } });
+    expect(over.chars).toBeLessThanOrEqual(8_000);
+    expect(over.chars).toBeGreaterThan(7_800);
+    expect(over.figures.omitted).toBeGreaterThan(0);
+    expect(over.text).toContain(`[+${over.figures.omitted} more figures left out; re-read for all]`);
+    const crowded = renderDigest({
+      call,
+      rule,
+      source: dense,
+      bullets: { amounts: [`$1,000 ${"and ".repeat(40)}`] },
+    });
+    expect(crowded.bullets.trimmed).toBe(1);
+  });
+
+  it("is deterministic: same input, same bytes", () => {
+    const input = { call, rule, source, bullets: { amounts: ["rent $1,250,000"], points: ["ARTICLE 8"] } };
+    expect(renderDigest(input).text).toBe(renderDigest(structuredClone(input)).text);
+  });
+
+  it("renders the source without offset, and quotes odd id values", () => {
+    const rendered = renderDigest({
+      call: { id: "c1", name: "read_file", args: { path: "docs/My Lease.txt" } },
+      rule: createToolPolicy().ruleFor("read_file"),
+      source: "short",
+      page: { index: 1 },
+      bullets: {},
+    });
+    expect(rendered.text).toContain('source: path="docs/My Lease.txt" · page 1\n');
+    expect(rendered.text).toContain('re-read: read_file(path="docs/My Lease.txt")');
+    expect(rendered.text).toContain("figures verbatim: (none)");
+  });
+
+  it("rejects caps out of range, naming the option", () => {
+    expect(() => renderDigest({ call, rule, source, bullets: {} }, { digestCharCap: 10 })).toThrow(
+      InvalidCoreOptionError,
+    );
+    expect(() => renderDigest({ call, rule, source, bullets: {} }, { digestCharCapMax: 100 })).toThrow(
+      /digestCharCapMax/,
+    );
+  });
+});

@@ -1,0 +1,32 @@
+export type { CheckedBullets } from "./bullet-check";
+export { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./bullet-check";
+export type { DigestRenderInput, RenderedDigest } from "./digest-render";
+export { DIGEST_RENDER_DEFAULTS, renderDigest } from "./digest-render";
+export type { DigestFailureReason } from "./errors";
+export { CoreError, DIGEST_FAILURE_REASONS, DigestModelError, InvalidCoreOptionError } from "./errors";
+export {
+  createExtractiveDigester,
+  EXTRACTIVE_DEFAULTS,
+  EXTRACTIVE_MODEL_ID,
+  extractBullets,
+} from "./extractive-digester";
+export type {
+  Clock,
+  DigestBullets,
+  DigestModel,
+  DigestPageInput,
+  DigestRequest,
+  DigestResult,
+  DigestSection,
+  DigestUsage,
+  Metric,
+  MetricsSink,
+  MetricUnit,
+  PageDigest,
+} from "./ports";
+export type { SupersededSearchInput } from "./superseded-search-stub";
+export {
+  extractHitIds,
+  renderSupersededSearchStub,
+  SUPERSEDED_SEARCH_HEADER,
+} from "./superseded-search-stub";
