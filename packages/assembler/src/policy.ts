@@ -53,7 +53,7 @@ export interface ToolPolicy {
 
 /** The default ledger marker: tracked changes, redlines, comment ledgers. */
 export const DEFAULT_LEDGER_MARKER =
-  /\b(tracked[ -]changes?|redline[sd]?|comment(?:s)? ledger|\[comments?\]|revision marks?)\b/i;
+  /\b(?:tracked[ -]changes?|redline[sd]?|comments? ledger|revision marks?)\b|\[comments?\]/i;
 
 /** The default hit-id pattern: `"id": "x"`, `id: x`, `file_id=x`, `document_id: x`, … */
 export const DEFAULT_HIT_ID_PATTERN =
