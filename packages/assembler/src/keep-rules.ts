@@ -81,7 +81,8 @@ export function readOffset(call: ToolCall | undefined, offsetArg: string | undef
   return undefined;
 }
 
-const ledgerByMessage = new WeakMap<object, boolean>();
+// Per message: the content and marker a result was computed for (either may change).
+const ledgerByMessage = new WeakMap<object, { content: unknown; marker: RegExp; marked: boolean }>();
 
 /**
  * Rule 5: the first page (offset 0 or absent) of a document read that carries a
@@ -96,12 +97,12 @@ export function isLedgerFirstPage(
   if (rule.kind !== "document-read" || !rule.ledgerMarker) return false;
   const offset = readOffset(call, rule.offsetArg);
   if (offset !== undefined && offset !== 0) return false;
-  let marked = ledgerByMessage.get(message);
-  if (marked === undefined) {
-    rule.ledgerMarker.lastIndex = 0;
-    marked = rule.ledgerMarker.test(contentText(message.content));
-    ledgerByMessage.set(message, marked);
-  }
+  const marker = rule.ledgerMarker;
+  const cached = ledgerByMessage.get(message);
+  if (cached && cached.content === message.content && cached.marker === marker) return cached.marked;
+  marker.lastIndex = 0;
+  const marked = marker.test(contentText(message.content));
+  ledgerByMessage.set(message, { content: message.content, marker, marked });
   return marked;
 }
 
