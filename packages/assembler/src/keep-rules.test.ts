@@ -1,0 +1,294 @@
+import { describe, expect, it } from "vitest";
+import {
+  hasEmptyToolCallId,
+  isConversationalMessage,
+  isInsideRecencyWall,
+  isInterruptResult,
+  isLedgerFirstPage,
+  isPolicyKept,
+  isReferencedByWindow,
+  KEEP_REASONS,
+  provenanceKeys,
+  readOffset,
+  recencyWallStart,
+  windowReferences,
+} from "./keep-rules";
+import { createToolPolicy } from "./policy";
+import { protectMessages } from "./protect";
+import {
+  assistantCalling,
+  assistantText,
+  documentPage,
+  resultIndex,
+  systemMessage,
+  toolCall,
+  toolExchange,
+  toolResult,
+  userMessage,
+} from "./test-support/thread-builder";
+import type { Message } from "./types";
+
+const policy = createToolPolicy();
+
+describe("rule 1: isConversationalMessage", () => {
+  it("is true for user, system and assistant messages, false for tool results", () => {
+    expect(isConversationalMessage(userMessage("hi"))).toBe(true);
+    expect(isConversationalMessage(systemMessage())).toBe(true);
+    expect(isConversationalMessage(assistantCalling(toolCall("c1", "search", {})))).toBe(true);
+    expect(isConversationalMessage(toolResult("c1", "search", "hits"))).toBe(false);
+  });
+});
+
+describe("rule 2: recency wall", () => {
+  const exchanges = (from: number, count: number): Message[] =>
+    Array.from({ length: count }, (_, offset) =>
+      toolExchange(`c${from + offset}`, "search", { q: from + offset }, "hits"),
+    ).flat();
+
+  it("starts at the latest user message moved back past the last 3 exchanges", () => {
+    // 0 system, 1 user, 2..11 five exchanges, 12 user, 13..14 active turn
+    const messages = [
+      systemMessage(),
+      userMessage("go"),
+      ...exchanges(1, 5),
+      userMessage("next"),
+      ...exchanges(9, 1),
+    ];
+    const latestUser = 12;
+    expect(messages[latestUser]?.role).toBe("user");
+    expect(recencyWallStart(messages)).toBe(latestUser - 6);
+    expect(recencyWallStart(messages, 1)).toBe(latestUser - 2);
+    expect(recencyWallStart(messages, 0)).toBe(latestUser);
+  });
+
+  it("counts an exchange with several tool results as one", () => {
+    const messages = [
+      userMessage("go"),
+      assistantCalling(toolCall("a", "search", {}), toolCall("b", "search", {})),
+      toolResult("a", "search", "x"),
+      toolResult("b", "search", "y"),
+      ...exchanges(1, 1),
+      userMessage("next"),
+    ];
+    expect(recencyWallStart(messages, 2)).toBe(1);
+    expect(recencyWallStart(messages, 1)).toBe(4);
+  });
+
+  it("never crosses an earlier user message", () => {
+    // 0..3 two exchanges, 4 user, 5..6 one exchange, 7 user
+    const messages = [...exchanges(1, 2), userMessage("first"), ...exchanges(3, 1), userMessage("second")];
+    expect(recencyWallStart(messages)).toBe(5);
+  });
+
+  it("keeps the last exchanges when there is no user message", () => {
+    const messages = [systemMessage(), ...exchanges(1, 5)];
+    expect(recencyWallStart(messages)).toBe(5);
+  });
+
+  it("isInsideRecencyWall is true at and after the wall start", () => {
+    expect(isInsideRecencyWall(5, 5)).toBe(true);
+    expect(isInsideRecencyWall(9, 5)).toBe(true);
+    expect(isInsideRecencyWall(4, 5)).toBe(false);
+  });
+});
+
+describe("rule 3: hasEmptyToolCallId", () => {
+  it("is true only for an empty tool call id", () => {
+    expect(hasEmptyToolCallId(toolResult("", "read_document", "Error: timeout", "error"))).toBe(true);
+    expect(hasEmptyToolCallId(toolResult("c1", "read_document", "text"))).toBe(false);
+  });
+});
+
+describe("rule 4: isInterruptResult", () => {
+  it("is true for ask_user and for tools the policy marks interrupt", () => {
+    const custom = createToolPolicy({ tools: { send_mail: { kind: "interrupt" } } });
+    expect(isInterruptResult(toolResult("c1", "ask_user", "yes"), policy)).toBe(true);
+    expect(isInterruptResult(toolResult("c1", "send_mail", "sent"), custom)).toBe(true);
+    expect(isInterruptResult(toolResult("c1", "send_mail", "sent"), policy)).toBe(false);
+    expect(isInterruptResult(toolResult("c1", "read_document", "text"), policy)).toBe(false);
+  });
+});
+
+describe("rule 5: isLedgerFirstPage", () => {
+  const ledgerText = "TRACKED CHANGES\n1. Deleted §4.2 (J. Smith)\n\nLease body …";
+
+  it.each([
+    ["offset 0", { file_id: "f1", offset: 0 }],
+    ["offset absent", { file_id: "f1" }],
+    ['offset "0" as a string', { file_id: "f1", offset: "0" }],
+  ])("is true for a first page (%s) carrying a ledger", (_label, args) => {
+    const call = toolCall("c1", "read_document", args);
+    expect(isLedgerFirstPage(toolResult("c1", "read_document", ledgerText), call, policy)).toBe(true);
+  });
+
+  it("is false for a later page of the same document, even with a ledger", () => {
+    const call = toolCall("c2", "read_document", { file_id: "f1", offset: 58_000 });
+    expect(isLedgerFirstPage(toolResult("c2", "read_document", ledgerText), call, policy)).toBe(false);
+  });
+
+  it("is false for a first page without a ledger marker", () => {
+    const call = toolCall("c1", "read_document", { file_id: "f1", offset: 0 });
+    expect(isLedgerFirstPage(toolResult("c1", "read_document", documentPage("f1", 1)), call, policy)).toBe(
+      false,
+    );
+  });
+
+  it("is false for tools that are not document reads", () => {
+    const call = toolCall("c1", "search", { q: "lease" });
+    expect(isLedgerFirstPage(toolResult("c1", "search", ledgerText), call, policy)).toBe(false);
+  });
+
+  it.each([
+    "Redlined draft of 3 May",
+    "Comments ledger:\n- p.4 tenant asks",
+    "[Comments]\n1. J. Smith: delete the cap",
+    "Document text\n[Comment] Landlord: agreed",
+    "Revision marks shown in the margin",
+  ])("recognises the default marker in %j", (text) => {
+    const call = toolCall("c1", "read_document", { file_id: "f1" });
+    expect(isLedgerFirstPage(toolResult("c1", "read_document", text), call, policy)).toBe(true);
+  });
+
+  it("uses each policy's own marker for the same message object", () => {
+    const message = toolResult("c1", "fetch_contract", "AUDIT-TRAIL v3\nbody");
+    const call = toolCall("c1", "fetch_contract", { contract_id: "k1" });
+    const marked = createToolPolicy({
+      tools: {
+        fetch_contract: {
+          kind: "document-read",
+          provenanceArgs: ["contract_id"],
+          ledgerMarker: "audit-trail",
+        },
+      },
+    });
+    const unmarked = createToolPolicy({
+      tools: {
+        fetch_contract: { kind: "document-read", provenanceArgs: ["contract_id"], ledgerMarker: "redline" },
+      },
+    });
+    expect(isLedgerFirstPage(message, call, marked)).toBe(true);
+    expect(isLedgerFirstPage(message, call, unmarked)).toBe(false);
+  });
+
+  it("readOffset reads numbers and numeric strings, ignores the rest", () => {
+    expect(readOffset(toolCall("c", "r", { offset: 12 }), "offset")).toBe(12);
+    expect(readOffset(toolCall("c", "r", { offset: " 7 " }), "offset")).toBe(7);
+    expect(readOffset(toolCall("c", "r", { offset: "next" }), "offset")).toBeUndefined();
+    expect(readOffset(toolCall("c", "r", { offset: "" }), "offset")).toBeUndefined();
+    expect(readOffset(undefined, "offset")).toBeUndefined();
+  });
+});
+
+describe("rule 6: provenance keys and window references", () => {
+  it("provenanceKeys are the tool call id and the document id", () => {
+    const call = toolCall("c7", "read_document", { file_id: "cd_9f2", offset: 58_000 });
+    expect(provenanceKeys(toolResult("c7", "read_document", "x"), call, policy)).toEqual(["c7", "cd_9f2"]);
+    expect(
+      provenanceKeys(toolResult("c8", "search", "x"), toolCall("c8", "search", { q: "a" }), policy),
+    ).toEqual(["c8"]);
+    expect(provenanceKeys(toolResult("", "read_document", "x"), undefined, policy)).toEqual([]);
+  });
+
+  it("finds a document id mentioned in a later user message, with trailing punctuation", () => {
+    const messages = [userMessage("old"), userMessage("What does cd_9f2. say about rent?")];
+    const references = windowReferences(messages, 1);
+    expect(isReferencedByWindow(["c1", "cd_9f2"], references)).toBe(true);
+    expect(isReferencedByWindow(["c1", "cd_9f"], references)).toBe(false);
+  });
+
+  it("finds a document id inside a tool call's args in the window", () => {
+    const messages = [
+      userMessage("go"),
+      assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2", offset: 0 })),
+    ];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(true);
+  });
+
+  it("ignores mentions before the window", () => {
+    const messages = [userMessage("read cd_9f2"), userMessage("thanks")];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(false);
+  });
+
+  it("matches keys with spaces as substrings of the window text", () => {
+    const messages = [userMessage("Open Ground Lease 445 please")];
+    expect(isReferencedByWindow(["Ground Lease 445"], windowReferences(messages, 0))).toBe(true);
+    expect(isReferencedByWindow(["Ground Lease 446"], windowReferences(messages, 0))).toBe(false);
+  });
+});
+
+describe("rule 7: isPolicyKept", () => {
+  it("is true for keep tools only", () => {
+    expect(isPolicyKept(toolResult("c1", "save_memory", "ok"), policy)).toBe(true);
+    expect(isPolicyKept(toolResult("c1", "load_skill", "steps"), policy)).toBe(true);
+    expect(isPolicyKept(toolResult("c1", "read_document", "text"), policy)).toBe(false);
+  });
+});
+
+describe("protectMessages", () => {
+  // A thread whose old part holds one result per keep-rule, and cleanable results.
+  function thread(): Message[] {
+    return [
+      systemMessage(),
+      userMessage("Review the Ground Lease and the side letter."),
+      ...toolExchange("p1", "read_document", { file_id: "lease", offset: 0 }, documentPage("lease", 1)),
+      ...toolExchange("p2", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side", offset: 0 },
+        "Tracked changes:\n- cap deleted",
+      ),
+      ...toolExchange("s2", "read_document", { file_id: "side", offset: 5_000 }, documentPage("side", 2)),
+      ...toolExchange("q1", "ask_user", { question: "Which tenant?" }, "Acme Corp"),
+      ...toolExchange("m1", "save_memory", { note: "tenant = Acme" }, "saved"),
+      assistantCalling(toolCall("", "search", { q: "x" })),
+      toolResult("", "search", "Error: no id", "error"),
+      ...toolExchange("g1", "search", { q: "escalator" }, "id: lease\nid: side"),
+      assistantText("Noted."),
+      ...toolExchange("w1", "search", { q: "rent" }, "hits"),
+      ...toolExchange("w2", "search", { q: "term" }, "hits"),
+      ...toolExchange("w3", "search", { q: "cap" }, "hits"),
+      userMessage("What does the lease say about page 2? cf. p1"),
+    ];
+  }
+
+  it("gives each message its first matching reason", () => {
+    const messages = thread();
+    const { wallStart, reasons } = protectMessages(messages, policy, 3);
+    const reasonOf = (id: string) => reasons[resultIndex(messages, id)];
+    expect(reasons[0]).toBe(KEEP_REASONS.conversational);
+    expect(reasonOf("s1")).toBe(KEEP_REASONS.ledgerFirstPage);
+    expect(reasonOf("s2")).toBeUndefined();
+    expect(reasonOf("q1")).toBe(KEEP_REASONS.interrupt);
+    expect(reasonOf("m1")).toBe(KEEP_REASONS.policyKeep);
+    expect(reasonOf("")).toBe(KEEP_REASONS.emptyToolCallId);
+    expect(reasonOf("g1")).toBeUndefined();
+    expect(wallStart).toBe(resultIndex(messages, "w1") - 1);
+    expect(reasonOf("w1")).toBe(KEEP_REASONS.recencyWall);
+    expect(reasons[messages.length - 1]).toBe(KEEP_REASONS.conversational);
+  });
+
+  it("protects every page of a source whose tool call id the window mentions", () => {
+    const messages = thread();
+    const { reasons } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "p1")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "p2")]).toBe(KEEP_REASONS.referencedByWindow);
+  });
+
+  it("protects every page of a document the window names, and only that document", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Compare with side please.");
+    const { reasons } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "s2")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "p1")]).toBeUndefined();
+    expect(reasons[resultIndex(messages, "p2")]).toBeUndefined();
+  });
+
+  it("leaves old results cleanable when the window mentions nothing of theirs", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Thanks, draft the memo.");
+    const { reasons } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "p1")]).toBeUndefined();
+    expect(reasons[resultIndex(messages, "p2")]).toBeUndefined();
+  });
+});
