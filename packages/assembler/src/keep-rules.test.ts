@@ -74,10 +74,12 @@ describe("rule 2: recency wall", () => {
     expect(recencyWallStart(messages, 1)).toBe(4);
   });
 
-  it("never crosses an earlier user message", () => {
+  it("counts the last exchanges across earlier user messages", () => {
     // 0..3 two exchanges, 4 user, 5..6 one exchange, 7 user
     const messages = [...exchanges(1, 2), userMessage("first"), ...exchanges(3, 1), userMessage("second")];
-    expect(recencyWallStart(messages)).toBe(5);
+    expect(recencyWallStart(messages)).toBe(0);
+    expect(recencyWallStart(messages, 2)).toBe(2);
+    expect(recencyWallStart(messages, 1)).toBe(5);
   });
 
   it("keeps the last exchanges when there is no user message", () => {

@@ -42,10 +42,11 @@ export function recencyWallStart(
       break;
     }
   }
+  // DESIGN §4 rule 2 counts the last exchanges before the latest user message, across
+  // earlier user messages (a chatty thread has one exchange per user turn).
   let exchanges = 0;
   for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
     const role = messages[index]?.role;
-    if (role === "user") break;
     if (role === "assistant") {
       exchanges++;
       start = index;
