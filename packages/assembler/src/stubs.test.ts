@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import {
+  COMPACTION_NOTE_PREFIX,
+  DIGEST_HEADER,
+  ERROR_GIST_MAX_CHARS,
+  isCleanerText,
+  renderDuplicateStub,
+  renderErrorRetryStub,
+  renderToolCall,
+} from "./stubs";
+import { toolCall } from "./test-support/thread-builder";
+
+const GIST_PREFIX = "[Transient error, retried successfully below: ";
+
+function gistOf(stub: string): string {
+  expect(stub.startsWith(GIST_PREFIX)).toBe(true);
+  expect(stub.endsWith("]")).toBe(true);
+  return stub.slice(GIST_PREFIX.length, -1);
+}
+
+describe("renderToolCall", () => {
+  it("renders the provenance args in policy order, strings quoted", () => {
+    const call = toolCall("c1", "read_document", { offset: 58_000, file_id: "cd_9f2", verbose: true });
+    expect(renderToolCall(call, ["file_id", "offset"])).toBe('read_document(file_id="cd_9f2", offset=58000)');
+  });
+
+  it("leaves out provenance args the call did not pass", () => {
+    expect(renderToolCall(toolCall("c1", "read_document", { file_id: "f" }), ["file_id", "offset"])).toBe(
+      'read_document(file_id="f")',
+    );
+  });
+
+  it("renders every arg, sorted, without provenance args", () => {
+    expect(renderToolCall(toolCall("c1", "lookup", { b: [1], a: null }))).toBe("lookup(a=null, b=[1])");
+  });
+});
+
+describe("renderDuplicateStub", () => {
+  it("names the latest call id and says the later result is kept", () => {
+    const stub = renderDuplicateStub("read_document", "call_9");
+    expect(stub).toContain("call_9");
+    expect(stub).toContain("read_document");
+    expect(stub).toContain("kept in full");
+    expect(isCleanerText(stub)).toBe(true);
+  });
+
+  it("carries the re-read call when the latest is condensed", () => {
+    const stub = renderDuplicateStub("read_document", "call_9", 'read_document(file_id="f")');
+    expect(stub).toContain("condensed");
+    expect(stub).toContain('read_document(file_id="f")');
+    expect(stub).not.toContain("kept in full");
+  });
+});
+
+describe("renderErrorRetryStub", () => {
+  it("keeps the first line of the error, trimmed", () => {
+    expect(gistOf(renderErrorRetryStub("  Error: 404 file not found\n  at read (x.ts:1)\n"))).toBe(
+      "Error: 404 file not found",
+    );
+  });
+
+  it("cuts a 500-char first line to at most 200 chars, ending with an ellipsis", () => {
+    const stub = renderErrorRetryStub(`Error: ${"x".repeat(493)}\nsecond line`);
+    const gist = gistOf(stub);
+    expect(gist.length).toBe(ERROR_GIST_MAX_CHARS);
+    expect(gist.startsWith("Error: xxx")).toBe(true);
+    expect(gist.endsWith("…")).toBe(true);
+    expect(stub).not.toContain("second line");
+  });
+
+  it("keeps a first line of exactly 200 chars whole", () => {
+    const line = "E".repeat(ERROR_GIST_MAX_CHARS);
+    expect(gistOf(renderErrorRetryStub(line))).toBe(line);
+  });
+
+  it("handles CRLF line ends", () => {
+    expect(gistOf(renderErrorRetryStub("Error: timeout\r\nretry later"))).toBe("Error: timeout");
+  });
+});
+
+describe("isCleanerText", () => {
+  it("recognises digests, both stubs and the compaction note, and nothing else", () => {
+    expect(isCleanerText(`${DIGEST_HEADER}\ntool: read_document`)).toBe(true);
+    expect(isCleanerText(renderErrorRetryStub("Error: x"))).toBe(true);
+    expect(isCleanerText(`${COMPACTION_NOTE_PREFIX}: 4 earlier messages …`)).toBe(true);
+    expect(isCleanerText("Document f1, page 1.")).toBe(false);
+    expect(isCleanerText(` ${DIGEST_HEADER}`)).toBe(false);
+  });
+});
