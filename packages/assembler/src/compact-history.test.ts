@@ -1,0 +1,181 @@
+import { describe, expect, it } from "vitest";
+import { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
+import { recencyWallStart } from "./keep-rules";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import {
+  assistantCalling,
+  documentPage,
+  systemMessage,
+  toolCall,
+  toolExchange,
+  toolResult,
+  userMessage,
+} from "./test-support/thread-builder";
+import type { Message } from "./types";
+
+/** system, user, then `count` read exchanges of `pageChars` each, a closing user message and the active turn. */
+function longThread(count: number, pageChars = 5_000): Message[] {
+  const reads = Array.from({ length: count }, (_, index) =>
+    toolExchange(
+      `r${index}`,
+      "read_document",
+      { file_id: "lease", offset: index * pageChars },
+      documentPage("lease", index, pageChars),
+    ),
+  ).flat();
+  return [
+    systemMessage(),
+    userMessage("Review the whole lease."),
+    ...reads,
+    userMessage("Now list the rent terms."),
+    ...toolExchange("now", "search", { q: "rent" }, "id: lease"),
+  ];
+}
+
+function total(messages: readonly Message[]): number {
+  return messages.reduce((sum, message) => sum + messageChars(message), 0);
+}
+
+function isNote(message: Message | undefined): boolean {
+  return (
+    message?.role === "user" &&
+    typeof message.content === "string" &&
+    message.content.startsWith(COMPACTION_NOTE_PREFIX)
+  );
+}
+
+/** Every tool result follows its assistant call (directly or after sibling results). */
+function expectPairsIntact(messages: readonly Message[]): void {
+  messages.forEach((message, index) => {
+    if (message.role !== "tool") return;
+    let back = index - 1;
+    while (messages[back]?.role === "tool") back--;
+    const caller = messages[back];
+    expect(caller?.role).toBe("assistant");
+    if (caller?.role === "assistant")
+      expect(caller.toolCalls?.map((call) => call.id)).toContain(message.toolCallId);
+  });
+  messages.forEach((message, index) => {
+    if (message.role !== "assistant") return;
+    const answered = new Set<string>();
+    for (let next = index + 1; messages[next]?.role === "tool"; next++) {
+      const result = messages[next];
+      if (result?.role === "tool") answered.add(result.toolCallId);
+    }
+    for (const call of message.toolCalls ?? []) expect(answered.has(call.id)).toBe(true);
+  });
+}
+
+describe("messageChars", () => {
+  it("counts content plus tool-call names and canonical args", () => {
+    expect(messageChars(userMessage("hello"))).toBe(5);
+    expect(messageChars(assistantCalling(toolCall("c", "search", { q: "a" })))).toBe(
+      "search".length + '{"q":"a"}'.length,
+    );
+    expect(messageChars(toolResult("c", "x", [{ type: "text", text: "abc" }]))).toBe(3);
+  });
+});
+
+describe("compactHistory", () => {
+  it("returns the same array instance under budget", () => {
+    const messages = longThread(3);
+    const result = compactHistory(messages, recencyWallStart(messages));
+    expect(result.messages).toBe(messages);
+    expect(result).toMatchObject({ fired: false, droppedMessages: 0 });
+  });
+
+  it("drops the oldest whole exchanges and puts one note where they were", () => {
+    const messages = longThread(10);
+    const wallStart = recencyWallStart(messages);
+    const result = compactHistory(messages, wallStart, { historyBudgetChars: 30_000 });
+    expect(result.fired).toBe(true);
+    const view = result.messages;
+    expect(view[0]).toBe(messages[0]);
+    expect(isNote(view[1])).toBe(true);
+    expect(view.filter(isNote)).toHaveLength(1);
+    // What follows the note is an unbroken tail of the original thread.
+    const kept = view.slice(2);
+    expect(kept).toEqual(messages.slice(messages.length - kept.length));
+    kept.forEach((message, offset) => expect(message).toBe(messages[messages.length - kept.length + offset]));
+    expect(result.droppedMessages).toBe(messages.length - 1 - kept.length);
+    expect(result.droppedMessages % 2).toBe(1); // the first user message plus whole exchanges
+    expect(total(view)).toBeLessThanOrEqual(30_000);
+    expectPairsIntact(view);
+  });
+
+  it("drops no more than needed", () => {
+    const messages = longThread(10);
+    const result = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 30_000 });
+    // Restoring the newest dropped exchange would exceed the budget.
+    expect(total(result.messages) + 5_000).toBeGreaterThan(30_000);
+  });
+
+  it("never drops system messages or the recency wall, even far over budget", () => {
+    const messages = longThread(10);
+    messages.splice(8, 0, systemMessage("Mid-thread policy reminder."));
+    const wallStart = recencyWallStart(messages);
+    const wall = messages.slice(wallStart);
+    const result = compactHistory(messages, wallStart, { historyBudgetChars: 1 });
+    expect(result.fired).toBe(true);
+    expect(result.messages.slice(-wall.length)).toEqual(wall);
+    for (const message of wall) expect(result.messages).toContain(message);
+    expect(result.messages.filter((message) => message.role === "system")).toHaveLength(2);
+    expect(result.messages.filter(isNote)).toHaveLength(1);
+    expectPairsIntact(result.messages);
+  });
+
+  it("never splits an exchange that straddles the wall", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("a", "search", { q: "a" }, "x".repeat(10_000)),
+      assistantCalling(
+        toolCall("b1", "read_document", { file_id: "f" }),
+        toolCall("b2", "read_document", { file_id: "g" }),
+      ),
+      toolResult("b1", "read_document", "y".repeat(10_000)),
+      toolResult("b2", "read_document", "z".repeat(10_000)),
+    ];
+    // A wall starting at the second result of the last exchange.
+    const result = compactHistory(messages, 5, { historyBudgetChars: 100 });
+    expect(result.messages.slice(-3)).toEqual(messages.slice(-3));
+    expectPairsIntact(result.messages);
+  });
+
+  it("bounds the note to 12,000 chars with snippets of at most 300 chars", () => {
+    const messages = longThread(200, 2_000);
+    const result = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 20_000 });
+    const note = result.messages.find(isNote);
+    expect(note).toBeDefined();
+    const text = note?.content as string;
+    expect(text.length).toBeLessThanOrEqual(COMPACTION_DEFAULTS.noteMaxChars);
+    const [header, ...lines] = text.split("\n");
+    expect(header).toContain(`${result.droppedMessages} earlier messages`);
+    expect(lines.length).toBeGreaterThan(10);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(COMPACTION_DEFAULTS.snippetChars);
+    expect(lines.at(-1)).toMatch(/^- … and \d+ more$/);
+    expect(lines[1]).toMatch(/^- assistant \(called read_document\)/);
+    expect(lines[2]).toMatch(/^- tool read_document: Document lease, page 0\./);
+  });
+
+  it("honours smaller snippet and note limits", () => {
+    const messages = longThread(20, 2_000);
+    const result = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 5_000,
+      snippetChars: 40,
+      noteMaxChars: 400,
+    });
+    const text = result.messages.find(isNote)?.content as string;
+    expect(text.length).toBeLessThanOrEqual(400);
+    for (const line of text.split("\n").slice(1)) expect(line.length).toBeLessThanOrEqual(40);
+  });
+
+  it("keeps an earlier note and adds no second one for the same history", () => {
+    const messages = longThread(10);
+    const first = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 30_000 });
+    const again = compactHistory(first.messages, recencyWallStart(first.messages), {
+      historyBudgetChars: 30_000,
+    });
+    expect(again.fired).toBe(false);
+    expect(again.messages).toBe(first.messages);
+  });
+});
