@@ -1,0 +1,236 @@
+import { readFile, writeFile } from "node:fs/promises";
+import {
+  ContextCleanerError,
+  InvalidThreadError,
+  type Message,
+  validateThread,
+} from "@context-cleaner/assembler";
+import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
+
+/** The two thread file formats: DESIGN §3's neutral format, or LangChain stored messages. */
+export type ThreadFileFormat = "neutral" | "langchain";
+
+/** A thread read from a file, in the neutral model. */
+export interface ThreadFile {
+  format: ThreadFileFormat;
+  messages: Message[];
+}
+
+/** Why a thread file could not be read. */
+export const THREAD_FILE_REASONS = {
+  notFound: "not_found",
+  /** The file exists but cannot be read (a directory, no permission). */
+  unreadable: "unreadable",
+  invalidJson: "invalid_json",
+  unknownFormat: "unknown_format",
+  invalidField: "invalid_field",
+} as const;
+
+export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_FILE_REASONS];
+
+/**
+ * A thread file that cannot be used. The message is one line naming the file and the
+ * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
+ * `messages[3].toolCallId`), fit for a CLI to print as is.
+ */
+export class ThreadFileError extends ContextCleanerError {
+  readonly reason: ThreadFileReason;
+  readonly path: string | undefined;
+  /** 1-based line of a JSON syntax error. */
+  readonly line: number | undefined;
+  /** 1-based column of a JSON syntax error. */
+  readonly column: number | undefined;
+  /** Index of the offending message, for `invalid_field`. */
+  readonly index: number | undefined;
+  /** The offending field, e.g. `toolCalls[0].args`, for `invalid_field`. */
+  readonly field: string | undefined;
+
+  constructor(
+    message: string,
+    details: {
+      reason: ThreadFileReason;
+      path?: string;
+      line?: number;
+      column?: number;
+      index?: number;
+      field?: string;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { cause: details.cause });
+    this.name = "ThreadFileError";
+    this.reason = details.reason;
+    this.path = details.path;
+    this.line = details.line;
+    this.column = details.column;
+    this.index = details.index;
+    this.field = details.field;
+  }
+}
+
+const EXPECTED =
+  'expected { "messages": [...] } (neutral thread format) or an array of LangChain stored messages';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function isLangChainStored(value: Record<string, unknown>): boolean {
+  const constructorForm = value.type === "constructor" && Array.isArray(value.id) && isRecord(value.kwargs);
+  return constructorForm || (typeof value.type === "string" && isRecord(value.data));
+}
+
+function fileError(
+  source: string | undefined,
+  message: string,
+  details: ConstructorParameters<typeof ThreadFileError>[1],
+): ThreadFileError {
+  return new ThreadFileError(source === undefined ? message : `${source}: ${message}`, {
+    ...details,
+    path: source,
+  });
+}
+
+function parseJson(text: string, source: string | undefined): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const offset = jsonSyntaxErrorOffset(text);
+    const position = offset < 0 ? undefined : textPosition(text, offset);
+    const where = position ? ` at line ${position.line}, column ${position.column}` : "";
+    return fileError(source, `invalid JSON${where}: ${(error as Error).message}`, {
+      reason: THREAD_FILE_REASONS.invalidJson,
+      ...position,
+      cause: error,
+    });
+  }
+}
+
+function detectFormat(messages: readonly unknown[], wrapped: boolean): ThreadFileFormat | undefined {
+  const first = messages[0];
+  if (first === undefined) return wrapped ? "neutral" : "langchain";
+  if (!isRecord(first)) return undefined;
+  if (typeof first.role === "string") return "neutral";
+  return isLangChainStored(first) ? "langchain" : undefined;
+}
+
+async function convertLangChain(messages: readonly unknown[]): Promise<Message[]> {
+  // Loaded on demand: reading a neutral file never needs @langchain/core.
+  const { fromLangChain } = await import("@context-cleaner/assembler/langchain");
+  return fromLangChain(messages as Parameters<typeof fromLangChain>[0]);
+}
+
+/**
+ * Parses the text of a thread file: the neutral format `{ "messages": [...] }` (DESIGN §3;
+ * a bare array of neutral messages is accepted too) or LangChain stored messages (an array
+ * or `{ "messages": [...] }` of `mapChatMessagesToStoredMessages` or `toJSON()` forms).
+ * The format is decided by the first message: `role` → neutral; `type` + `data`, or a
+ * `constructor` form → LangChain.
+ *
+ * @param source the file name used in error messages.
+ * @throws {ThreadFileError} `invalid_json` (with line and column), `unknown_format`, or
+ *   `invalid_field` (naming `messages[i].field`).
+ * @example
+ * const { format, messages } = await parseThreadFile('{ "messages": [{ "role": "user", "content": "hi" }] }');
+ */
+export async function parseThreadFile(text: string, source?: string): Promise<ThreadFile> {
+  const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
+  if (parsed instanceof ThreadFileError) throw parsed;
+  const wrapped = isRecord(parsed) && "messages" in parsed;
+  const messages: unknown = wrapped ? parsed.messages : parsed;
+  if (!Array.isArray(messages)) {
+    if (wrapped) {
+      throw fileError(
+        source,
+        `messages must be an array, got ${messages === null ? "null" : typeof messages}`,
+        {
+          reason: THREAD_FILE_REASONS.invalidField,
+          field: "messages",
+        },
+      );
+    }
+    throw fileError(source, `unknown thread format: ${EXPECTED}`, {
+      reason: THREAD_FILE_REASONS.unknownFormat,
+    });
+  }
+  const format = detectFormat(messages, wrapped);
+  if (format === undefined) {
+    throw fileError(
+      source,
+      `unknown thread format: messages[0] has neither "role" (neutral) nor "type" + "data" (LangChain stored); ${EXPECTED}`,
+      { reason: THREAD_FILE_REASONS.unknownFormat, index: 0 },
+    );
+  }
+  try {
+    const neutral = format === "neutral" ? messages : await convertLangChain(messages);
+    validateThread(neutral);
+    return { format, messages: neutral as Message[] };
+  } catch (error) {
+    const invalid = error instanceof InvalidThreadError ? error : undefined;
+    throw fileError(source, `invalid ${format} thread: ${(error as Error).message}`, {
+      reason: THREAD_FILE_REASONS.invalidField,
+      index: invalid?.index,
+      field: invalid?.field,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Reads and parses a thread file (see {@link parseThreadFile}).
+ *
+ * @throws {ThreadFileError} `not_found`, `unreadable`, or any reason of {@link parseThreadFile}.
+ * @example
+ * const { messages } = await readThreadFile("fixtures/lease-thread.json");
+ */
+export async function readThreadFile(path: string): Promise<ThreadFile> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    // ENOENT: no such file; anything else (EISDIR, EACCES) is a file we cannot read.
+    const notFound = (error as { code?: unknown }).code === "ENOENT";
+    throw fileError(path, notFound ? "no such file" : `cannot read: ${(error as Error).message}`, {
+      reason: notFound ? THREAD_FILE_REASONS.notFound : THREAD_FILE_REASONS.unreadable,
+      cause: error,
+    });
+  }
+  return parseThreadFile(text, path);
+}
+
+function neutralRecord(message: Message): Record<string, unknown> {
+  const record: Record<string, unknown> = { role: message.role };
+  if (message.id !== undefined) record.id = message.id;
+  record.content = message.content;
+  if (message.role === "assistant" && message.toolCalls !== undefined) record.toolCalls = message.toolCalls;
+  if (message.role === "tool") {
+    record.toolCallId = message.toolCallId;
+    record.toolName = message.toolName;
+    if (message.status !== undefined) record.status = message.status;
+  }
+  return record;
+}
+
+/**
+ * The neutral JSON thread format of `messages`: `{ "messages": [...] }`, two-space
+ * indented, fields in a fixed order, ending with a newline. Deterministic: the same
+ * messages always serialize to the same bytes.
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
+ * @example
+ * process.stdout.write(serializeThread(view.messages));
+ */
+export function serializeThread(messages: readonly Message[]): string {
+  validateThread(messages);
+  return `${JSON.stringify({ messages: messages.map(neutralRecord) }, null, 2)}\n`;
+}
+
+/**
+ * Writes `messages` to `path` in the neutral JSON thread format ({@link serializeThread}).
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
+ * @throws the file system's error when the file cannot be written.
+ */
+export async function writeThreadFile(path: string, messages: readonly Message[]): Promise<void> {
+  await writeFile(path, serializeThread(messages), "utf8");
+}
