@@ -1,0 +1,268 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type AssemblyReport, assembleModelView } from "./assemble";
+import { compactHistory, messageChars } from "./compact-history";
+import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
+import { recencyWallStart } from "./keep-rules";
+import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
+import {
+  deepFreeze,
+  digestFor,
+  digestMap,
+  documentPage,
+  resultIndex,
+  systemMessage,
+  toolExchange,
+  userMessage,
+} from "./test-support/thread-builder";
+import type { DigestEntry, DigestMap, Message } from "./types";
+
+const LEDGER_PAGE = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_445", 1)}`;
+const PAGE_2 = documentPage("lease_445", 2);
+const PAGE_3 = documentPage("lease_445", 3);
+const SIDE_LETTER = documentPage("side_77", 1, 3_000);
+
+function digestText(page: string): string {
+  return `${DIGEST_HEADER}\ntool: read_document\nsource: file_id=lease_445 · ${page}\ndigest:\n  - base rent $1,250,000/yr\nre-read: read_document(file_id="lease_445", offset=5000)`;
+}
+
+/**
+ * A small realistic thread: paginated lease reads (first page with a ledger), an error
+ * then a retried search, a duplicate read of the side letter, an ask_user interrupt,
+ * three recent exchanges, the latest user message and the active turn.
+ */
+function realisticThread(lastUserText = "Thanks. Draft the summary memo now."): Message[] {
+  return [
+    systemMessage(),
+    userMessage("Review the ground lease and the side letter."),
+    ...toolExchange("r1", "read_document", { file_id: "lease_445", offset: 0 }, LEDGER_PAGE),
+    ...toolExchange("r2", "read_document", { file_id: "lease_445", offset: 5_000 }, PAGE_2),
+    ...toolExchange("r3", "read_document", { file_id: "lease_445", offset: 10_000 }, PAGE_3),
+    ...toolExchange(
+      "s1",
+      "search",
+      { q: "assignment" },
+      "Error: search backend timeout\nretry in 5s",
+      "error",
+    ),
+    ...toolExchange("s2", "search", { q: "assignment clause" }, "id: lease_445\nid: side_77"),
+    ...toolExchange("d1", "read_document", { file_id: "side_77", offset: 0 }, SIDE_LETTER),
+    ...toolExchange("d2", "read_document", { file_id: "side_77", offset: 0 }, SIDE_LETTER),
+    ...toolExchange("q1", "ask_user", { question: "Which version governs?" }, "The 2024 amendment governs."),
+    ...toolExchange("w1", "web_search", { q: "Qualified Transferee" }, "id: https://example.com/qt"),
+    ...toolExchange("w2", "web_search", { q: "stabilization date" }, "id: https://example.com/sd"),
+    ...toolExchange("w3", "web_search", { q: "escalator" }, "id: https://example.com/esc"),
+    userMessage(lastUserText),
+    ...toolExchange("now", "save_memory", { note: "memo drafted" }, "saved"),
+  ];
+}
+
+/** Rows the worker would have written: r2 matches, r3 is stale, q1 and w1 are protected. */
+function realisticDigests(messages: readonly Message[]): Map<string, DigestEntry> {
+  const contentOf = (id: string) => (messages[resultIndex(messages, id)] as Message).content;
+  return new Map([
+    ["r2", digestFor(PAGE_2, digestText("page 2"))],
+    ["r3", digestFor(`${PAGE_3} (older bytes)`, digestText("page 3"))],
+    ["q1", digestFor(contentOf("q1"), `${DIGEST_HEADER}\nasked which version governs`)],
+    ["w1", digestFor(contentOf("w1"), `${DIGEST_HEADER}\none hit`)],
+  ]);
+}
+
+function total(messages: readonly Message[]): number {
+  return messages.reduce((sum, message) => sum + messageChars(message), 0);
+}
+
+describe("assembleModelView on a realistic thread", () => {
+  const thread = deepFreeze(realisticThread());
+  const digests = realisticDigests(thread);
+  const reports: AssemblyReport[] = [];
+  const { messages: view, report } = assembleModelView(thread, digests, {
+    onReport: (sent) => reports.push(sent),
+  });
+  const at = (id: string) => view[resultIndex(thread, id)] as Message;
+
+  it("substitutes the hash-matched digest, keeping the tool result's identity fields", () => {
+    expect(at("r2")).toEqual({ ...thread[resultIndex(thread, "r2")], content: digestText("page 2") });
+    expect(report.substitutions).toBe(1);
+  });
+
+  it("keeps a result with a mismatched row raw and counts it stale", () => {
+    expect(at("r3")).toBe(thread[resultIndex(thread, "r3")]);
+    expect(report.stale).toBe(1);
+  });
+
+  it("never substitutes protected results, even with a matching row", () => {
+    expect(at("q1")).toBe(thread[resultIndex(thread, "q1")]);
+    expect(at("w1")).toBe(thread[resultIndex(thread, "w1")]);
+    expect(at("r1")).toBe(thread[resultIndex(thread, "r1")]);
+  });
+
+  it("stubs the earlier duplicate read and the failed search", () => {
+    expect(at("d1").content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(at("d2")).toBe(thread[resultIndex(thread, "d2")]);
+    expect(at("s1").content).toBe(renderErrorRetryStub("Error: search backend timeout"));
+    expect(report.stubs).toEqual({ duplicate: 1, errorRetry: 1 });
+  });
+
+  it("keeps object identity for every untouched message and the length and order of all", () => {
+    const touched = new Set(["r2", "d1", "s1"].map((id) => resultIndex(thread, id)));
+    expect(view).toHaveLength(thread.length);
+    view.forEach((message, index) => {
+      if (touched.has(index)) expect(message).not.toBe(thread[index]);
+      else expect(message).toBe(thread[index]);
+      expect(message.role).toBe(thread[index]?.role);
+      if (message.role === "tool")
+        expect(message.toolCallId).toBe((thread[index] as typeof message).toolCallId);
+    });
+  });
+
+  it("reports chars consistent with the messages", () => {
+    expect(report.rawChars).toBe(total(thread));
+    expect(report.assembledChars).toBe(total(view));
+    expect(report.charsSaved).toBe(report.rawChars - report.assembledChars);
+    expect(report.charsSaved).toBeGreaterThan(PAGE_2.length);
+    expect(report).toMatchObject({ disabled: false, messages: thread.length, compaction: { fired: false } });
+    // ledger page, interrupt, 3 wall exchanges + active turn results
+    expect(report.protected).toBe(1 + 1 + 3 + 1);
+  });
+
+  it("sends the report to onReport once", () => {
+    expect(reports).toEqual([report]);
+    expect(reports[0]).toBe(report);
+  });
+
+  it("never mutates its (deep-frozen) input or the digest map", () => {
+    expect(thread).toEqual(realisticThread());
+    expect([...digests.keys()]).toEqual(["r2", "r3", "q1", "w1"]);
+  });
+
+  it("changes nothing more when assembling the assembled view again", () => {
+    const matching = new Map(digests);
+    matching.delete("r3");
+    const first = assembleModelView(thread, matching);
+    const second = assembleModelView(deepFreeze(first.messages), matching);
+    expect(second.messages).toHaveLength(first.messages.length);
+    second.messages.forEach((message, index) => expect(message).toBe(first.messages[index]));
+    expect(second.report).toMatchObject({
+      stale: 0,
+      substitutions: 0,
+      charsSaved: 0,
+      stubs: { duplicate: 0, errorRetry: 0 },
+    });
+    expect(second.report.rawChars).toBe(first.report.assembledChars);
+  });
+});
+
+describe("assembleModelView keep-rules in the pipeline", () => {
+  it("keeps every page of a document the latest user message names raw, rows or not", () => {
+    const thread = realisticThread("What does lease_445 say about assignment?");
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
+    expect(view[resultIndex(thread, "r2")]).toBe(thread[resultIndex(thread, "r2")]);
+    expect(report).toMatchObject({ substitutions: 0, stale: 0 });
+  });
+
+  it("substitutes nothing without digests and applies no stubs with inline off", () => {
+    const thread = realisticThread();
+    const { messages: view, report } = assembleModelView(thread, null, { inline: false });
+    view.forEach((message, index) => expect(message).toBe(thread[index]));
+    expect(report).toMatchObject({ substitutions: 0, charsSaved: 0, stubs: { duplicate: 0, errorRetry: 0 } });
+    expect(report.assembledChars).toBe(report.rawChars);
+  });
+
+  it("counts a stubbed result once, as a stub, when it also had a matching row", () => {
+    const thread = realisticThread();
+    const rows: DigestMap = digestMap({ d1: digestFor(SIDE_LETTER, `${DIGEST_HEADER}\nside letter`) });
+    const { messages: view, report } = assembleModelView(thread, rows);
+    expect(view[resultIndex(thread, "d1")]?.content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(report).toMatchObject({ substitutions: 0, stubs: { duplicate: 1 } });
+  });
+
+  it("points a duplicate stub to the re-read call when the latest copy is condensed", () => {
+    const thread = realisticThread();
+    const rows = digestMap({ d2: digestFor(SIDE_LETTER, `${DIGEST_HEADER}\nside letter`) });
+    const { messages: view } = assembleModelView(thread, rows);
+    expect(view[resultIndex(thread, "d1")]?.content).toBe(
+      renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77", offset=0)'),
+    );
+  });
+});
+
+describe("assembleModelView kill switch", () => {
+  const saved = process.env.CONTEXT_CLEANER_DISABLED;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CONTEXT_CLEANER_DISABLED;
+    else process.env.CONTEXT_CLEANER_DISABLED = saved;
+  });
+
+  function backstopAlone(thread: readonly Message[], historyBudgetChars?: number): readonly Message[] {
+    return compactHistory(thread, recencyWallStart(thread), { historyBudgetChars }).messages;
+  }
+
+  it.each([undefined, 8_000])(
+    "options.disabled returns exactly the backstop's output (budget %s)",
+    (budget) => {
+      const thread = deepFreeze(realisticThread());
+      const { messages: view, report } = assembleModelView(thread, realisticDigests(thread), {
+        disabled: true,
+        historyBudgetChars: budget,
+      });
+      const expected = backstopAlone(thread, budget);
+      expect(view).toEqual(expected);
+      expect(JSON.stringify(view)).toBe(JSON.stringify(expected));
+      expect(report).toMatchObject({
+        disabled: true,
+        substitutions: 0,
+        stale: 0,
+        stubs: { duplicate: 0, errorRetry: 0 },
+      });
+      expect(report.compaction.fired).toBe(budget !== undefined);
+    },
+  );
+
+  it('CONTEXT_CLEANER_DISABLED="1" turns it on at call time', () => {
+    const thread = realisticThread();
+    process.env.CONTEXT_CLEANER_DISABLED = "1";
+    const off = assembleModelView(thread, realisticDigests(thread));
+    expect(JSON.stringify(off.messages)).toBe(JSON.stringify(backstopAlone(thread)));
+    expect(off.report.disabled).toBe(true);
+    process.env.CONTEXT_CLEANER_DISABLED = "0";
+    expect(assembleModelView(thread, realisticDigests(thread)).report.substitutions).toBe(1);
+  });
+});
+
+describe("assembleModelView history backstop", () => {
+  it("runs last, over the cleaned view, keeping the wall and system messages", () => {
+    const thread = realisticThread();
+    const budget = 12_000;
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread), {
+      historyBudgetChars: budget,
+    });
+    expect(report.compaction.fired).toBe(true);
+    expect(view[0]).toBe(thread[0]);
+    const wall = thread.slice(recencyWallStart(thread));
+    wall.forEach((message, offset) => expect(view[view.length - wall.length + offset]).toBe(message));
+    expect(report.assembledChars).toBe(total(view));
+  });
+});
+
+describe("assembleModelView bad input", () => {
+  it.each([
+    ["recencyKeepExchanges", -1],
+    ["historyBudgetChars", 0],
+    ["snippetChars", 10],
+    ["noteMaxChars", 1.5],
+  ])("rejects options.%s = %s", (field, value) => {
+    expect(() => assembleModelView([], null, { [field]: value })).toThrow(InvalidOptionError);
+    try {
+      assembleModelView([], null, { [field]: value });
+    } catch (error) {
+      expect((error as InvalidOptionError).field).toBe(field);
+    }
+  });
+
+  it("rejects a bad policy and a bad thread with their own errors", () => {
+    expect(() =>
+      assembleModelView([], null, { policy: { tools: { x: { kind: "document-read" } } } }),
+    ).toThrow(InvalidToolPolicyError);
+    expect(() => assembleModelView("thread" as never)).toThrow(InvalidThreadError);
+  });
+});
