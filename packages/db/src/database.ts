@@ -1,0 +1,131 @@
+import type { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { mapDatabaseError } from "./database-error-mapping";
+import { type DatabaseDriver, resolveDatabaseTarget } from "./database-url";
+import type { DriverConnection, DrizzleTransaction } from "./drivers/driver-connection";
+import type { NeonSettings } from "./drivers/neon-driver";
+import { defaultMigrationsFolder } from "./migrations-folder";
+import { ROLE_NAMES } from "./schema/roles";
+import { requireOrganizationId } from "./validation";
+
+/** Options of {@link createDatabase}. */
+export interface DatabaseOptions {
+  /** Force a driver, e.g. `"neon"` for a Neon-protocol endpoint on a non-Neon host. @default from the URL */
+  driver?: DatabaseDriver;
+  /** Use this PGlite instance instead of opening one (the caller keeps ownership; `close()` leaves it open). */
+  pglite?: PGlite;
+  /** @default 5000 */
+  connectTimeoutMs?: number;
+  /** Pool size for `pg` and Neon. @default 10 */
+  maxConnections?: number;
+  /** Neon driver settings (process-global `neonConfig`). @default {} */
+  neon?: NeonSettings;
+}
+
+/** A transaction already scoped to one org (or to the sweeper role). */
+export type ScopedTransaction = DrizzleTransaction;
+
+/** A database handle. Every query runs inside an org-scoped (or sweeper) transaction. */
+export interface Database {
+  readonly driver: DatabaseDriver;
+  /** Where it points, without credentials, e.g. `postgres://127.0.0.1:5433/app`. */
+  readonly description: string;
+  /**
+   * Runs `work` in a transaction that sets `app.organization_id` and the role `app_user`
+   * locally, so row-level security confines it to `orgId`.
+   * @throws {MissingOrganizationError} when `orgId` is missing or empty.
+   */
+  withOrganization<T>(
+    orgId: string,
+    work: (transaction: ScopedTransaction) => Promise<T>,
+    options?: { readOnly?: boolean },
+  ): Promise<T>;
+  /** Runs `work` read-only as `app_sweeper`, which sees only the pass record's routing columns. */
+  withSweeper<T>(work: (transaction: ScopedTransaction) => Promise<T>): Promise<T>;
+  /** Applies pending migrations. @default migrationsFolder: the repository's `migrations/` */
+  migrate(options?: { migrationsFolder?: string }): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  maxConnections: 10,
+} as const;
+
+/**
+ * Opens a database from a URL: `pglite://<dir>`, `pglite://` or nothing (in-memory PGlite,
+ * the embedded default), `postgres(ql)://` (node-postgres), Neon hosts (`*.neon.tech`, or
+ * `driver: "neon"`) through `@neondatabase/serverless` over WebSocket. Read the URL at the
+ * edge (a script or handler) and pass it in; nothing here reads the environment.
+ * @example
+ * const database = await createDatabase(process.env.DATABASE_URL);
+ * const repository = createDigestRepository(database);
+ * @throws {UnsupportedDatabaseUrlError} for an unknown scheme.
+ * @throws {DatabaseConnectionError} when the server cannot be reached (checked once, here).
+ */
+export async function createDatabase(url?: string, options: DatabaseOptions = {}): Promise<Database> {
+  const target = resolveDatabaseTarget(url, options.pglite ? "pglite" : options.driver);
+  const settings = {
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    maxConnections: options.maxConnections ?? DEFAULTS.maxConnections,
+  };
+  let connection: DriverConnection;
+  if (target.driver === "pglite") {
+    const { connectPglite } = await import("./drivers/pglite-driver");
+    connection = await connectPglite(target.dataDir, options.pglite);
+  } else if (target.driver === "pg") {
+    const { connectNodePostgres } = await import("./drivers/node-postgres-driver");
+    connection = await connectNodePostgres(target.url, `${target.host}:${target.port}`, settings);
+  } else {
+    const { connectNeon } = await import("./drivers/neon-driver");
+    connection = await connectNeon(target.url, `${target.host}:${target.port}`, {
+      ...settings,
+      neon: options.neon ?? {},
+    });
+  }
+  return wrapConnection(target.driver, target.description, connection);
+}
+
+function wrapConnection(driver: DatabaseDriver, description: string, connection: DriverConnection): Database {
+  const run = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation();
+    } catch (error) {
+      throw mapDatabaseError(error);
+    }
+  };
+  return {
+    driver,
+    description,
+    withOrganization(orgId, work, options = {}) {
+      const organization = requireOrganizationId(orgId);
+      return run(() =>
+        connection.drizzle.transaction(
+          async (transaction) => {
+            // One round trip: org and role are both transaction-local settings.
+            await transaction.execute(
+              sql`select set_config('app.organization_id', ${organization}, true), set_config('role', ${ROLE_NAMES.app}, true)`,
+            );
+            return work(transaction);
+          },
+          { accessMode: options.readOnly ? "read only" : "read write" },
+        ),
+      );
+    },
+    withSweeper(work) {
+      return run(() =>
+        connection.drizzle.transaction(
+          async (transaction) => {
+            await transaction.execute(sql`select set_config('role', ${ROLE_NAMES.sweeper}, true)`);
+            return work(transaction);
+          },
+          { accessMode: "read only" },
+        ),
+      );
+    },
+    migrate(options = {}) {
+      return run(() => connection.migrate(options.migrationsFolder ?? defaultMigrationsFolder()));
+    },
+    close: () => connection.close(),
+  };
+}

@@ -1,0 +1,170 @@
+import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Database } from "./database";
+import { InvalidStorageInputError } from "./errors";
+import { microsToUsd, usdToMicros } from "./money";
+import type { DigestRowInput, StoredDigest } from "./repository-types";
+import { contextDigest } from "./schema/context-digest";
+import { requireNonEmpty, requireOrganizationId } from "./validation";
+
+const DEFAULTS = {
+  /** Rows per INSERT: 16 parameters each stays far below Postgres' 65,535. */
+  upsertChunkRows: 1_000,
+} as const;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/**
+ * Inserts or updates digest rows, idempotent on (org, thread, tool call id): a replayed
+ * job writes nothing new. Returns how many rows were inserted or changed.
+ * Malformed hashes and inconsistent sizes are refused by the schema's CHECKs.
+ * @throws {ConstraintViolationError} when a CHECK refuses a row (the whole call is rolled back).
+ */
+export async function upsertDigests(
+  database: Database,
+  orgId: string,
+  rows: readonly DigestRowInput[],
+): Promise<number> {
+  const organization = requireOrganizationId(orgId);
+  const latestByKey = new Map<string, DigestRowInput>();
+  for (const row of rows) {
+    // A duplicate key in one INSERT … ON CONFLICT is an error (21000): the last one wins.
+    latestByKey.set(JSON.stringify([row.threadId, row.toolCallId]), row);
+  }
+  const values = [...latestByKey.values()].map((row) => ({
+    orgId: organization,
+    threadId: row.threadId,
+    toolCallId: row.toolCallId,
+    kind: row.kind,
+    toolName: row.toolName,
+    provenanceArgs: row.provenanceArgs,
+    contentSha256: row.contentSha256,
+    digest: row.digest,
+    originalChars: row.originalChars,
+    digestChars: row.digestChars,
+    model: row.model,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    costMicroUsd: usdToMicros(row.costUsd, "costUsd"),
+  }));
+  if (values.length === 0) {
+    return 0;
+  }
+  return database.withOrganization(organization, async (transaction) => {
+    let written = 0;
+    for (let start = 0; start < values.length; start += DEFAULTS.upsertChunkRows) {
+      const chunk = values.slice(start, start + DEFAULTS.upsertChunkRows);
+      const changed = await transaction
+        .insert(contextDigest)
+        .values(chunk)
+        .onConflictDoUpdate({
+          target: [contextDigest.orgId, contextDigest.threadId, contextDigest.toolCallId],
+          set: {
+            kind: sql`excluded.kind`,
+            toolName: sql`excluded.tool_name`,
+            provenanceArgs: sql`excluded.provenance_args`,
+            contentSha256: sql`excluded.content_sha256`,
+            digest: sql`excluded.digest`,
+            originalChars: sql`excluded.original_chars`,
+            digestChars: sql`excluded.digest_chars`,
+            model: sql`excluded.model`,
+            inputTokens: sql`excluded.input_tokens`,
+            outputTokens: sql`excluded.output_tokens`,
+            costMicroUsd: sql`excluded.cost_micro_usd`,
+            updatedAt: sql`now()`,
+          },
+          // Unchanged rows stay untouched: a redelivered job is a no-op.
+          setWhere: sql`(${contextDigest.kind}, ${contextDigest.toolName}, ${contextDigest.provenanceArgs}, ${contextDigest.contentSha256}, ${contextDigest.digest}, ${contextDigest.originalChars})
+            is distinct from (excluded.kind, excluded.tool_name, excluded.provenance_args, excluded.content_sha256, excluded.digest, excluded.original_chars)`,
+        })
+        .returning({ toolCallId: contextDigest.toolCallId });
+      written += changed.length;
+    }
+    return written;
+  });
+}
+
+/**
+ * The digests of one thread, keyed by tool call id: one indexed query (the primary key's
+ * (org_id, thread_id) prefix). What a runtime calls once per turn.
+ */
+export async function loadThreadDigests(
+  database: Database,
+  orgId: string,
+  threadId: string,
+): Promise<DigestMap> {
+  const thread = requireNonEmpty(threadId, "threadId");
+  const rows = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select({
+          toolCallId: contextDigest.toolCallId,
+          digest: contextDigest.digest,
+          contentSha256: contextDigest.contentSha256,
+          digestChars: contextDigest.digestChars,
+          kind: contextDigest.kind,
+        })
+        .from(contextDigest)
+        .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.threadId, thread))),
+    { readOnly: true },
+  );
+  const digests = new Map<string, DigestEntry>();
+  for (const row of rows) {
+    digests.set(row.toolCallId, {
+      digest: row.digest,
+      contentSha256: row.contentSha256,
+      digestChars: row.digestChars,
+      kind: row.kind,
+    });
+  }
+  return digests;
+}
+
+/**
+ * The most recent digest of the same content in the same org (content-hash reuse: copy,
+ * no model call), or null.
+ * @throws {InvalidStorageInputError} when the hash is not 64 lowercase hex chars.
+ */
+export async function findReusableDigest(
+  database: Database,
+  orgId: string,
+  contentSha256: string,
+): Promise<StoredDigest | null> {
+  if (typeof contentSha256 !== "string" || !SHA256_HEX.test(contentSha256)) {
+    throw new InvalidStorageInputError("contentSha256", "expected 64 lowercase hex chars");
+  }
+  const rows = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select()
+        .from(contextDigest)
+        .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.contentSha256, contentSha256)))
+        .orderBy(desc(contextDigest.updatedAt))
+        .limit(1),
+    { readOnly: true },
+  );
+  const row = rows[0];
+  if (row === undefined) {
+    return null;
+  }
+  const { costMicroUsd, ...rest } = row;
+  return { ...rest, costUsd: microsToUsd(costMicroUsd) };
+}
+
+/** Deletes a thread's digests (recovery from any cleaner bug); returns how many. */
+export async function deleteThreadDigests(
+  database: Database,
+  orgId: string,
+  threadId: string,
+): Promise<number> {
+  const thread = requireNonEmpty(threadId, "threadId");
+  const deleted = await database.withOrganization(orgId, (transaction) =>
+    transaction
+      .delete(contextDigest)
+      .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.threadId, thread)))
+      .returning({ toolCallId: contextDigest.toolCallId }),
+  );
+  return deleted.length;
+}

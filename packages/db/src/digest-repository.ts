@@ -1,0 +1,30 @@
+import type { Database } from "./database";
+import { deleteThreadDigests, findReusableDigest, loadThreadDigests, upsertDigests } from "./digest-queries";
+import { listLeftBehind } from "./left-behind-query";
+import { getPass, recordPass } from "./pass-queries";
+import type { DigestRepository } from "./repository-types";
+import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
+
+/**
+ * The storage port over a {@link Database}. Every method but `listLeftBehind` takes an
+ * org id and runs in a transaction scoped to it under row-level security.
+ * @example
+ * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));
+ * const digests = await repository.loadThreadDigests(orgId, threadId);
+ */
+export function createDigestRepository(database: Database): DigestRepository {
+  return {
+    upsertDigests: (orgId, rows) => upsertDigests(database, orgId, rows),
+    loadThreadDigests: (orgId, threadId) => loadThreadDigests(database, orgId, threadId),
+    findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
+    deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
+    reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
+      reserveSpend(database, orgId, day, amountUsd, budgetUsd),
+    settleSpend: (orgId, day, reservedUsd, actualUsd) =>
+      settleSpend(database, orgId, day, reservedUsd, actualUsd),
+    getSpend: (orgId, day) => getSpend(database, orgId, day),
+    recordPass: (orgId, threadId, pass) => recordPass(database, orgId, threadId, pass),
+    getPass: (orgId, threadId) => getPass(database, orgId, threadId),
+    listLeftBehind: (query) => listLeftBehind(database, query),
+  };
+}

@@ -1,0 +1,58 @@
+import { neonConfig, Pool } from "@neondatabase/serverless";
+import { drizzle } from "drizzle-orm/neon-serverless";
+import { migrate } from "drizzle-orm/neon-serverless/migrator";
+import ws from "ws";
+import { probeConnection } from "./connection-probe";
+import type { DriverConnection, DrizzleDatabase } from "./driver-connection";
+
+/**
+ * Overrides of the Neon driver's (process-global) `neonConfig`, e.g. to reach a local
+ * WebSocket relay in tests. Unset fields keep Neon's defaults.
+ */
+export interface NeonSettings {
+  /** @default `ws` when the runtime has no global WebSocket (Node 20) */
+  webSocketConstructor?: typeof neonConfig.webSocketConstructor;
+  wsProxy?: string | ((host: string, port: number | string) => string);
+  useSecureWebSocket?: boolean;
+  pipelineTLS?: boolean;
+  pipelineConnect?: "password" | false;
+}
+
+/**
+ * A `@neondatabase/serverless` Pool (WebSocket) with `drizzle-orm/neon-serverless`, which
+ * supports interactive transactions (neon-http does not). Probed once.
+ * @throws {DatabaseConnectionError} when the endpoint cannot be reached.
+ */
+export async function connectNeon(
+  url: string,
+  target: string,
+  settings: { connectTimeoutMs: number; maxConnections: number; neon: NeonSettings },
+): Promise<DriverConnection> {
+  neonConfig.webSocketConstructor =
+    settings.neon.webSocketConstructor ??
+    neonConfig.webSocketConstructor ??
+    (globalThis.WebSocket as unknown as typeof neonConfig.webSocketConstructor | undefined) ??
+    (ws as unknown as typeof neonConfig.webSocketConstructor);
+  const overrides = { ...settings.neon };
+  delete overrides.webSocketConstructor;
+  Object.assign(neonConfig, overrides);
+  const pool = new Pool({
+    connectionString: url,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    max: settings.maxConnections,
+  });
+  pool.on("error", () => undefined);
+  await probeConnection(
+    "neon",
+    target,
+    settings.connectTimeoutMs,
+    () => pool.query("select 1"),
+    () => pool.end(),
+  );
+  const database = drizzle({ client: pool });
+  return {
+    drizzle: database as unknown as DrizzleDatabase,
+    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
+    close: () => pool.end(),
+  };
+}

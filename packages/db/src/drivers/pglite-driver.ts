@@ -1,0 +1,40 @@
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
+import { migrate } from "drizzle-orm/pglite/migrator";
+import { DatabaseConnectionError } from "../errors";
+import type { DriverConnection, DrizzleDatabase } from "./driver-connection";
+
+/**
+ * Opens PGlite: an injected instance (the caller keeps ownership), a data dir (created
+ * if missing) or, without either, an in-memory database.
+ * @throws {DatabaseConnectionError} when PGlite cannot open the data dir.
+ */
+export async function connectPglite(
+  dataDir: string | undefined,
+  instance?: PGlite,
+): Promise<DriverConnection> {
+  let client = instance;
+  if (client === undefined) {
+    try {
+      if (dataDir !== undefined) {
+        await mkdir(dataDir, { recursive: true });
+      }
+      client = await PGlite.create(dataDir);
+    } catch (error) {
+      throw new DatabaseConnectionError("pglite", dataDir ?? "memory", String(error), error);
+    }
+  }
+  const owned = instance === undefined;
+  const database = drizzle({ client });
+  const opened = client;
+  return {
+    drizzle: database as unknown as DrizzleDatabase,
+    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
+    close: async () => {
+      if (owned) {
+        await opened.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,31 @@
+export type { Database, DatabaseOptions, ScopedTransaction } from "./database";
+export { createDatabase } from "./database";
+export type { DatabaseDriver } from "./database-url";
+export { DATABASE_DRIVERS, resolveDatabaseTarget } from "./database-url";
+export { createDigestRepository } from "./digest-repository";
+export type { NeonSettings } from "./drivers/neon-driver";
+export {
+  ConstraintViolationError,
+  DatabaseConnectionError,
+  InvalidStorageInputError,
+  MissingOrganizationError,
+  RowSecurityError,
+  StorageError,
+  UnsupportedDatabaseUrlError,
+} from "./errors";
+export { defaultMigrationsFolder } from "./migrations-folder";
+export type {
+  DigestKind,
+  DigestRepository,
+  DigestRowInput,
+  LeftBehindPage,
+  LeftBehindQuery,
+  LeftBehindReason,
+  PassInput,
+  PassRecord,
+  PassStatus,
+  SpendReservation,
+  StoredDigest,
+} from "./repository-types";
+export { contextDigest, PASS_STATUSES, spendLedger, threadPass } from "./schema/index";
+export { utcDay } from "./validation";

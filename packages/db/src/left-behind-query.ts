@@ -1,0 +1,79 @@
+import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
+import type { Database } from "./database";
+import { InvalidStorageInputError } from "./errors";
+import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason } from "./repository-types";
+import { threadPass } from "./schema/thread-pass";
+import { optionalDate, requireInteger } from "./validation";
+
+const DEFAULTS = { limit: 100, maxLimit: 1_000 } as const;
+
+const reason = sql<LeftBehindReason | null>`case
+  when ${threadPass.status} = 'failed' then 'failed'
+  when ${threadPass.status} = 'partial' then 'partial'
+  when ${threadPass.status} = 'skipped' and ${threadPass.reason} in ('turn_lock', 'budget') then ${threadPass.reason}
+  when ${threadPass.latestTurnEndedAt} > coalesce(${threadPass.coveredTurnEndedAt}, '-infinity'::timestamptz)
+    then 'active_since_pass'
+  end`;
+
+/**
+ * Threads the nightly sweep should re-enqueue, across orgs, in (org, thread) pages:
+ * skipped for the turn lock or the budget, failed, partial, or active since their last
+ * covered turn. Runs as `app_sweeper`, which can read only these routing columns.
+ * @throws {InvalidStorageInputError} for a bad limit or cursor.
+ */
+export async function listLeftBehind(
+  database: Database,
+  query: LeftBehindQuery = {},
+): Promise<LeftBehindPage> {
+  const limit = requireInteger(query.limit ?? DEFAULTS.limit, "limit", 1, DEFAULTS.maxLimit);
+  const after = query.cursor ? decodeCursor(query.cursor) : null;
+  const before = optionalDate(query.recordedBefore, "recordedBefore");
+  const since = optionalDate(query.recordedSince, "recordedSince");
+  const conditions: SQL[] = [isNotNull(reason)];
+  if (after !== null) {
+    conditions.push(sql`(${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}, ${after[1]})`);
+  }
+  if (before !== null) {
+    conditions.push(lt(threadPass.recordedAt, before));
+  }
+  if (since !== null) {
+    conditions.push(gte(threadPass.recordedAt, since));
+  }
+  const rows = await database.withSweeper((transaction) =>
+    transaction
+      .select({ orgId: threadPass.orgId, threadId: threadPass.threadId, reason })
+      .from(threadPass)
+      .where(and(...conditions))
+      .orderBy(asc(threadPass.orgId), asc(threadPass.threadId))
+      .limit(limit + 1),
+  );
+  const page = rows.slice(0, limit).map((row) => ({
+    orgId: row.orgId,
+    threadId: row.threadId,
+    reason: row.reason as LeftBehindReason,
+  }));
+  const last = page.at(-1);
+  return {
+    threads: page,
+    nextCursor: rows.length > limit && last ? encodeCursor([last.orgId, last.threadId]) : null,
+  };
+}
+
+function encodeCursor(key: [string, string]): string {
+  return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
+}
+
+function decodeCursor(cursor: string): [string, string] {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    if (Array.isArray(key) && key.length === 2) {
+      const [orgId, threadId] = key as unknown[];
+      if (typeof orgId === "string" && typeof threadId === "string") {
+        return [orgId, threadId];
+      }
+    }
+  } catch {
+    // fall through to the error below
+  }
+  throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
+}

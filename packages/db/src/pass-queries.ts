@@ -1,0 +1,89 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "./database";
+import { InvalidStorageInputError } from "./errors";
+import type { PassInput, PassRecord } from "./repository-types";
+import { PASS_STATUSES, threadPass } from "./schema/thread-pass";
+import { optionalDate, requireInteger, requireNonEmpty, requireOrganizationId } from "./validation";
+
+const MAX_INT4 = 2_147_483_647;
+
+/**
+ * Records a thread's latest pass. Turn times only move forward, and a pass older than
+ * the stored one (a late redelivery) changes nothing.
+ * @throws {InvalidStorageInputError} for an unknown status or invalid dates/counts.
+ */
+export async function recordPass(
+  database: Database,
+  orgId: string,
+  threadId: string,
+  pass: PassInput,
+): Promise<void> {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireNonEmpty(threadId, "threadId");
+  if (!PASS_STATUSES.includes(pass.status)) {
+    throw new InvalidStorageInputError(
+      "status",
+      `expected one of ${PASS_STATUSES.join(", ")}, got ${pass.status}`,
+    );
+  }
+  const at = optionalDate(pass.at, "at");
+  if (at === null) {
+    throw new InvalidStorageInputError("at", "required");
+  }
+  const covered = optionalDate(pass.coveredTurnEndedAt, "coveredTurnEndedAt");
+  const seen = optionalDate(pass.turnEndedAt, "turnEndedAt") ?? covered;
+  const values = {
+    orgId: organization,
+    threadId: thread,
+    status: pass.status,
+    reason: pass.reason ?? null,
+    coveredTurnEndedAt: covered,
+    latestTurnEndedAt: seen,
+    rawToolChars: requireInteger(pass.rawToolChars ?? 0, "rawToolChars", 0, MAX_INT4),
+    digestsWritten: requireInteger(pass.digestsWritten ?? 0, "digestsWritten", 0, MAX_INT4),
+    recordedAt: at,
+  };
+  await database.withOrganization(organization, (transaction) =>
+    transaction
+      .insert(threadPass)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [threadPass.orgId, threadPass.threadId],
+        set: {
+          status: sql`excluded.status`,
+          reason: sql`excluded.reason`,
+          // greatest() ignores NULLs: an unset time keeps the stored one.
+          coveredTurnEndedAt: sql`greatest(${threadPass.coveredTurnEndedAt}, excluded.covered_turn_ended_at)`,
+          latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at, excluded.covered_turn_ended_at)`,
+          rawToolChars: sql`excluded.raw_tool_chars`,
+          digestsWritten: sql`excluded.digests_written`,
+          recordedAt: sql`excluded.recorded_at`,
+        },
+        setWhere: sql`${threadPass.recordedAt} <= excluded.recorded_at`,
+      }),
+  );
+}
+
+/** The thread's latest pass, or null when none was recorded. */
+export async function getPass(
+  database: Database,
+  orgId: string,
+  threadId: string,
+): Promise<PassRecord | null> {
+  const thread = requireNonEmpty(threadId, "threadId");
+  const rows = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select()
+        .from(threadPass)
+        .where(and(eq(threadPass.orgId, orgId), eq(threadPass.threadId, thread))),
+    { readOnly: true },
+  );
+  const row = rows[0];
+  if (row === undefined) {
+    return null;
+  }
+  const { recordedAt, ...rest } = row;
+  return { ...rest, at: recordedAt };
+}

@@ -1,0 +1,109 @@
+import type { DigestMap } from "@context-cleaner/assembler";
+
+/** What produced a digest row. */
+export type DigestKind = "digest" | "superseded-search";
+
+/** One digest row as the worker writes it. Money in USD; stored as integer micro-USD. */
+export interface DigestRowInput {
+  threadId: string;
+  /** Non-empty: results with an empty tool call id are never digested (keep-rule 3). */
+  toolCallId: string;
+  kind: DigestKind;
+  toolName: string;
+  /** The tool's id/offset args, enough to re-read the original in one call. */
+  provenanceArgs: Record<string, unknown>;
+  /** 64 lowercase hex chars: `contentSha256(content)` of the exact original. */
+  contentSha256: string;
+  digest: string;
+  originalChars: number;
+  /** Unicode code points of `digest` (Postgres `char_length`, `[...digest].length`). */
+  digestChars: number;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** A stored digest row. */
+export interface StoredDigest extends DigestRowInput {
+  orgId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** How a digest pass ended. */
+export type PassStatus = "done" | "skipped" | "partial" | "failed";
+
+/** A pass to record for a thread (the latest pass wins; an older `at` never overwrites). */
+export interface PassInput {
+  status: PassStatus;
+  /** Why, e.g. `turn_lock`, `budget`, `call_cap`, an error class. @default null */
+  reason?: string | null;
+  /** The latest turn end whose messages the digests now cover. Never moves backwards. @default unchanged */
+  coveredTurnEndedAt?: Date | null;
+  /** The latest turn end this pass saw (its event's). Never moves backwards. @default coveredTurnEndedAt */
+  turnEndedAt?: Date | null;
+  /** @default 0 */
+  rawToolChars?: number;
+  /** @default 0 */
+  digestsWritten?: number;
+  /** When the pass ended. */
+  at: Date;
+}
+
+/** The stored pass record of a thread. */
+export interface PassRecord {
+  orgId: string;
+  threadId: string;
+  status: PassStatus;
+  reason: string | null;
+  coveredTurnEndedAt: Date | null;
+  latestTurnEndedAt: Date | null;
+  rawToolChars: number;
+  digestsWritten: number;
+  at: Date;
+}
+
+/** Why the sweep should re-enqueue a thread. */
+export type LeftBehindReason = "failed" | "partial" | "turn_lock" | "budget" | "active_since_pass";
+
+/** A page request of {@link DigestRepository.listLeftBehind}. */
+export interface LeftBehindQuery {
+  /** @default 100 (max 1000) */
+  limit?: number;
+  /** The previous page's `nextCursor`. */
+  cursor?: string | null;
+  /** Only passes recorded before this instant (leave room for passes in flight). @default no bound */
+  recordedBefore?: Date;
+  /** Only passes recorded at or after this instant. @default no bound */
+  recordedSince?: Date;
+}
+
+/** One page of left-behind threads, in (org, thread) order. */
+export interface LeftBehindPage {
+  threads: { orgId: string; threadId: string; reason: LeftBehindReason }[];
+  nextCursor: string | null;
+}
+
+/** The outcome of {@link DigestRepository.reserveSpend}. */
+export interface SpendReservation {
+  ok: boolean;
+  /** The amount now held (the request when `ok`, else 0). */
+  reservedUsd: number;
+  /** Budget minus reserved minus spent for the day, after this call. */
+  remainingUsd: number;
+}
+
+/** The org-scoped storage port of the digest worker and the runtime. */
+export interface DigestRepository {
+  upsertDigests(orgId: string, rows: readonly DigestRowInput[]): Promise<number>;
+  loadThreadDigests(orgId: string, threadId: string): Promise<DigestMap>;
+  findReusableDigest(orgId: string, contentSha256: string): Promise<StoredDigest | null>;
+  deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
+  reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
+  settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
+  getSpend(orgId: string, day: string): Promise<{ reservedUsd: number; spentUsd: number }>;
+  recordPass(orgId: string, threadId: string, pass: PassInput): Promise<void>;
+  getPass(orgId: string, threadId: string): Promise<PassRecord | null>;
+  listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
+}

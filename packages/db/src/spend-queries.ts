@@ -1,0 +1,115 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "./database";
+import { InvalidStorageInputError } from "./errors";
+import { microsToUsd, usdToMicros } from "./money";
+import type { SpendReservation } from "./repository-types";
+import { spendLedger } from "./schema/spend-ledger";
+import { requireOrganizationId, requireUtcDay } from "./validation";
+
+/**
+ * Reserves `amountUsd` of the org's daily budget before a model call. Atomic: the
+ * conditional UPDATE holds the ledger row's lock and re-checks the budget against the
+ * committed row, so concurrent reservations never overspend.
+ */
+export async function reserveSpend(
+  database: Database,
+  orgId: string,
+  day: string,
+  amountUsd: number,
+  budgetUsd: number,
+): Promise<SpendReservation> {
+  const organization = requireOrganizationId(orgId);
+  const utcDay = requireUtcDay(day);
+  const amount = usdToMicros(amountUsd, "amountUsd");
+  const budget = usdToMicros(budgetUsd, "budgetUsd");
+  return database.withOrganization(organization, async (transaction) => {
+    await transaction.insert(spendLedger).values({ orgId: organization, day: utcDay }).onConflictDoNothing();
+    const reserved = await transaction
+      .update(spendLedger)
+      .set({
+        reservedMicroUsd: sql`${spendLedger.reservedMicroUsd} + ${amount}`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(spendLedger.orgId, organization),
+          eq(spendLedger.day, utcDay),
+          sql`${spendLedger.reservedMicroUsd} + ${spendLedger.spentMicroUsd} + ${amount} <= ${budget}`,
+        ),
+      )
+      .returning({ reserved: spendLedger.reservedMicroUsd, spent: spendLedger.spentMicroUsd });
+    let ledger = reserved[0];
+    if (ledger === undefined) {
+      const current = await transaction
+        .select({ reserved: spendLedger.reservedMicroUsd, spent: spendLedger.spentMicroUsd })
+        .from(spendLedger)
+        .where(and(eq(spendLedger.orgId, organization), eq(spendLedger.day, utcDay)));
+      ledger = current[0] ?? { reserved: 0, spent: 0 };
+    }
+    return {
+      ok: reserved.length === 1,
+      reservedUsd: reserved.length === 1 ? microsToUsd(amount) : 0,
+      remainingUsd: microsToUsd(budget - Number(ledger.reserved) - Number(ledger.spent)),
+    };
+  });
+}
+
+/**
+ * Settles a reservation: releases `reservedUsd` and books `actualUsd` as spent.
+ * @throws {InvalidStorageInputError} when there is no ledger row to release a reservation from.
+ * @throws {ConstraintViolationError} when releasing more than is reserved.
+ */
+export async function settleSpend(
+  database: Database,
+  orgId: string,
+  day: string,
+  reservedUsd: number,
+  actualUsd: number,
+): Promise<void> {
+  const organization = requireOrganizationId(orgId);
+  const utcDay = requireUtcDay(day);
+  const reserved = usdToMicros(reservedUsd, "reservedUsd");
+  const actual = usdToMicros(actualUsd, "actualUsd");
+  await database.withOrganization(organization, async (transaction) => {
+    const updated = await transaction
+      .update(spendLedger)
+      .set({
+        reservedMicroUsd: sql`${spendLedger.reservedMicroUsd} - ${reserved}`,
+        spentMicroUsd: sql`${spendLedger.spentMicroUsd} + ${actual}`,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(spendLedger.orgId, organization), eq(spendLedger.day, utcDay)))
+      .returning({ day: spendLedger.day });
+    if (updated.length === 0) {
+      if (reserved > 0) {
+        throw new InvalidStorageInputError("reservedUsd", `nothing is reserved for ${utcDay}`);
+      }
+      await transaction
+        .insert(spendLedger)
+        .values({ orgId: organization, day: utcDay, spentMicroUsd: actual });
+    }
+  });
+}
+
+/** The day's ledger in USD (zeros when nothing was reserved). */
+export async function getSpend(
+  database: Database,
+  orgId: string,
+  day: string,
+): Promise<{ reservedUsd: number; spentUsd: number }> {
+  const utcDay = requireUtcDay(day);
+  const rows = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select({ reserved: spendLedger.reservedMicroUsd, spent: spendLedger.spentMicroUsd })
+        .from(spendLedger)
+        .where(and(eq(spendLedger.orgId, orgId), eq(spendLedger.day, utcDay))),
+    { readOnly: true },
+  );
+  const row = rows[0];
+  return {
+    reservedUsd: microsToUsd(Number(row?.reserved ?? 0)),
+    spentUsd: microsToUsd(Number(row?.spent ?? 0)),
+  };
+}

@@ -1,0 +1,263 @@
+import { describe, expect, it } from "vitest";
+import { createDigestRepository } from "../digest-repository";
+import { ConstraintViolationError, InvalidStorageInputError, MissingOrganizationError } from "../errors";
+import type { DigestRepository } from "../repository-types";
+import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
+
+/**
+ * The repository's behaviour, engine-independent: run it against every adapter
+ * (PGlite in the unit tier, Debian's postgres and the Neon driver in the services tier).
+ */
+export function describeRepositoryConformance(engine: string, harness: () => ConformanceHarness): void {
+  const repository = (): DigestRepository => createDigestRepository(harness().database);
+
+  describe(`digest repository on ${engine}`, () => {
+    it("upserts idempotently and loads one thread's digests as a DigestMap", async () => {
+      const org = uniqueOrg("load");
+      const rows = [
+        digestRow({ toolCallId: "a" }),
+        digestRow({ toolCallId: "b", kind: "superseded-search" }),
+      ];
+      expect(await repository().upsertDigests(org, rows)).toBe(2);
+      await repository().upsertDigests(org, [digestRow({ threadId: "thread-2", toolCallId: "a" })]);
+
+      const digests = await repository().loadThreadDigests(org, "thread-1");
+      expect([...digests.keys()].sort()).toEqual(["a", "b"]);
+      expect(digests.get("a")).toEqual({
+        digest: rows[0]?.digest,
+        contentSha256: rows[0]?.contentSha256,
+        digestChars: rows[0]?.digestChars,
+        kind: "digest",
+      });
+      expect(digests.get("b")?.kind).toBe("superseded-search");
+
+      // A redelivered job writes nothing; a changed digest is one write.
+      expect(await repository().upsertDigests(org, rows)).toBe(0);
+      const changed = digestRow({ toolCallId: "a", digest: "new text", digestChars: 8 });
+      expect(await repository().upsertDigests(org, [changed])).toBe(1);
+      expect((await repository().loadThreadDigests(org, "thread-1")).get("a")?.digest).toBe("new text");
+      expect((await repository().loadThreadDigests(org, "thread-2")).size).toBe(1);
+    });
+
+    it("keeps the last of duplicate keys in one batch and counts code points", async () => {
+      const org = uniqueOrg("dup");
+      const emoji = "figures: 📄 $5";
+      const written = await repository().upsertDigests(org, [
+        digestRow({ toolCallId: "x", digest: "first", digestChars: 5 }),
+        digestRow({ toolCallId: "x", digest: emoji, digestChars: [...emoji].length }),
+      ]);
+      expect(written).toBe(1);
+      expect((await repository().loadThreadDigests(org, "thread-1")).get("x")?.digest).toBe(emoji);
+    });
+
+    it("finds a reusable digest by content hash within the org only", async () => {
+      const org = uniqueOrg("reuse");
+      const row = digestRow({ toolCallId: "r1", costUsd: 0.123456 });
+      await repository().upsertDigests(org, [row]);
+      const found = await repository().findReusableDigest(org, row.contentSha256);
+      expect(found).toMatchObject({ orgId: org, toolCallId: "r1", digest: row.digest, costUsd: 0.123456 });
+      expect(found?.createdAt).toBeInstanceOf(Date);
+      expect(await repository().findReusableDigest(uniqueOrg("other"), row.contentSha256)).toBeNull();
+      await expect(repository().findReusableDigest(org, "ABC")).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+    });
+
+    it("deletes a thread's digests (recovery) and nothing else", async () => {
+      const org = uniqueOrg("delete");
+      await repository().upsertDigests(org, [digestRow(), digestRow(), digestRow({ threadId: "keep" })]);
+      expect(await repository().deleteThreadDigests(org, "thread-1")).toBe(2);
+      expect((await repository().loadThreadDigests(org, "thread-1")).size).toBe(0);
+      expect((await repository().loadThreadDigests(org, "keep")).size).toBe(1);
+    });
+
+    it.each([
+      ["uppercase hash", { contentSha256: "A".repeat(64) }, "context_digest_sha256_hex"],
+      ["short hash", { contentSha256: "a".repeat(63) }, "context_digest_sha256_hex"],
+      [
+        "digest chars that do not match the digest",
+        { digest: "abc", digestChars: 4 },
+        "context_digest_digest_chars_match",
+      ],
+      ["negative original chars", { originalChars: -1 }, "context_digest_original_chars_nonnegative"],
+      ["negative tokens", { inputTokens: -5 }, "context_digest_usage_nonnegative"],
+      ["an empty tool call id", { toolCallId: "" }, "context_digest_tool_call_id_nonempty"],
+      [
+        "provenance that is not an object",
+        { provenanceArgs: [] as unknown as Record<string, unknown> },
+        "context_digest_provenance_object",
+      ],
+    ])("refuses a row with %s, storing nothing of the batch", async (_label, overrides, constraint) => {
+      const org = uniqueOrg("check");
+      const error = await repository()
+        .upsertDigests(org, [digestRow({ toolCallId: "good" }), digestRow(overrides)])
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ConstraintViolationError);
+      expect((error as ConstraintViolationError).constraint).toBe(constraint);
+      expect((await repository().loadThreadDigests(org, "thread-1")).size).toBe(0);
+    });
+
+    it("refuses a negative cost before the database", async () => {
+      await expect(
+        repository().upsertDigests(uniqueOrg("cost"), [digestRow({ costUsd: -1 })]),
+      ).rejects.toThrow(/costUsd/);
+    });
+
+    it.each([
+      ["empty", ""],
+      ["blank", "   "],
+      ["missing", undefined as unknown as string],
+    ])("refuses an %s org id on every org-scoped method", async (_label, orgId) => {
+      const calls: Array<() => Promise<unknown>> = [
+        () => repository().upsertDigests(orgId, [digestRow()]),
+        () => repository().loadThreadDigests(orgId, "thread-1"),
+        () => repository().findReusableDigest(orgId, "a".repeat(64)),
+        () => repository().deleteThreadDigests(orgId, "thread-1"),
+        () => repository().reserveSpend(orgId, "2026-11-30", 1, 5),
+        () => repository().settleSpend(orgId, "2026-11-30", 1, 1),
+        () => repository().getSpend(orgId, "2026-11-30"),
+        () => repository().recordPass(orgId, "thread-1", { status: "done", at: new Date() }),
+        () => repository().getPass(orgId, "thread-1"),
+      ];
+      for (const call of calls) {
+        await expect(call()).rejects.toBeInstanceOf(MissingOrganizationError);
+      }
+    });
+
+    it("never overspends under 50 parallel reservations, and settling reconciles", async () => {
+      const org = uniqueOrg("spend");
+      const day = "2026-11-30";
+      const reservations = await Promise.all(
+        Array.from({ length: 50 }, () => repository().reserveSpend(org, day, 0.1, 1)),
+      );
+      const granted = reservations.filter((reservation) => reservation.ok);
+      expect(granted).toHaveLength(10);
+      expect(reservations.every((reservation) => reservation.remainingUsd >= 0)).toBe(true);
+      expect(reservations.filter((reservation) => !reservation.ok).every((r) => r.reservedUsd === 0)).toBe(
+        true,
+      );
+      expect(await repository().getSpend(org, day)).toEqual({ reservedUsd: 1, spentUsd: 0 });
+
+      await Promise.all(
+        granted.map((reservation) => repository().settleSpend(org, day, reservation.reservedUsd, 0.07)),
+      );
+      expect(await repository().getSpend(org, day)).toEqual({ reservedUsd: 0, spentUsd: 0.7 });
+      expect(await repository().reserveSpend(org, day, 0.3, 1)).toEqual({
+        ok: true,
+        reservedUsd: 0.3,
+        remainingUsd: 0,
+      });
+      expect((await repository().reserveSpend(org, day, 0.000001, 1)).ok).toBe(false);
+      // Other days and other orgs have their own budgets.
+      expect((await repository().reserveSpend(org, "2026-12-01", 1, 1)).ok).toBe(true);
+      expect((await repository().reserveSpend(uniqueOrg("spend"), day, 1, 1)).ok).toBe(true);
+    });
+
+    it("refuses settling more than is reserved, and bad days or amounts", async () => {
+      const org = uniqueOrg("settle");
+      await repository().reserveSpend(org, "2026-11-30", 0.5, 1);
+      await expect(repository().settleSpend(org, "2026-11-30", 0.6, 0.6)).rejects.toBeInstanceOf(
+        ConstraintViolationError,
+      );
+      await expect(repository().settleSpend(org, "2026-11-29", 0.1, 0.1)).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+      await expect(repository().reserveSpend(org, "2026-02-30", 0.1, 1)).rejects.toThrow(/day/);
+      await expect(repository().reserveSpend(org, "2026-11-30", Number.NaN, 1)).rejects.toThrow(/amountUsd/);
+      expect(await repository().getSpend(org, "2026-11-30")).toEqual({ reservedUsd: 0.5, spentUsd: 0 });
+    });
+
+    it("records the latest pass; turn times never move backwards; late passes are ignored", async () => {
+      const org = uniqueOrg("pass");
+      expect(await repository().getPass(org, "t")).toBeNull();
+      const turn1 = new Date("2026-11-30T10:00:00Z");
+      const turn2 = new Date("2026-11-30T11:00:00Z");
+      await repository().recordPass(org, "t", {
+        status: "done",
+        coveredTurnEndedAt: turn2,
+        rawToolChars: 250_000,
+        digestsWritten: 4,
+        at: new Date("2026-11-30T11:01:00Z"),
+      });
+      await repository().recordPass(org, "t", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: turn1,
+        coveredTurnEndedAt: turn1,
+        at: new Date("2026-11-30T11:02:00Z"),
+      });
+      expect(await repository().getPass(org, "t")).toEqual({
+        orgId: org,
+        threadId: "t",
+        status: "skipped",
+        reason: "turn_lock",
+        coveredTurnEndedAt: turn2,
+        latestTurnEndedAt: turn2,
+        rawToolChars: 0,
+        digestsWritten: 0,
+        at: new Date("2026-11-30T11:02:00Z"),
+      });
+      await repository().recordPass(org, "t", { status: "failed", at: new Date("2026-11-30T09:00:00Z") });
+      expect((await repository().getPass(org, "t"))?.status).toBe("skipped");
+      await expect(
+        repository().recordPass(org, "t", { status: "weird" as "done", at: new Date() }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
+    it("lists threads left behind across orgs, in pages, with their reason", async () => {
+      const orgA = uniqueOrg("sweep-a");
+      const orgB = uniqueOrg("sweep-b");
+      const at = new Date("2026-11-30T03:00:00Z");
+      const covered = new Date("2026-11-30T02:00:00Z");
+      const later = new Date("2026-11-30T02:30:00Z");
+      await repository().recordPass(orgA, "failed", { status: "failed", reason: "Error", at });
+      await repository().recordPass(orgA, "lock", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: later,
+        at,
+      });
+      await repository().recordPass(orgA, "nothing-new", { status: "skipped", reason: "nothing_new", at });
+      await repository().recordPass(orgB, "budget", { status: "skipped", reason: "budget", at });
+      await repository().recordPass(orgB, "partial", { status: "partial", reason: "call_cap", at });
+      await repository().recordPass(orgB, "clean", { status: "done", coveredTurnEndedAt: covered, at });
+      await repository().recordPass(orgB, "active", {
+        status: "done",
+        coveredTurnEndedAt: covered,
+        turnEndedAt: later,
+        at,
+      });
+
+      const found: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page = await repository().listLeftBehind({ limit: 2, cursor });
+        pages += 1;
+        expect(page.threads.length).toBeLessThanOrEqual(2);
+        for (const thread of page.threads) {
+          if (thread.orgId === orgA || thread.orgId === orgB) {
+            found.push(`${thread.orgId === orgA ? "A" : "B"}/${thread.threadId}:${thread.reason}`);
+          }
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== null && pages < 10_000);
+      expect(found).toEqual([
+        "A/failed:failed",
+        "A/lock:turn_lock",
+        "B/active:active_since_pass",
+        "B/budget:budget",
+        "B/partial:partial",
+      ]);
+
+      const recent = await repository().listLeftBehind({ limit: 1000, recordedBefore: at });
+      expect(recent.threads.some((thread) => thread.orgId === orgA || thread.orgId === orgB)).toBe(false);
+      await expect(repository().listLeftBehind({ cursor: "not-a-cursor" })).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+      await expect(repository().listLeftBehind({ limit: 0 })).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+    });
+  });
+}
