@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
+import { digestFor, digestMap, toolExchange, userMessage } from "./test-support/thread-builder";
+import type { Message } from "./types";
+
+const pageA = "a".repeat(50_000);
+const pageB = "b".repeat(30_000);
+
+function thread(): Message[] {
+  return [
+    userMessage("read both"),
+    ...toolExchange("c1", "read_document", { file_id: "f", offset: 0 }, pageA),
+    ...toolExchange("c2", "read_document", { file_id: "f", offset: 50_000 }, pageB),
+  ];
+}
+
+describe("effectiveToolChars", () => {
+  it("counts raw tool chars without digests (user and assistant text excluded)", () => {
+    expect(effectiveToolChars(thread(), null)).toEqual({
+      effectiveChars: 80_000,
+      rawChars: 80_000,
+      refundedChars: 0,
+      refundActive: true,
+    });
+  });
+
+  it("counts digest chars for hash-matched rows only", () => {
+    const digests = digestMap({
+      c1: digestFor(pageA, "d".repeat(2_000)),
+      c2: digestFor("other bytes", "e".repeat(1_000)),
+    });
+    expect(effectiveToolChars(thread(), digests)).toEqual({
+      effectiveChars: 2_000 + 30_000,
+      rawChars: 80_000,
+      refundedChars: 48_000,
+      refundActive: true,
+    });
+  });
+
+  it("never counts a digest longer than its original", () => {
+    const digests = digestMap({ c2: { ...digestFor(pageB, "x"), digestChars: 40_000 } });
+    expect(effectiveToolChars(thread(), digests).effectiveChars).toBe(80_000);
+  });
+
+  it("resumes raw accounting above the raw ceiling", () => {
+    const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
+    expect(effectiveToolChars(thread(), digests, { rawCeilingChars: 80_000 }).refundActive).toBe(true);
+    expect(effectiveToolChars(thread(), digests, { rawCeilingChars: 79_999 })).toEqual({
+      effectiveChars: 80_000,
+      rawChars: 80_000,
+      refundedChars: 0,
+      refundActive: false,
+    });
+  });
+
+  it("uses a 2,000,000-char ceiling by default", () => {
+    expect(BUDGET_DEFAULTS.rawCeilingChars).toBe(2_000_000);
+    const big = [...toolExchange("c1", "read_document", { file_id: "f" }, "z".repeat(2_000_001))];
+    const digests = digestMap({ c1: digestFor(big[1]?.content as string, "d") });
+    expect(effectiveToolChars(big, digests).refundActive).toBe(false);
+  });
+
+  it("counts raw when disabled", () => {
+    const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
+    expect(effectiveToolChars(thread(), digests, { disabled: true })).toMatchObject({
+      effectiveChars: 80_000,
+      refundActive: false,
+    });
+  });
+});
+
+describe("capToolResult", () => {
+  it("passes a result under the per-result cap through", () => {
+    const content = "x".repeat(60_000);
+    expect(capToolResult(content, { usedChars: 0 })).toEqual({
+      content,
+      capped: false,
+      originalChars: 60_000,
+      keptChars: 60_000,
+    });
+  });
+
+  it("cuts a result to 60,000 chars and says how to re-read the rest", () => {
+    const content = "x".repeat(70_000);
+    const result = capToolResult(content, { usedChars: 100_000 });
+    expect(result).toMatchObject({ capped: true, originalChars: 70_000, keptChars: 60_000 });
+    expect(result.content.startsWith("x".repeat(60_000))).toBe(true);
+    expect(result.content.slice(60_000, 60_001)).not.toBe("x");
+    const notice = result.content.slice(60_000);
+    expect(notice).toContain("60,000 of 70,000");
+    expect(notice).toMatch(/re-read/i);
+  });
+
+  it("cuts every new result to 2,000 chars once the 600,000 budget is spent", () => {
+    const content = "y".repeat(5_000);
+    expect(capToolResult(content, { usedChars: 599_999 }).capped).toBe(false);
+    const result = capToolResult(content, { usedChars: 600_000 });
+    expect(result).toMatchObject({ capped: true, keptChars: 2_000 });
+    expect(result.content.startsWith("y".repeat(2_000))).toBe(true);
+    expect(result.content.charAt(2_000)).not.toBe("y");
+    const notice = result.content.slice(2_000);
+    expect(notice).toMatch(/budget/);
+    expect(notice).toMatch(/re-read/i);
+    expect(notice).not.toMatch(/new chat|new conversation|start over|start a new/i);
+  });
+
+  it("honours custom caps", () => {
+    const result = capToolResult("z".repeat(300), {
+      usedChars: 10,
+      perResultCapChars: 100,
+      conversationBudgetChars: 10,
+      overBudgetResultChars: 50,
+    });
+    expect(result.keptChars).toBe(50);
+  });
+});
