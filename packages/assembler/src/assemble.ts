@@ -5,6 +5,7 @@ import { inlineStubs } from "./inline-clean";
 import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
+import { isCleanerText } from "./stubs";
 import { indexThread } from "./thread-index";
 import type { DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
@@ -138,6 +139,8 @@ export function assembleModelView(
         if (!entry) return;
         if (typeof message.content === "string" && message.content === entry.digest) {
           condensed.add(index);
+        } else if (typeof message.content === "string" && isCleanerText(message.content)) {
+          // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
         } else if (messageContentSha256(message) === entry.contentSha256) {
           replaced.set(index, entry.digest);
           condensed.add(index);
