@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type NeonRelay, startNeonRelay } from "../../../test/helpers/neon-relay";
+import {
+  createScratchDatabase,
+  requireTestPostgresUrl,
+  type ScratchDatabase,
+} from "../../../test/helpers/postgres";
+import type { ConformanceHarness } from "./testing/conformance-harness";
+import { describeRepositoryConformance } from "./testing/repository-conformance";
+import { describeSecurityConformance } from "./testing/security-conformance";
+import { createServerHarness } from "./testing/server-harness";
+
+let scratch: ScratchDatabase;
+let relay: NeonRelay;
+let harness: ConformanceHarness;
+
+beforeAll(async () => {
+  scratch = await createScratchDatabase(requireTestPostgresUrl(), "cc_neon");
+  const target = new URL(scratch.url);
+  relay = await startNeonRelay({ host: target.hostname, port: Number(target.port || 5432) });
+  harness = await createServerHarness(scratch.url, {
+    driver: "neon",
+    maxConnections: 20,
+    neon: { wsProxy: relay.wsProxy, useSecureWebSocket: false, pipelineTLS: false, pipelineConnect: false },
+  });
+});
+
+afterAll(async () => {
+  await harness?.close();
+  await relay?.close();
+  await scratch?.drop();
+});
+
+describe("the Neon driver path", () => {
+  it("really runs through the WebSocket relay", () => {
+    expect(harness.database.driver).toBe("neon");
+    expect(relay.connections()).toBeGreaterThan(0);
+  });
+});
+
+describeRepositoryConformance(
+  "the Neon driver (@neondatabase/serverless Pool via a local relay)",
+  () => harness,
+);
+describeSecurityConformance(
+  "the Neon driver (@neondatabase/serverless Pool via a local relay)",
+  () => harness,
+);

@@ -1,0 +1,40 @@
+import pg from "pg";
+import { createDatabase, type DatabaseOptions } from "../database";
+import type { ConformanceHarness } from "./conformance-harness";
+
+/**
+ * A migrated database on a Postgres server (node-postgres, or the Neon driver via
+ * `options`), plus an owner pool for assertions the app role cannot make.
+ */
+export async function createServerHarness(
+  url: string,
+  options: DatabaseOptions = {},
+): Promise<ConformanceHarness> {
+  const database = await createDatabase(url, options);
+  await database.migrate();
+  const owner = new pg.Pool({ connectionString: url, max: 2 });
+  return {
+    database,
+    ownerTransaction: async (statements) => {
+      const client = await owner.connect();
+      try {
+        await client.query("begin");
+        let rows: Record<string, unknown>[] = [];
+        for (const statement of statements) {
+          rows = (await client.query(statement)).rows;
+        }
+        await client.query("commit");
+        return rows;
+      } catch (error) {
+        await client.query("rollback").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: async () => {
+      await database.close();
+      await owner.end();
+    },
+  };
+}
