@@ -1,3 +1,12 @@
+export type { AnthropicDigesterOptions, MessagesClient } from "./anthropic/anthropic-digester";
+export {
+  ANTHROPIC_DIGESTER_DEFAULTS,
+  createAnthropicDigester,
+  toDigestModelError,
+} from "./anthropic/anthropic-digester";
+export { DIGEST_SYSTEM_PROMPT, DIGEST_TOOL, DIGEST_TOOL_NAME } from "./anthropic/digest-prompt";
+export type { AnthropicModelId, ModelPrice } from "./anthropic/model-table";
+export { ANTHROPIC_MODELS, costUsd, DEFAULT_ANTHROPIC_MODEL, isKnownModel } from "./anthropic/model-table";
 export type { CheckedBullets } from "./bullet-check";
 export { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./bullet-check";
 export type { DigestRenderInput, RenderedDigest } from "./digest-render";
@@ -30,3 +39,4 @@ export {
   renderSupersededSearchStub,
   SUPERSEDED_SEARCH_HEADER,
 } from "./superseded-search-stub";
+export { FALLBACK_METRIC, withFallback } from "./with-fallback";

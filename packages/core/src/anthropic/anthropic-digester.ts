@@ -1,0 +1,184 @@
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@anthropic-ai/sdk";
+import type { Message } from "@anthropic-ai/sdk/resources/messages";
+import { DigestModelError, InvalidCoreOptionError } from "../errors";
+import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../ports";
+import { buildMessagesRequest, DIGEST_TOOL_NAME, parseToolInput } from "./digest-prompt";
+import { type AnthropicModelId, costUsd, DEFAULT_ANTHROPIC_MODEL, isKnownModel } from "./model-table";
+
+/** Defaults of the Anthropic digester. */
+export const ANTHROPIC_DIGESTER_DEFAULTS = {
+  model: DEFAULT_ANTHROPIC_MODEL,
+  /** SDK retries of 408/409/429/5xx and connection errors, with its backoff. */
+  maxRetries: 2,
+  /** Per-attempt timeout in ms. */
+  timeoutMs: 60_000,
+  /** Output budget of one call (all pages of one document). */
+  maxOutputTokens: 8_192,
+  /** Used when no baseURL is given, so the SDK never falls back to reading the environment. */
+  baseURL: "https://api.anthropic.com",
+} as const;
+
+/** The part of the SDK client the digester uses; a real `Anthropic` instance satisfies it. */
+export type MessagesClient = Pick<Anthropic, "messages">;
+
+/** Options of {@link createAnthropicDigester}: an injected client, or what to build one from. */
+export type AnthropicDigesterOptions = (
+  | { client: MessagesClient }
+  | { apiKey: string; baseURL?: string; fetch?: typeof globalThis.fetch }
+) & {
+  /** @default "claude-haiku-5-5" — must be a key of ANTHROPIC_MODELS (its prices are needed). */
+  model?: AnthropicModelId;
+  /** @default 2 */
+  maxRetries?: number;
+  /** @default 60000 */
+  timeoutMs?: number;
+  /** @default 8192 */
+  maxOutputTokens?: number;
+};
+
+/** Maps an SDK error to a DigestModelError by class and status, never by message text. */
+export function toDigestModelError(error: unknown): DigestModelError {
+  if (error instanceof DigestModelError) return error;
+  if (error instanceof APIUserAbortError)
+    return new DigestModelError("digest call aborted", { reason: "aborted", cause: error });
+  if (error instanceof APIConnectionTimeoutError) {
+    return new DigestModelError("digest call timed out", { reason: "timeout", cause: error });
+  }
+  if (error instanceof APIConnectionError) {
+    return new DigestModelError("digest call could not connect", { reason: "connection", cause: error });
+  }
+  if (error instanceof APIError && typeof error.status === "number") {
+    const status = error.status;
+    if (status === 429)
+      return new DigestModelError("digest call rate limited (429)", {
+        reason: "rate_limited",
+        status,
+        cause: error,
+      });
+    if (status >= 500)
+      return new DigestModelError(`digest call failed (${status})`, {
+        reason: "server_error",
+        status,
+        cause: error,
+      });
+    return new DigestModelError(`digest call rejected (${status})`, {
+      reason: "client_error",
+      status,
+      cause: error,
+      retryable: status === 408 || status === 409,
+    });
+  }
+  return new DigestModelError("digest call returned an unreadable response", {
+    reason: "malformed",
+    cause: error,
+  });
+}
+
+function usageOf(message: Message): DigestUsage {
+  const usage = message.usage;
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadInputTokens: usage?.cache_read_input_tokens ?? 0,
+    cacheCreationInputTokens: usage?.cache_creation_input_tokens ?? 0,
+  };
+}
+
+function positiveInteger(value: number, field: string, allowZero = false): number {
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new InvalidCoreOptionError(
+      `${field} must be a ${allowZero ? "non-negative" : "positive"} integer, got ${String(value)}`,
+      field,
+    );
+  }
+  return value;
+}
+
+/**
+ * The Anthropic digester (DESIGN §6): the pages of one document in one Messages call,
+ * structured output by forced tool use, the document delimited as data. Never reads the
+ * environment: pass a client, or an `apiKey` (and optionally `baseURL`, `fetch`).
+ *
+ * @throws {InvalidCoreOptionError} at construction on an unknown model or a bad limit.
+ * @throws {DigestModelError} from `digest` on HTTP failure, timeout, refusal, a malformed
+ * response or tool input that breaks the schema (`reason` says which; `retryable` whether
+ * a later pass can help).
+ * @example
+ * const digester = withFallback(createAnthropicDigester({ apiKey }), createExtractiveDigester());
+ */
+export function createAnthropicDigester(options: AnthropicDigesterOptions): DigestModel {
+  const model = options.model ?? ANTHROPIC_DIGESTER_DEFAULTS.model;
+  if (!isKnownModel(model)) {
+    throw new InvalidCoreOptionError(
+      `model ${JSON.stringify(model)} has no prices in ANTHROPIC_MODELS`,
+      "model",
+    );
+  }
+  const maxRetries = positiveInteger(
+    options.maxRetries ?? ANTHROPIC_DIGESTER_DEFAULTS.maxRetries,
+    "maxRetries",
+    true,
+  );
+  const timeout = positiveInteger(options.timeoutMs ?? ANTHROPIC_DIGESTER_DEFAULTS.timeoutMs, "timeoutMs");
+  const maxTokens = positiveInteger(
+    options.maxOutputTokens ?? ANTHROPIC_DIGESTER_DEFAULTS.maxOutputTokens,
+    "maxOutputTokens",
+  );
+  let client: MessagesClient;
+  if ("client" in options) {
+    client = options.client;
+  } else {
+    if (typeof options.apiKey !== "string" || options.apiKey === "") {
+      throw new InvalidCoreOptionError("apiKey must be a non-empty string (or inject a client)", "apiKey");
+    }
+    client = new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL ?? ANTHROPIC_DIGESTER_DEFAULTS.baseURL,
+      maxRetries,
+      timeout,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+  return {
+    id: `anthropic:${model}`,
+    async digest(request: DigestRequest, callOptions: { signal?: AbortSignal } = {}): Promise<DigestResult> {
+      let message: Message;
+      try {
+        message = await client.messages.create(buildMessagesRequest(request, model, maxTokens), {
+          maxRetries,
+          timeout,
+          ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+        });
+      } catch (error) {
+        throw toDigestModelError(error);
+      }
+      if (message === null || typeof message !== "object" || !Array.isArray(message.content)) {
+        throw new DigestModelError("digest response is not a Messages API message", { reason: "malformed" });
+      }
+      if (message.stop_reason === "refusal") {
+        throw new DigestModelError("the model refused to digest the document", { reason: "refusal" });
+      }
+      const toolUse = message.content.find(
+        (block) => block.type === "tool_use" && block.name === DIGEST_TOOL_NAME,
+      );
+      if (toolUse?.type !== "tool_use") {
+        throw new DigestModelError(`digest response has no ${DIGEST_TOOL_NAME} tool call`, {
+          reason: "malformed",
+        });
+      }
+      const pages = parseToolInput(toolUse.input, request);
+      if (!pages) {
+        throw new DigestModelError(`${DIGEST_TOOL_NAME} input does not match its schema`, {
+          reason: "contract",
+        });
+      }
+      const usage = usageOf(message);
+      return { pages, model, usage, costUsd: costUsd(model, usage) };
+    },
+  };
+}
