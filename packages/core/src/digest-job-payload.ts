@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { CoreError } from "./errors";
+
+/** The post-turn event a runtime publishes and the worker consumes (DESIGN §8). */
+export const digestJobPayloadSchema = z.object({
+  orgId: z.string().trim().min(1, "must be a non-empty org id").max(200),
+  threadId: z.string().trim().min(1, "must be a non-empty thread id").max(500),
+  rawToolChars: z.number().int().nonnegative(),
+  turnEndedAt: z.iso.datetime({ offset: true }),
+});
+
+export type DigestJobPayload = z.infer<typeof digestJobPayloadSchema>;
+
+/** A job payload that is not a valid post-turn event; names the field. Never retryable. */
+export class InvalidPayloadError extends CoreError {
+  readonly issues: readonly string[];
+
+  constructor(issues: readonly string[]) {
+    super(`invalid digest job payload: ${issues.join("; ")}`, { retryable: false });
+    this.name = "InvalidPayloadError";
+    this.issues = issues;
+  }
+}
+
+/**
+ * Validates a job payload at the boundary.
+ *
+ * @throws {InvalidPayloadError} naming each bad field, e.g. `rawToolChars: expected number`.
+ */
+export function parseDigestJobPayload(value: unknown): DigestJobPayload {
+  const result = digestJobPayloadSchema.safeParse(value);
+  if (result.success) return result.data;
+  throw new InvalidPayloadError(
+    result.error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`),
+  );
+}

@@ -1,0 +1,254 @@
+import { assembleModelView, contentSha256, type Message } from "@context-cleaner/assembler";
+import {
+  createDatabase,
+  createDigestRepository,
+  type Database,
+  type DigestRepository,
+} from "@context-cleaner/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildHeavyThread } from "../../../test/fixtures/heavy-thread";
+import { type DigestJobDependencies, runDigestJob } from "./digest-job";
+import { InvalidPayloadError } from "./digest-job-payload";
+import { DigestModelError } from "./errors";
+import { createExtractiveDigester } from "./extractive-digester";
+import { createInMemoryCheckpointReader, fixedClock } from "./in-memory-checkpoint-reader";
+import type { DigestModel, DigestRequest, Metric } from "./ports";
+
+const fixture = buildHeavyThread({
+  name: "lease-and-credit",
+  seed: 11,
+  titles: ["Ground Lease — 445 W 35th", "Credit Agreement", "Guaranty"],
+  documentChars: 90_000,
+  pageChars: 15_000,
+});
+const rawToolChars = fixture.messages
+  .filter((message) => message.role === "tool")
+  .reduce((sum, message) => sum + (message.content as string).length, 0);
+const at = new Date("2026-11-30T10:00:00.000Z");
+
+let database: Database;
+let repository: DigestRepository;
+
+beforeAll(async () => {
+  database = await createDatabase();
+  await database.migrate();
+  repository = createDigestRepository(database);
+});
+afterAll(async () => {
+  await database.close();
+});
+
+let threadCounter = 0;
+function setup(
+  overrides: Partial<DigestJobDependencies> = {},
+  messages: readonly Message[] = fixture.messages,
+) {
+  const threadId = `thread-${++threadCounter}`;
+  const metrics: Metric[] = [];
+  const dependencies: DigestJobDependencies = {
+    checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
+    store: repository,
+    digester: createExtractiveDigester(),
+    clock: fixedClock(at),
+    metrics: { record: (metric) => metrics.push(metric) },
+    ...overrides,
+  };
+  const payload = { orgId: `org-${threadCounter}`, threadId, rawToolChars, turnEndedAt: at.toISOString() };
+  return { threadId, payload, dependencies, metrics };
+}
+
+/** A digester that records its requests and delegates to the extractive one. */
+function recordingDigester(costUsd = 0): DigestModel & { requests: DigestRequest[] } {
+  const inner = createExtractiveDigester();
+  const requests: DigestRequest[] = [];
+  return {
+    id: "recording",
+    requests,
+    estimateCostUsd: () => costUsd,
+    async digest(request) {
+      requests.push(request);
+      const result = await inner.digest(request);
+      return { ...result, model: "recording", costUsd };
+    },
+  };
+}
+
+describe("runDigestJob", () => {
+  it("digests consumed pages and supersedes searches, and the assembler substitutes every row", async () => {
+    const { payload, dependencies } = setup();
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome.status).toBe("done");
+    expect(outcome.digestsWritten).toBeGreaterThan(5);
+    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    expect(digests.size).toBe(outcome.digestsWritten);
+    const kinds = new Set([...digests.values()].map((entry) => entry.kind));
+    expect(kinds).toEqual(new Set(["digest", "superseded-search"]));
+    const view = assembleModelView(fixture.messages, digests);
+    expect(view.report.stale).toBe(0);
+    expect(view.report.substitutions).toBe(digests.size);
+    expect(view.report.assembledChars).toBeLessThan(view.report.rawChars * 0.7);
+  });
+
+  it("never digests protected results: the wall, the interrupt, the memory save, the ledger first page", async () => {
+    const { payload, dependencies } = setup();
+    await runDigestJob(payload, dependencies);
+    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const byId = new Map(
+      fixture.messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message]] : [])),
+    );
+    for (const toolCallId of digests.keys()) {
+      const message = byId.get(toolCallId);
+      expect(message?.role).toBe("tool");
+      if (message?.role !== "tool") continue;
+      expect(["ask_user", "save_memory"]).not.toContain(message.toolName);
+      expect(String(message.content)).not.toContain("TRACKED CHANGES");
+    }
+    const lastTool = [...fixture.messages].reverse().find((message) => message.role === "tool");
+    expect(lastTool?.role === "tool" && digests.has(lastTool.toolCallId)).toBe(false);
+  });
+
+  it("is idempotent: a redelivered job skips as nothing new and a forced rerun writes and spends nothing", async () => {
+    const digester = recordingDigester(0.01);
+    const { payload, dependencies } = setup({ digester });
+    const first = await runDigestJob(payload, dependencies);
+    const callsAfterFirst = digester.requests.length;
+    const rowsBefore = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const again = await runDigestJob(payload, dependencies);
+    expect(again).toMatchObject({ status: "skipped", reason: "nothing_new" });
+    const later = { ...payload, turnEndedAt: new Date(at.getTime() + 60_000).toISOString() };
+    const rerun = await runDigestJob(later, dependencies);
+    expect(rerun.status).toBe("skipped");
+    expect(rerun.calls).toBe(0);
+    expect(digester.requests.length).toBe(callsAfterFirst);
+    const rowsAfter = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    expect([...rowsAfter.entries()]).toEqual([...rowsBefore.entries()]);
+    const spend = await repository.getSpend(payload.orgId, "2026-11-30");
+    expect(spend.spentUsd).toBeCloseTo(first.costUsd, 6);
+  });
+
+  it("stops at maxCallsPerJob and leaves the rest for the next pass", async () => {
+    const digester = recordingDigester();
+    const { payload, dependencies } = setup({ digester, options: { maxCallsPerJob: 1 } });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(digester.requests).toHaveLength(1);
+    expect(outcome).toMatchObject({ status: "partial", reason: "call_cap" });
+    expect(outcome.deferred).toBeGreaterThan(0);
+    const pass = await repository.getPass(payload.orgId, payload.threadId);
+    expect(pass?.status).toBe("partial");
+    expect(pass?.coveredTurnEndedAt).toBeNull();
+  });
+
+  it("reserves against the daily budget before each call and never overspends", async () => {
+    const digester = recordingDigester(0.4);
+    const { payload, dependencies } = setup({ digester, options: { dailyBudgetUsd: 1, maxPagesPerCall: 2 } });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(digester.requests).toHaveLength(2);
+    expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
+    const spend = await repository.getSpend(payload.orgId, "2026-11-30");
+    expect(spend.spentUsd).toBeLessThanOrEqual(1);
+    expect(spend.reservedUsd).toBe(0);
+  });
+
+  it("reuses a digest of the same content in the same org without a call", async () => {
+    const digester = recordingDigester();
+    const first = setup({ digester });
+    await runDigestJob(first.payload, first.dependencies);
+    const calls = digester.requests.length;
+    const second = setup({ digester });
+    const outcome = await runDigestJob(
+      { ...second.payload, orgId: first.payload.orgId },
+      second.dependencies,
+    );
+    expect(digester.requests.length).toBe(calls);
+    expect(outcome.reused).toBeGreaterThan(0);
+    expect(outcome.calls).toBe(0);
+  });
+
+  it("skips below the trigger without any I/O, and on the kill switch", async () => {
+    const failing = new Proxy({} as DigestJobDependencies["store"], {
+      get: () => () => {
+        throw new Error("no I/O expected");
+      },
+    });
+    const { payload, dependencies, metrics } = setup({ store: failing });
+    await expect(runDigestJob({ ...payload, rawToolChars: 10 }, dependencies)).resolves.toMatchObject({
+      status: "skipped",
+      reason: "below_trigger",
+    });
+    await expect(
+      runDigestJob(payload, { ...dependencies, options: { disabled: true } }),
+    ).resolves.toMatchObject({ status: "skipped", reason: "disabled" });
+    expect(metrics.map((metric) => metric.dimensions?.reason)).toEqual(["below_trigger", "disabled"]);
+  });
+
+  it("skips a held turn lock with a requeue delay and records the pass for the sweep", async () => {
+    const { payload, dependencies } = setup({ lock: { isHeld: async () => true } });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome).toMatchObject({ status: "skipped", reason: "turn_lock", requeueAfterSeconds: 60 });
+    expect(await repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
+      status: "skipped",
+      reason: "turn_lock",
+    });
+  });
+
+  it("writes nothing when the pass would save less than minCharsPerPass", async () => {
+    const { payload, dependencies } = setup({ options: { minCharsPerPass: 10_000_000 } });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", digestsWritten: 0 });
+    expect((await repository.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
+  });
+
+  it("counts a failed digest call and keeps going with the other documents", async () => {
+    let calls = 0;
+    const inner = createExtractiveDigester();
+    const flaky: DigestModel = {
+      id: "flaky",
+      async digest(request) {
+        calls++;
+        if (calls === 1) throw new DigestModelError("upstream 500", { reason: "server_error", status: 500 });
+        return inner.digest(request);
+      },
+    };
+    const { payload, dependencies } = setup({ digester: flaky });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome).toMatchObject({ status: "partial", reason: "digest_failed", failedCalls: 1 });
+    expect(outcome.digestsWritten).toBeGreaterThan(0);
+  });
+
+  it("counts stale rows whose hash no longer matches the checkpoint", async () => {
+    const { payload, dependencies } = setup();
+    await runDigestJob(payload, dependencies);
+    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const [staleId] = [...digests.keys()];
+    const edited = fixture.messages.map((message) =>
+      message.role === "tool" && message.toolCallId === staleId
+        ? { ...message, content: `${message.content as string} (edited)` }
+        : message,
+    );
+    const next = setup({}, edited);
+    const outcome = await runDigestJob(
+      {
+        ...next.payload,
+        orgId: payload.orgId,
+        threadId: payload.threadId,
+        turnEndedAt: new Date(at.getTime() + 1).toISOString(),
+      },
+      {
+        ...next.dependencies,
+        checkpoints: createInMemoryCheckpointReader(new Map([[payload.threadId, edited]])),
+      },
+    );
+    expect(outcome.stale).toBe(1);
+    expect(contentSha256("x")).toHaveLength(64);
+  });
+
+  it("refuses an invalid payload naming the field", async () => {
+    const { dependencies } = setup();
+    await expect(
+      runDigestJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies),
+    ).rejects.toThrow(InvalidPayloadError);
+    await expect(
+      runDigestJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies),
+    ).rejects.toThrow(/rawToolChars/);
+  });
+});
