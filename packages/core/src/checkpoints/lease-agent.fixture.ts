@@ -3,6 +3,8 @@
  * whose scripted chat model reads a long synthetic lease page by page with `read_document`,
  * after one failed call with a mistyped file id. Shared by the unit and services tiers.
  */
+
+import type { Message, ToolMessage as NeutralToolMessage } from "@context-cleaner/assembler";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
@@ -10,6 +12,7 @@ import { tool } from "@langchain/core/tools";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode } from "@langchain/langgraph/prebuilt";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { expect } from "vitest";
 import { z } from "zod";
 
 export const LEASE_FILE_ID = "cd_9f2";
@@ -119,4 +122,34 @@ export async function runLeaseTurn(checkpointer: BaseCheckpointSaver, threadId: 
     { messages: [new HumanMessage(question)] },
     { configurable: { thread_id: threadId }, recursionLimit: 50 },
   );
+}
+
+/** The neutral thread the lease agent's first turn must read back as. */
+export function expectLeaseThread(messages: readonly Message[]): void {
+  const reads = [MISTYPED_FILE_ID, ...PAGE_OFFSETS.map(() => LEASE_FILE_ID)];
+  const offsets = [0, ...PAGE_OFFSETS];
+  expect(messages.map((message) => message.role)).toEqual([
+    "user",
+    ...reads.flatMap(() => ["assistant", "tool"]),
+    "assistant",
+  ]);
+  expect(messages[0]?.content).toBe(QUESTION);
+  reads.forEach((fileId, read) => {
+    const call = messages[1 + read * 2];
+    const result = messages[2 + read * 2] as NeutralToolMessage;
+    const id = `call_${read + 1}`;
+    expect(call).toMatchObject({
+      role: "assistant",
+      toolCalls: [{ id, name: "read_document", args: { file_id: fileId, offset: offsets[read] } }],
+    });
+    expect(result).toMatchObject({ role: "tool", toolCallId: id, toolName: "read_document" });
+    if (read === 0) {
+      expect(result.status).toBe("error");
+      expect(result.content).toContain(`document ${MISTYPED_FILE_ID} not found`);
+    } else {
+      expect(result.status).toBeUndefined();
+      expect(result.content).toBe(leasePage(offsets[read] as number));
+    }
+  });
+  expect(messages.at(-1)).toMatchObject({ role: "assistant", content: FINAL_ANSWER, toolCalls: [] });
 }
