@@ -123,7 +123,8 @@ export function toLangChain(message: Message, original?: BaseMessage): BaseMessa
       tool_call_id: message.toolCallId,
       name: message.toolName,
       id: message.id ?? source?.id,
-      ...(message.status ? { status: message.status } : {}),
+      // The neutral model keeps only "error"; the original's "success" must survive too.
+      ...(message.status || source?.status ? { status: message.status ?? source?.status } : {}),
       additional_kwargs: source?.additional_kwargs ?? {},
       response_metadata: source?.response_metadata ?? {},
     });
@@ -158,7 +159,9 @@ export function assembleLangChainView(
   const instances = reviveLangChainMessages(messages);
   const neutral = instances.map(toNeutral);
   const originals = new Map<Message, BaseMessage>();
-  neutral.forEach((message, index) => originals.set(message, instances[index] as BaseMessage));
+  neutral.forEach((message, index) => {
+    originals.set(message, instances[index] as BaseMessage);
+  });
   const view = assembleModelView(neutral, digests, options);
   const byId = new Map<string, BaseMessage>();
   for (const instance of instances) if (instance.id) byId.set(instance.id, instance);
