@@ -141,7 +141,9 @@ describe("assembleModelView on a realistic thread", () => {
     const first = assembleModelView(thread, matching);
     const second = assembleModelView(deepFreeze(first.messages), matching);
     expect(second.messages).toHaveLength(first.messages.length);
-    second.messages.forEach((message, index) => expect(message).toBe(first.messages[index]));
+    second.messages.forEach((message, index) => {
+      expect(message).toBe(first.messages[index]);
+    });
     expect(second.report).toMatchObject({
       stale: 0,
       substitutions: 0,
@@ -163,7 +165,9 @@ describe("assembleModelView keep-rules in the pipeline", () => {
   it("substitutes nothing without digests and applies no stubs with inline off", () => {
     const thread = realisticThread();
     const { messages: view, report } = assembleModelView(thread, null, { inline: false });
-    view.forEach((message, index) => expect(message).toBe(thread[index]));
+    view.forEach((message, index) => {
+      expect(message).toBe(thread[index]);
+    });
     expect(report).toMatchObject({ substitutions: 0, charsSaved: 0, stubs: { duplicate: 0, errorRetry: 0 } });
     expect(report.assembledChars).toBe(report.rawChars);
   });
@@ -239,7 +243,9 @@ describe("assembleModelView history backstop", () => {
     expect(report.compaction.fired).toBe(true);
     expect(view[0]).toBe(thread[0]);
     const wall = thread.slice(recencyWallStart(thread));
-    wall.forEach((message, offset) => expect(view[view.length - wall.length + offset]).toBe(message));
+    wall.forEach((message, offset) => {
+      expect(view[view.length - wall.length + offset]).toBe(message);
+    });
     expect(report.assembledChars).toBe(total(view));
   });
 });

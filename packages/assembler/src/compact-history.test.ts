@@ -96,7 +96,9 @@ describe("compactHistory", () => {
     // What follows the note is an unbroken tail of the original thread.
     const kept = view.slice(2);
     expect(kept).toEqual(messages.slice(messages.length - kept.length));
-    kept.forEach((message, offset) => expect(message).toBe(messages[messages.length - kept.length + offset]));
+    kept.forEach((message, offset) => {
+      expect(message).toBe(messages[messages.length - kept.length + offset]);
+    });
     expect(result.droppedMessages).toBe(messages.length - 1 - kept.length);
     expect(result.droppedMessages % 2).toBe(1); // the first user message plus whole exchanges
     expect(total(view)).toBeLessThanOrEqual(30_000);
