@@ -72,12 +72,31 @@ function neutralContent(content: unknown): MessageContent {
   return "";
 }
 
-const neutralByMessage = new WeakMap<BaseMessage, Message>();
+interface CachedNeutral {
+  content: unknown;
+  toolCalls: unknown;
+  status: unknown;
+  neutral: Message;
+}
+const neutralByMessage = new WeakMap<BaseMessage, CachedNeutral>();
 
-/** One LangChain message in the neutral model (cached per instance, so hashes are cached too). */
+/**
+ * One LangChain message in the neutral model, cached per instance (so hashes are cached
+ * too) for as long as its content, tool calls and status are the same values: LangChain
+ * messages are mutable, and the hash gate must see live content.
+ */
 function toNeutral(message: BaseMessage): Message {
+  const toolCallsNow = (message as AIMessage).tool_calls;
+  const statusNow = (message as ToolMessage).status;
   const cached = neutralByMessage.get(message);
-  if (cached) return cached;
+  if (
+    cached &&
+    cached.content === message.content &&
+    cached.toolCalls === toolCallsNow &&
+    cached.status === statusNow
+  ) {
+    return cached.neutral;
+  }
   const content = neutralContent(message.content);
   const id = message.id;
   let neutral: Message;
@@ -105,7 +124,12 @@ function toNeutral(message: BaseMessage): Message {
     // system, developer and any other type: never cleaned, never dropped.
     neutral = { role: "system", content, id };
   }
-  neutralByMessage.set(message, neutral);
+  neutralByMessage.set(message, {
+    content: message.content,
+    toolCalls: toolCallsNow,
+    status: statusNow,
+    neutral,
+  });
   return neutral;
 }
 
