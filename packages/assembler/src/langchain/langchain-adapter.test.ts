@@ -135,6 +135,15 @@ describe("assembleLangChainView", () => {
     });
   });
 
+  it("sees content replaced in place on an instance: the hash gate checks live content", () => {
+    const mutable = langChainThread();
+    expect(assembleLangChainView(mutable, digests).report.substitutions).toBe(1);
+    findTool(mutable, "p2").content = `${PAGE_2} (amended)`;
+    const again = assembleLangChainView(mutable, digests);
+    expect(again.report).toMatchObject({ substitutions: 0, stale: 1 });
+    expect(findTool(again.messages, "p2")).toBe(findTool(mutable, "p2"));
+  });
+
   it("passes the kill switch through", () => {
     const off = assembleLangChainView(thread, digests, { disabled: true });
     off.messages.forEach((message, index) => {
