@@ -139,11 +139,16 @@ export function provenanceKeys(
 const TOKEN = /[A-Za-z0-9_\-.:/#@]+/g;
 const SINGLE_TOKEN = /^[A-Za-z0-9_\-.:/#@]+$/;
 const TRAILING_PUNCTUATION = /[.:/#@-]+$/;
-const tokensByMessage = new WeakMap<object, ReadonlySet<string>>();
+// Per message: the content and tool calls its tokens were read from (either may be replaced).
+const tokensByMessage = new WeakMap<
+  object,
+  { content: unknown; toolCalls: unknown; tokens: ReadonlySet<string> }
+>();
 
 function messageTokens(message: Message): ReadonlySet<string> {
-  let tokens = tokensByMessage.get(message);
-  if (tokens) return tokens;
+  const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
+  const cached = tokensByMessage.get(message);
+  if (cached && cached.content === message.content && cached.toolCalls === toolCalls) return cached.tokens;
   const set = new Set<string>();
   const add = (text: string) => {
     for (const match of text.matchAll(TOKEN)) {
@@ -155,9 +160,8 @@ function messageTokens(message: Message): ReadonlySet<string> {
   if (message.role === "assistant" && message.toolCalls) {
     for (const call of message.toolCalls) add(canonicalJson(call.args));
   }
-  tokens = set;
-  tokensByMessage.set(message, tokens);
-  return tokens;
+  tokensByMessage.set(message, { content: message.content, toolCalls, tokens: set });
+  return set;
 }
 
 /** What the recency window mentions: its text and its tool-call args, as a key lookup. */
