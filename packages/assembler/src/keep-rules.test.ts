@@ -211,6 +211,14 @@ describe("rule 6: provenance keys and window references", () => {
     expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(false);
   });
 
+  it("reads a message again when its content is replaced on the same object", () => {
+    const latest = userMessage("Thanks.");
+    const messages = [userMessage("old"), latest];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(false);
+    latest.content = "Now compare cd_9f2.";
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(true);
+  });
+
   it("matches keys with spaces as substrings of the window text", () => {
     const messages = [userMessage("Open Ground Lease 445 please")];
     expect(isReferencedByWindow(["Ground Lease 445"], windowReferences(messages, 0))).toBe(true);
