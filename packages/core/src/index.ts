@@ -9,6 +9,17 @@ export type { AnthropicModelId, ModelPrice } from "./anthropic/model-table";
 export { ANTHROPIC_MODELS, costUsd, DEFAULT_ANTHROPIC_MODEL, isKnownModel } from "./anthropic/model-table";
 export type { CheckedBullets } from "./bullet-check";
 export { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./bullet-check";
+export type { CheckpointReader, CheckpointReadReason } from "./checkpoints/checkpoint-reader";
+export { CHECKPOINT_READ_REASONS, CheckpointReadError } from "./checkpoints/checkpoint-reader";
+export type { ThreadFile, ThreadFileFormat, ThreadFileReason } from "./checkpoints/json-thread-file";
+export {
+  parseThreadFile,
+  readThreadFile,
+  serializeThread,
+  THREAD_FILE_REASONS,
+  ThreadFileError,
+  writeThreadFile,
+} from "./checkpoints/json-thread-file";
 export type { DigestRenderInput, RenderedDigest } from "./digest-render";
 export { DIGEST_RENDER_DEFAULTS, renderDigest } from "./digest-render";
 export type { DigestFailureReason } from "./errors";

@@ -1,4 +1,5 @@
-import { ContextCleanerError, type Message } from "@context-cleaner/assembler";
+import type { Message } from "@context-cleaner/assembler";
+import { CoreError } from "../errors";
 
 /**
  * The port through which the worker reads a thread's raw record (DESIGN §2, §8 step 5).
@@ -38,19 +39,20 @@ export type CheckpointReadReason = (typeof CHECKPOINT_READ_REASONS)[keyof typeof
  * A checkpoint that exists but could not be read. `retryable` is true only for store
  * failures, where a later attempt may succeed; a malformed checkpoint stays malformed.
  */
-export class CheckpointReadError extends ContextCleanerError {
+export class CheckpointReadError extends CoreError {
   readonly reason: CheckpointReadReason;
   readonly threadId: string | undefined;
-  readonly retryable: boolean;
 
   constructor(
     message: string,
     details: { reason: CheckpointReadReason; threadId?: string; cause?: unknown },
   ) {
-    super(message, { cause: details.cause });
+    super(message, {
+      cause: details.cause,
+      retryable: details.reason === CHECKPOINT_READ_REASONS.storeFailed,
+    });
     this.name = "CheckpointReadError";
     this.reason = details.reason;
     this.threadId = details.threadId;
-    this.retryable = details.reason === CHECKPOINT_READ_REASONS.storeFailed;
   }
 }

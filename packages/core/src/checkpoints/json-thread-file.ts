@@ -1,10 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
-import {
-  ContextCleanerError,
-  InvalidThreadError,
-  type Message,
-  validateThread,
-} from "@context-cleaner/assembler";
+import { InvalidThreadError, type Message, validateThread } from "@context-cleaner/assembler";
+import { CoreError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 
 /** The two thread file formats: DESIGN §3's neutral format, or LangChain stored messages. */
@@ -33,7 +29,7 @@ export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_
  * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
  * `messages[3].toolCallId`), fit for a CLI to print as is.
  */
-export class ThreadFileError extends ContextCleanerError {
+export class ThreadFileError extends CoreError {
   readonly reason: ThreadFileReason;
   readonly path: string | undefined;
   /** 1-based line of a JSON syntax error. */
