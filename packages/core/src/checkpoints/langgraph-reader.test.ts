@@ -167,3 +167,12 @@ describe("createPostgresCheckpointReader options", () => {
     await expect(reader.close()).resolves.toBeUndefined();
   });
 });
+
+describe("@context-cleaner/core/langgraph subpath", () => {
+  test("exposes the LangGraph and Postgres readers", async () => {
+    const subpath = await import("@context-cleaner/core/langgraph");
+    expect(subpath.LangGraphCheckpointReader).toBe(LangGraphCheckpointReader);
+    expect(subpath.createPostgresCheckpointReader).toBe(createPostgresCheckpointReader);
+    expect(subpath.LANGGRAPH_READER_DEFAULTS).toEqual({ channel: "messages", checkpointNamespace: "" });
+  });
+});
