@@ -6,10 +6,10 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../../test/fixtures/heavy-thread";
 import { type DigestJobDependencies, runDigestJob } from "./digest-job";
 import { InvalidPayloadError } from "./digest-job-payload";
 import { DigestModelError } from "./errors";
+import { buildHeavyThread } from "./examples/heavy-thread";
 import { createExtractiveDigester } from "./extractive-digester";
 import { createInMemoryCheckpointReader, fixedClock } from "./in-memory-checkpoint-reader";
 import type { DigestModel, DigestRequest, Metric } from "./ports";

@@ -31,6 +31,9 @@ export function withFallback(
 
   return {
     id: `${primary.id}+fallback:${fallback.id}`,
+    ...(primary.estimateCostUsd
+      ? { estimateCostUsd: (request: DigestRequest) => primary.estimateCostUsd?.(request) ?? 0 }
+      : {}),
     async digest(request: DigestRequest, callOptions: { signal?: AbortSignal } = {}): Promise<DigestResult> {
       let result: DigestResult;
       try {

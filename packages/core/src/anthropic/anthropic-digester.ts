@@ -24,6 +24,9 @@ export const ANTHROPIC_DIGESTER_DEFAULTS = {
 } as const;
 
 /** The part of the SDK client the digester uses; a real `Anthropic` instance satisfies it. */
+/** Tokens of system prompt, tool schema and delimiters, counted into each cost estimate. */
+const ESTIMATE_OVERHEAD_TOKENS = 2_000;
+
 export type MessagesClient = Pick<Anthropic, "messages">;
 
 /** Options of {@link createAnthropicDigester}: an injected client, or what to build one from. */
@@ -146,6 +149,17 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
   }
   return {
     id: `anthropic:${model}`,
+    estimateCostUsd(request: DigestRequest): number {
+      // An upper bound: ~3 chars per token plus the prompt's overhead, and a full output budget.
+      const chars = request.pages.reduce((sum, page) => sum + page.content.length + page.reread.length, 0);
+      const inputTokens = Math.ceil(chars / 3) + ESTIMATE_OVERHEAD_TOKENS;
+      return costUsd(model, {
+        inputTokens,
+        outputTokens: maxTokens,
+        cacheReadInputTokens: 0,
+        cacheCreationInputTokens: 0,
+      });
+    },
     async digest(request: DigestRequest, callOptions: { signal?: AbortSignal } = {}): Promise<DigestResult> {
       let message: Message;
       try {

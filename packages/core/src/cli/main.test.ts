@@ -1,0 +1,94 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildHeavyThread } from "../examples/heavy-thread";
+import { main } from "./main";
+
+function capture(environment: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (text: string) => out.push(text), stderr: (text: string) => err.push(text), environment },
+    stdout: () => out.join(""),
+    stderr: () => err.join(""),
+  };
+}
+
+let directory: string;
+let threadPath: string;
+const fixture = buildHeavyThread({
+  name: "cli",
+  seed: 5,
+  titles: ["Ground Lease", "Credit Agreement"],
+  documentChars: 80_000,
+  pageChars: 16_000,
+});
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), "context-cleaner-cli-"));
+  threadPath = join(directory, "thread.json");
+  await writeFile(threadPath, JSON.stringify({ messages: fixture.messages }));
+});
+
+describe("context-cleaner clean", () => {
+  it("prints the assembled view and its report as JSON, keeping every tool result paired", async () => {
+    const run = capture();
+    expect(await main(["clean", threadPath, "--json"], run.io)).toBe(0);
+    const output = JSON.parse(run.stdout()) as {
+      messages: { role: string; toolCallId?: string; content: string }[];
+      report: {
+        rawChars: number;
+        assembledChars: number;
+        substitutions: number;
+        digest: { digestsWritten: number };
+      };
+    };
+    expect(output.report.assembledChars).toBeLessThan(output.report.rawChars);
+    expect(output.report.substitutions).toBe(output.report.digest.digestsWritten);
+    const ids = (messages: readonly { role: string; toolCallId?: string }[]) =>
+      messages.filter((message) => message.role === "tool").map((message) => message.toolCallId);
+    expect(ids(output.messages)).toEqual(ids(fixture.messages));
+    expect(
+      output.messages.some((message) => message.content.startsWith("[Condensed by context-cleaner")),
+    ).toBe(true);
+  });
+
+  it.each([
+    [["clean", "/nonexistent/thread.json"], /not found|no such|cannot/i],
+    [["clean"], /needs a thread file/],
+    [["frobnicate"], /unknown command/],
+    [["clean", "x.json", "--model", "gpt"], /--model must be/],
+    [["clean", "x.json", "--model", "anthropic"], /ANTHROPIC_API_KEY/],
+    [["clean", "--bogus"], /bogus/],
+  ])("exits 2 with one line naming the problem: %j", async (argv, pattern) => {
+    const run = capture();
+    expect(await main(argv, run.io)).toBe(2);
+    expect(run.stderr()).toMatch(pattern);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
+  it("exits 2 on invalid JSON, naming the position", async () => {
+    const path = join(directory, "broken.json");
+    await writeFile(path, '{ "messages": [ { "role": "user", } ] }');
+    const run = capture();
+    expect(await main(["clean", path], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/line 1/i);
+  });
+
+  it("exits 2 on a wrong field type, naming the message and field", async () => {
+    const path = join(directory, "wrong.json");
+    await writeFile(
+      path,
+      JSON.stringify({
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "tool", toolCallId: "c1", toolName: "x", content: 42 },
+        ],
+      }),
+    );
+    const run = capture();
+    expect(await main(["clean", path], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/messages\[1\]\.content/);
+  });
+});
