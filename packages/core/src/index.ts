@@ -20,6 +20,20 @@ export {
   ThreadFileError,
   writeThreadFile,
 } from "./checkpoints/json-thread-file";
+export type { CandidateCategory, Classification, DigestCandidate } from "./classify";
+export { CANDIDATE_CATEGORIES, classifyThread } from "./classify";
+export type { CleanedThread, CleanThreadOptions } from "./cli/clean-thread";
+export { CLEAN_THREAD_DEFAULTS, cleanThread } from "./cli/clean-thread";
+export type {
+  DigestJobDependencies,
+  DigestJobOptions,
+  DigestJobOutcome,
+  DigestJobStats,
+  SkipReason,
+} from "./digest-job";
+export { DIGEST_JOB_DEFAULTS, runDigestJob, SKIP_REASONS } from "./digest-job";
+export type { DigestJobPayload } from "./digest-job-payload";
+export { digestJobPayloadSchema, InvalidPayloadError, parseDigestJobPayload } from "./digest-job-payload";
 export type { DigestRenderInput, RenderedDigest } from "./digest-render";
 export { DIGEST_RENDER_DEFAULTS, renderDigest } from "./digest-render";
 export type { DigestFailureReason } from "./errors";
@@ -30,6 +44,9 @@ export {
   EXTRACTIVE_MODEL_ID,
   extractBullets,
 } from "./extractive-digester";
+export { createInMemoryCheckpointReader, fixedClock, systemClock } from "./in-memory-checkpoint-reader";
+export type { DigestStore, TurnLock } from "./job-ports";
+export { NO_TURN_LOCK } from "./job-ports";
 export type {
   Clock,
   DigestBullets,
