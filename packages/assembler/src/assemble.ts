@@ -2,7 +2,7 @@ import { COMPACTION_DEFAULTS, type CompactionOptions, compactHistory, messageCha
 import { InvalidOptionError } from "./errors";
 import { messageContentSha256 } from "./hash";
 import { inlineStubs } from "./inline-clean";
-import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
+import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
 import { isCleanerText } from "./stubs";
@@ -120,11 +120,13 @@ export function assembleModelView(
 
   let view: readonly Message[] = messages;
   let wallStart: number;
+  let pinned: ((index: number) => boolean) | undefined;
   if (disabled) {
     wallStart = recencyWallStart(messages, recencyKeepExchanges);
   } else {
     const protection = protectMessages(messages, policy, recencyKeepExchanges);
     wallStart = protection.wallStart;
+    pinned = (index) => protection.reasons[index] === KEEP_REASONS.referencedByWindow;
     const replaced = new Map<number, string>();
     const condensed = new Set<number>();
     const cleanable = (index: number) => protection.reasons[index] === undefined;
@@ -177,7 +179,9 @@ export function assembleModelView(
     }
   }
 
-  const compacted = compactHistory(view, wallStart, options);
+  // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
+  // rest of its source, so assembling the view again would clean what this pass kept.
+  const compacted = compactHistory(view, wallStart, options, pinned);
   report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
   report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
   options.onReport?.(report);

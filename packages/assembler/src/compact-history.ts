@@ -68,6 +68,11 @@ function droppableUnits(messages: readonly Message[], wallStart: number): Array<
   return units;
 }
 
+function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
+  for (let index = start; index < end; index++) if (pinned(index)) return true;
+  return false;
+}
+
 function snippet(message: Message, maxChars: number): string {
   const label =
     message.role === "tool"
@@ -101,11 +106,15 @@ function renderNote(dropped: readonly Message[], snippetChars: number, noteMaxCh
  * The history-compaction backstop: past `historyBudgetChars`, drops the oldest whole
  * exchanges before the recency wall and puts one note of short snippets in their place.
  * Never splits a tool-call exchange, never drops system messages or the wall.
+ *
+ * @param pinned Messages that must not be dropped (the assembler pins results the recency
+ * window references, keep-rule 6); an exchange holding one is kept whole.
  */
 export function compactHistory(
   messages: readonly Message[],
   wallStart: number,
   options: CompactionOptions = {},
+  pinned?: (index: number) => boolean,
 ): CompactionResult {
   const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
   const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
@@ -124,6 +133,7 @@ export function compactHistory(
     ) {
       break;
     }
+    if (pinned && isPinned(start, end, pinned)) continue;
     for (let index = start; index < end; index++) {
       drop.add(index);
       total -= sizes[index] as number;
@@ -133,7 +143,8 @@ export function compactHistory(
 
   const dropped = messages.filter((_, index) => drop.has(index));
   const note: UserMessage = { role: "user", content: renderNote(dropped, snippetChars, noteMaxChars) };
-  const firstDropped = (units[0] as [number, number])[0];
+  // Units are visited in order, so the first index added is the smallest.
+  const firstDropped = drop.values().next().value as number;
   const result: Message[] = [];
   messages.forEach((message, index) => {
     if (index === firstDropped) result.push(note);
