@@ -63,7 +63,11 @@ export function inlineStubs({
 
   messages.forEach((message, index) => {
     if (message.role !== "tool") return;
-    if (!isErrorResult(message)) lastSuccessByTool.set(message.toolName, index);
+    // Cleaner text (a digest or stub from an earlier assembly) hides whether the original
+    // failed, so it counts as no retry; the success it stood for already did its work.
+    if (!isErrorResult(message) && !isCleanerText(contentText(message.content))) {
+      lastSuccessByTool.set(message.toolName, index);
+    }
     const call = threadIndex.callFor(message);
     if (!call) return;
     const key = `${message.toolName}\u0000${argsKey(call)}`;
