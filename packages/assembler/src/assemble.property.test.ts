@@ -1,0 +1,378 @@
+import { isDeepStrictEqual } from "node:util";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
+import { compactHistory, messageChars } from "./compact-history";
+import { contentText } from "./content";
+import { canonicalJson, contentSha256 } from "./hash";
+import { isErrorResult } from "./inline-clean";
+import { recencyWallStart } from "./keep-rules";
+import { createToolPolicy } from "./policy";
+import { protectMessages } from "./protect";
+import { COMPACTION_NOTE_PREFIX, isCleanerText } from "./stubs";
+import {
+  digestMapArbitrary,
+  threadArbitrary,
+  threadWithDigestsArbitrary,
+} from "./test-support/thread-arbitrary";
+import type { DigestMap, Message, ToolMessage } from "./types";
+
+/**
+ * Runs per property: `PROPERTY_RUNS` when set; otherwise 200 locally and 1,000 in CI
+ * (`CI` set). CI never runs fewer than 1,000.
+ */
+const NUM_RUNS = (() => {
+  const fromEnvironment = Number(process.env.PROPERTY_RUNS);
+  const requested = Number.isInteger(fromEnvironment) && fromEnvironment > 0 ? fromEnvironment : undefined;
+  return process.env.CI ? Math.max(1_000, requested ?? 1_000) : (requested ?? 200);
+})();
+
+const policy = createToolPolicy();
+
+/** Options that sometimes squeeze the history budget so the backstop fires. */
+const optionsArbitrary: fc.Arbitrary<AssembleOptions> = fc.record({
+  recencyKeepExchanges: fc.oneof(fc.constant(3), fc.nat({ max: 4 })),
+  historyBudgetChars: fc.oneof(
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    { weight: 2, arbitrary: fc.integer({ min: 1, max: 6_000 }) },
+  ),
+  snippetChars: fc.oneof(fc.constant(undefined), fc.integer({ min: 20, max: 300 })),
+  noteMaxChars: fc.oneof(fc.constant(undefined), fc.integer({ min: 200, max: 2_000 })),
+  inline: fc.integer({ min: 0, max: 5 }).map((n) => n !== 0),
+});
+
+const caseArbitrary = fc.record({ thread: threadWithDigestsArbitrary, options: optionsArbitrary });
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key]);
+  }
+  return value;
+}
+
+function freezeCase(messages: Message[], digests: DigestMap): void {
+  deepFreeze(messages);
+  for (const entry of digests.values()) deepFreeze(entry);
+}
+
+function assemble(messages: readonly Message[], digests: DigestMap | null, options: AssembleOptions) {
+  return assembleModelView(messages, digests, { ...options, disabled: false, policy });
+}
+
+function isNote(message: Message): boolean {
+  return (
+    message.role === "user" &&
+    typeof message.content === "string" &&
+    message.content.startsWith(COMPACTION_NOTE_PREFIX)
+  );
+}
+
+/**
+ * Aligns the view with its input: for each view message, the input index it stands for,
+ * or -1 for the backstop's note. Untouched messages match by identity, replaced tool
+ * results by their tool call id.
+ */
+function align(input: readonly Message[], view: readonly Message[]): number[] {
+  const inputSet = new Set(input);
+  const aligned: number[] = [];
+  let cursor = 0;
+  for (const message of view) {
+    if (!inputSet.has(message) && isNote(message)) {
+      aligned.push(-1);
+      continue;
+    }
+    const matches = (candidate: Message | undefined) =>
+      candidate === message ||
+      (candidate?.role === "tool" &&
+        message.role === "tool" &&
+        !inputSet.has(message) &&
+        candidate.toolCallId === message.toolCallId &&
+        candidate.toolName === message.toolName);
+    while (cursor < input.length && !matches(input[cursor])) cursor++;
+    if (cursor === input.length)
+      throw new Error(`view message has no input counterpart: ${JSON.stringify(message)}`);
+    aligned.push(cursor++);
+  }
+  return aligned;
+}
+
+/** Every assistant tool call is followed by exactly one result per call, in order; no stray results. */
+function expectPairing(view: readonly Message[]): void {
+  let index = 0;
+  while (index < view.length) {
+    const message = view[index] as Message;
+    expect(message.role, `stray tool result at ${index}`).not.toBe("tool");
+    index++;
+    if (message.role !== "assistant" || !message.toolCalls) continue;
+    for (const call of message.toolCalls) {
+      const result = view[index];
+      expect(result?.role, `result of ${call.id} at ${index}`).toBe("tool");
+      expect((result as ToolMessage).toolCallId).toBe(call.id);
+      expect((result as ToolMessage).toolName).toBe(call.name);
+      index++;
+    }
+  }
+}
+
+/** Input index ranges of whole exchanges: an assistant message and its results. */
+function exchanges(messages: readonly Message[]): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  messages.forEach((message, index) => {
+    if (message.role === "assistant") ranges.push([index, index + 1 + (message.toolCalls?.length ?? 0)]);
+  });
+  return ranges;
+}
+
+function withoutContent(message: Message): Record<string, unknown> {
+  const { content: _content, ...rest } = message;
+  return rest;
+}
+
+function expectSameView(first: readonly Message[], second: readonly Message[]): void {
+  expect(second.length).toBe(first.length);
+  second.forEach((message, index) => {
+    expect(message).toBe(first[index]);
+  });
+}
+
+describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
+  it("1. never throws on well-formed input", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        assemble(thread.messages, thread.digests, options);
+        assemble(thread.messages, null, options);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("2. never mutates its input (deep-frozen, compared with a clone taken before)", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const before = structuredClone({ messages: thread.messages, digests: thread.digests });
+        freezeCase(thread.messages, thread.digests);
+        assemble(thread.messages, thread.digests, options);
+        assembleModelView(thread.messages, thread.digests, { ...options, disabled: true });
+        expect({ messages: thread.messages, digests: thread.digests }).toEqual(before);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("3. pairing: every kept tool call keeps exactly one result, in order; compaction drops whole exchanges", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages } = thread;
+        const { messages: view, report } = assemble(messages, thread.digests, options);
+        expectPairing(view);
+
+        const aligned = align(messages, view);
+        const kept = new Set(aligned.filter((index) => index >= 0));
+        const dropped = messages.map((_, index) => index).filter((index) => !kept.has(index));
+        for (const [start, end] of exchanges(messages)) {
+          const droppedHere = dropped.filter((index) => index >= start && index < end).length;
+          expect([0, end - start], `exchange ${start}..${end} split`).toContain(droppedHere);
+        }
+        const wallStart = recencyWallStart(messages, options.recencyKeepExchanges);
+        for (const index of dropped) {
+          expect(messages[index]?.role).not.toBe("system");
+          expect(index).toBeLessThan(wallStart);
+        }
+        const notes = aligned.filter((index) => index === -1).length;
+        expect(notes).toBe(dropped.length > 0 ? 1 : 0);
+        expect(report.compaction).toEqual({ fired: dropped.length > 0, droppedMessages: dropped.length });
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("4. kill switch ≡ the history backstop alone (deep equal, same JSON bytes)", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages } = thread;
+        const disabled = assembleModelView(messages, thread.digests, { ...options, disabled: true, policy });
+        const backstop = compactHistory(
+          messages,
+          recencyWallStart(messages, options.recencyKeepExchanges),
+          options,
+        ).messages;
+        expect(disabled.messages).toEqual(backstop);
+        expect(JSON.stringify(disabled.messages)).toBe(JSON.stringify(backstop));
+        disabled.messages.forEach((message, index) => {
+          if (!isNote(message)) expect(message).toBe(backstop[index]);
+        });
+        expect(disabled.report.substitutions + disabled.report.stubs.duplicate).toBe(0);
+        expect(disabled.report.stubs.errorRetry).toBe(0);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("5. substitution only on hash match, never of a protected message; stubs only where due", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages, digests } = thread;
+        const { messages: view } = assemble(messages, digests, options);
+        const protection = protectMessages(messages, policy, options.recencyKeepExchanges ?? 3);
+        const aligned = align(messages, view);
+        view.forEach((message, viewIndex) => {
+          const index = aligned[viewIndex] as number;
+          if (index < 0) return;
+          const original = messages[index] as Message;
+          const row = original.role === "tool" ? digests.get(original.toolCallId) : undefined;
+          if (message === original) {
+            // Liveness: a cleanable result with a matching row does not stay raw.
+            if (
+              original.role === "tool" &&
+              row &&
+              protection.reasons[index] === undefined &&
+              !isCleanerText(contentText(original.content))
+            ) {
+              expect(row.contentSha256, `raw ${original.toolCallId} despite a matching row`).not.toBe(
+                contentSha256(original.content),
+              );
+            }
+            return;
+          }
+          expect(original.role).toBe("tool");
+          expect(protection.reasons[index], `protected message ${index} was replaced`).toBeUndefined();
+          expect(withoutContent(message)).toEqual(withoutContent(original));
+          const text = message.content as string;
+          if (text.startsWith("[Duplicate result")) {
+            const source = original as ToolMessage;
+            const call = (messages as Message[])
+              .flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))
+              .find((c) => c.id === source.toolCallId);
+            const later = messages.slice(index + 1).find((candidate) => {
+              if (candidate.role !== "tool" || candidate.toolName !== source.toolName) return false;
+              if (!text.includes(`tool call ${candidate.toolCallId} `)) return false;
+              const laterCall = messages
+                .flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))
+                .find((c) => c.id === candidate.toolCallId);
+              return (
+                canonicalJson(laterCall?.args) === canonicalJson(call?.args) &&
+                contentSha256(candidate.content) === contentSha256(source.content)
+              );
+            });
+            expect(
+              later,
+              `duplicate stub of ${source.toolCallId} names no later identical result`,
+            ).toBeDefined();
+          } else if (text.startsWith("[Transient error")) {
+            const source = original as ToolMessage;
+            expect(isErrorResult(source)).toBe(true);
+            const retried = messages
+              .slice(index + 1)
+              .some((m) => m.role === "tool" && m.toolName === source.toolName && !isErrorResult(m));
+            expect(retried, `error stub of ${source.toolCallId} without a later success`).toBe(true);
+          } else {
+            expect(row, `replaced ${(original as ToolMessage).toolCallId} without a row`).toBeDefined();
+            expect(text).toBe(row?.digest);
+            expect(row?.contentSha256).toBe(contentSha256(original.content));
+          }
+        });
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("6. idempotence: assembling the assembled view changes nothing more", () => {
+    const check = (messages: Message[], digests: DigestMap, options: AssembleOptions) => {
+      const first = assemble(messages, digests, options);
+      const second = assemble(first.messages, digests, options);
+      expectSameView(first.messages, second.messages);
+      expect(second.messages).toEqual(first.messages);
+      expect(second.report.substitutions).toBe(0);
+      expect(second.report.stubs).toEqual({ duplicate: 0, errorRetry: 0 });
+      expect(second.report.compaction.fired).toBe(false);
+      expect(second.report.stale).toBeLessThanOrEqual(first.report.stale);
+      return { first, second };
+    };
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        check(thread.messages, thread.digests, options);
+        // With only correct rows, a second pass finds nothing stale either.
+        const correct = new Map(
+          [...thread.digests].filter(([id, entry]) =>
+            thread.messages.some(
+              (m) =>
+                m.role === "tool" && m.toolCallId === id && contentSha256(m.content) === entry.contentSha256,
+            ),
+          ),
+        );
+        const { first, second } = check(thread.messages, correct, options);
+        expect(first.report.stale).toBe(0);
+        expect(second.report.stale).toBe(0);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("7. untouched messages keep their object identity", () => {
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages } = thread;
+        const { messages: view } = assemble(messages, thread.digests, options);
+        const aligned = align(messages, view);
+        view.forEach((message, viewIndex) => {
+          const index = aligned[viewIndex] as number;
+          if (index < 0 || message === messages[index]) return;
+          // A new object only where the content really changed.
+          expect(isDeepStrictEqual(message.content, messages[index]?.content)).toBe(false);
+        });
+        const untouched = assemble(messages, null, { ...options, inline: false });
+        if (!untouched.report.compaction.fired) {
+          untouched.messages.forEach((message, index) => {
+            expect(message).toBe(messages[index]);
+          });
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("8. the report's assembledChars equals the chars of the returned messages", () => {
+    const total = (view: readonly Message[]) => view.reduce((sum, message) => sum + messageChars(message), 0);
+    const expectReport = (report: AssemblyReport, view: readonly Message[], input: readonly Message[]) => {
+      expect(report.assembledChars).toBe(total(view));
+      expect(report.rawChars).toBe(total(input));
+      expect(report.messages).toBe(input.length);
+    };
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages } = thread;
+        const enabled = assemble(messages, thread.digests, options);
+        expectReport(enabled.report, enabled.messages, messages);
+        const disabled = assembleModelView(messages, thread.digests, { ...options, disabled: true });
+        expectReport(disabled.report, disabled.messages, messages);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("the generators exercise what the properties are about", () => {
+    const seen = { substitutions: 0, stale: 0, duplicate: 0, errorRetry: 0, compaction: 0, emptyIds: 0 };
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { report } = assemble(thread.messages, thread.digests, options);
+        seen.substitutions += report.substitutions;
+        seen.stale += report.stale;
+        seen.duplicate += report.stubs.duplicate;
+        seen.errorRetry += report.stubs.errorRetry;
+        seen.compaction += report.compaction.fired ? 1 : 0;
+        seen.emptyIds += thread.messages.filter((m) => m.role === "tool" && m.toolCallId === "").length;
+      }),
+      { numRuns: 200, seed: 42 },
+    );
+    for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(0);
+    // digestMapArbitrary is usable on its own as well.
+    fc.assert(
+      fc.property(
+        threadArbitrary.chain((messages) => digestMapArbitrary(messages)),
+        (map) => map instanceof Map,
+      ),
+      { numRuns: 20 },
+    );
+  });
+});
