@@ -1,0 +1,153 @@
+import { contentSha256, createToolPolicy, type Message, protectMessages } from "@context-cleaner/assembler";
+import { describe, expect, it } from "vitest";
+import { CANDIDATE_CATEGORIES, classifyThread } from "./classify";
+import { filler, goldenThreads, threadBuilder } from "./test-support/golden-threads";
+
+const golden = goldenThreads();
+const byName = (name: string) => {
+  const thread = golden.find((entry) => entry.name === name);
+  if (!thread) throw new Error(`no golden thread ${name}`);
+  return thread;
+};
+
+describe("classifyThread over golden threads", () => {
+  it.each(golden.map((thread) => [thread.name, thread] as const))(
+    "%s: exactly the expected candidates and counts",
+    (_name, thread) => {
+      const policy = createToolPolicy(thread.policy);
+      const result = classifyThread(thread.messages, policy, {
+        recencyKeepExchanges: thread.recencyKeepExchanges,
+      });
+      expect(
+        result.candidates.map((candidate) => ({
+          toolCallId: candidate.message.toolCallId,
+          category: candidate.category,
+          ...(candidate.source !== undefined ? { source: candidate.source } : {}),
+          ...(candidate.supersededBy !== undefined ? { supersededBy: candidate.supersededBy } : {}),
+        })),
+      ).toEqual(thread.candidates);
+      expect({
+        protectedResults: result.protectedResults,
+        timeVarying: result.timeVarying,
+        inline: result.inline,
+      }).toEqual({
+        protectedResults: thread.protectedResults,
+        timeVarying: thread.timeVarying,
+        inline: thread.inline,
+      });
+      const candidateIds = new Set(result.candidates.map((candidate) => candidate.message.toolCallId));
+      for (const id of Object.keys(thread.neverCandidates)) expect(candidateIds.has(id)).toBe(false);
+    },
+  );
+
+  it.each(golden.map((thread) => [thread.name, thread] as const))(
+    "%s: every candidate is a cleanable tool result with its call, hash and size",
+    (_name, thread) => {
+      const policy = createToolPolicy(thread.policy);
+      const result = classifyThread(thread.messages, policy, {
+        recencyKeepExchanges: thread.recencyKeepExchanges,
+      });
+      const protection = protectMessages(thread.messages, policy, thread.recencyKeepExchanges);
+      for (const candidate of result.candidates) {
+        expect(thread.messages[candidate.index]).toBe(candidate.message);
+        expect(protection.reasons[candidate.index]).toBeUndefined();
+        expect(candidate.call.id).toBe(candidate.message.toolCallId);
+        expect(candidate.rule.name).toBe(candidate.message.toolName);
+        expect(candidate.contentSha256).toBe(contentSha256(candidate.message.content));
+        expect(candidate.originalChars).toBe((candidate.message.content as string).length);
+      }
+    },
+  );
+
+  it("names the keep-rule protecting each kept result of the keep-rules thread", () => {
+    const thread = byName("keep-rules");
+    const policy = createToolPolicy(thread.policy);
+    const protection = protectMessages(thread.messages, policy, thread.recencyKeepExchanges);
+    const reasonOf = (id: string) =>
+      thread.messages.flatMap((message, index) =>
+        message.role === "tool" && message.toolCallId === id ? [protection.reasons[index]] : [],
+      );
+    expect(reasonOf("")).toEqual(["empty-tool-call-id", "empty-tool-call-id", "empty-tool-call-id"]);
+    expect(reasonOf("k_ask")).toEqual(["interrupt"]);
+    expect(reasonOf("k_mail")).toEqual(["interrupt"]);
+    expect(reasonOf("k_l0")).toEqual(["ledger-first-page"]);
+    expect(reasonOf("k_l1")).toEqual([undefined]);
+    for (const id of ["k_r0", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref"])
+      expect(reasonOf(id)).toEqual(["referenced-by-window"]);
+    expect(reasonOf("k_mem")).toEqual(["policy-keep"]);
+    expect(reasonOf("k_skill")).toEqual(["policy-keep"]);
+    expect(reasonOf("k_wall")).toEqual(["recency-wall"]);
+  });
+
+  it("honors recencyKeepExchanges: with 0 the exchanges before the latest user message are fair game", () => {
+    const thread = byName("recency wall (3 exchanges)");
+    const result = classifyThread(thread.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual([
+      "w_a",
+      "w_b",
+      "w_c",
+      "w_d",
+    ]);
+    expect(result.protectedResults).toBe(1);
+  });
+
+  it("a referenced document's pages become candidates once the window no longer names it", () => {
+    const thread = byName("keep-rules");
+    const policy = createToolPolicy(thread.policy);
+    const cut = thread.messages.findLastIndex((message) => message.role === "user");
+    const withoutWindow: Message[] = [...thread.messages.slice(0, cut), { role: "user", content: "Next." }];
+    const ids = classifyThread(withoutWindow, policy, { recencyKeepExchanges: 0 }).candidates.map(
+      (candidate) => candidate.message.toolCallId,
+    );
+    expect(ids).toEqual(["k_l1", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref"]);
+  });
+
+  it("a huge result of a time-varying tool stays raw even when it is the only tool output", () => {
+    const t = threadBuilder();
+    t.user("Pull the rent roll.");
+    t.call("db_1", "query_database", { sql: "select 1" }, filler("DB", 500_000));
+    t.call("db_2", "query_database", { sql: "select 2" }, filler("DB2", 500_000));
+    t.assistant("Pulled.");
+    t.user("Summarise.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates).toEqual([]);
+    expect(result.timeVarying).toBe(2);
+  });
+
+  it("a later search that is itself protected still supersedes an earlier one", () => {
+    const t = threadBuilder();
+    t.user("Search.");
+    t.call("s_1", "search_documents", { query: "lease" }, 'id: "doc_a"\nid: "doc_b"');
+    t.user("Search again.");
+    t.call("s_2", "search_documents", { query: "lease amendment" }, 'id: "doc_c"');
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates).toHaveLength(1);
+    expect(result.candidates[0]).toMatchObject({
+      category: CANDIDATE_CATEGORIES.supersededSearch,
+      supersededBy: "s_2",
+    });
+    expect(result.candidates[0]?.message.toolCallId).toBe("s_1");
+  });
+
+  it("a search answered with an empty tool call id supersedes nothing and is kept", () => {
+    const t = threadBuilder();
+    t.user("Search.");
+    t.call("s_1", "search_documents", { query: "lease" }, 'id: "doc_a"');
+    t.call("", "search_documents", { query: "lease again" }, 'id: "doc_b"');
+    t.assistant("Searched.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates).toEqual([]);
+    expect(result.protectedResults).toBe(1);
+  });
+
+  it("never mutates its input", () => {
+    for (const thread of golden) {
+      const before = JSON.stringify(thread.messages);
+      classifyThread(thread.messages, createToolPolicy(thread.policy), {
+        recencyKeepExchanges: thread.recencyKeepExchanges,
+      });
+      expect(JSON.stringify(thread.messages)).toBe(before);
+    }
+  });
+});
