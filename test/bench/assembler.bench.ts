@@ -1,0 +1,304 @@
+/**
+ * Assembler benchmark (issue 2 §4): `assembleModelView` on deterministic synthetic threads
+ * of 1 M and 5 M raw chars, side by side in one run. Not a test: nothing here asserts a
+ * time. Reports, per thread:
+ *   - median ms per first call (fresh message objects each sample, so the hash cache is cold);
+ *   - that median over one sha256 pass (node:crypto) over the same bytes (target ≤ 3×);
+ *   - a repeated call on the same message objects over the first call (target ≤ 0.2×);
+ *   - heap growth during one first call (after a GC) and the process's peak RSS;
+ *   - assembled chars over raw chars.
+ *
+ *   npm run bench:assembler      (node --expose-gc gives cleaner memory figures)
+ */
+import { createHash } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import {
+  assembleModelView,
+  contentSha256,
+  DIGEST_HEADER,
+  type DigestEntry,
+  type DigestMap,
+  type Message,
+  messageChars,
+  type ToolCall,
+  type ToolMessage,
+} from "@context-cleaner/assembler";
+
+/** A small seeded PRNG (mulberry32): the same threads, byte for byte, on every machine. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = (
+  "the tenant landlord shall pay base rent premises lease term assignment consent not unreasonably " +
+  "withheld affiliate transferee notice default cure period indemnify hold harmless insurance casualty " +
+  "condemnation estoppel subordination mortgagee guarantor escalator operating expenses taxes " +
+  "maintenance repair alterations surrender holdover brokers quiet enjoyment force majeure waiver"
+).split(" ");
+const FIGURES = [
+  "$1,250,000",
+  "2.5%",
+  "§8.2",
+  "Section 14.3",
+  "July 21, 2020",
+  '"Qualified Transferee"',
+  "$48.50",
+];
+const PAGE_CHARS = [2_000, 3_000, 4_000, 6_000, 8_000];
+
+interface ThreadPlan {
+  name: string;
+  targetChars: number;
+  seed: number;
+}
+
+/** Varied page text: sentences of legal vocabulary with figures, numbered clauses. */
+function pageText(random: () => number, documentId: string, page: number, chars: number): string {
+  const parts = [`${documentId} — page ${page + 1}. `];
+  let length = parts[0]?.length ?? 0;
+  let clause = 1;
+  while (length < chars) {
+    const words: string[] = [`${page + 1}.${clause++}`];
+    const count = 8 + Math.floor(random() * 20);
+    for (let index = 0; index < count; index++) {
+      words.push(
+        random() < 0.08
+          ? (FIGURES[Math.floor(random() * FIGURES.length)] as string)
+          : (WORDS[Math.floor(random() * WORDS.length)] as string),
+      );
+    }
+    const sentence = `${words.join(" ")}.${random() < 0.2 ? "\n\n" : " "}`;
+    parts.push(sentence);
+    length += sentence.length;
+  }
+  return parts.join("").slice(0, chars);
+}
+
+/**
+ * A heavy thread: user turns, each followed by assistant steps reading documents page by
+ * page (varied page sizes), re-reading earlier pages (exact duplicates), searching, and
+ * failing then retrying. Returns the messages and the read results eligible for digests.
+ */
+function buildThread(plan: ThreadPlan): { messages: Message[]; reads: ToolMessage[] } {
+  const random = seededRandom(plan.seed);
+  const messages: Message[] = [{ role: "system", content: "You are a careful legal assistant." }];
+  const reads: ToolMessage[] = [];
+  const pages = new Map<string, string>();
+  const readCalls: ToolCall[] = [];
+  let chars = 0;
+  let nextId = 0;
+  let documentCount = 0;
+  let document = { id: "doc_0", page: 0, pageChars: 4_000 };
+
+  const push = (message: Message) => {
+    messages.push(message);
+    chars += messageChars(message);
+  };
+  const exchange = (call: ToolCall, content: string, status?: "error") => {
+    push({ role: "assistant", content: "", toolCalls: [call] });
+    const result: ToolMessage = {
+      role: "tool",
+      toolCallId: call.id,
+      toolName: call.name,
+      content,
+      ...(status ? { status } : {}),
+    };
+    push(result);
+    return result;
+  };
+  const pageFor = (documentId: string, page: number, pageChars: number) => {
+    const key = `${documentId}#${page}`;
+    let text = pages.get(key);
+    if (text === undefined) {
+      text = pageText(random, documentId, page, pageChars);
+      pages.set(key, text);
+    }
+    return text;
+  };
+
+  while (chars < plan.targetChars) {
+    push({
+      role: "user",
+      content: `Turn ${messages.length}: continue the review and list the figures that matter.`,
+    });
+    const steps = 3 + Math.floor(random() * 6);
+    for (let step = 0; step < steps && chars < plan.targetChars; step++) {
+      const roll = random();
+      const id = `call_${nextId++}`;
+      if (roll < 0.1 && readCalls.length > 0) {
+        // Exact duplicate: an earlier read again (same args, same content).
+        const earlier = readCalls[Math.floor(random() * readCalls.length)] as ToolCall;
+        const call = { ...earlier, id };
+        const content = pageFor(String(earlier.args.file_id), Number(earlier.args.offset) / 100_000, 0);
+        reads.push(exchange(call, content));
+      } else if (roll < 0.2) {
+        const query = `${WORDS[Math.floor(random() * WORDS.length)]} clause`;
+        const hits = Array.from(
+          { length: 8 },
+          (_, hit) =>
+            `id: doc_${Math.floor(random() * 50)} — ${query} match ${hit}: ${pageText(random, "hit", hit, 80)}`,
+        );
+        exchange({ id, name: "search", args: { query } }, hits.join("\n"));
+      } else if (roll < 0.25) {
+        const call = { id, name: "read_document", args: { file_id: document.id, offset: 99_999_999 } };
+        exchange(call, "Error: upstream timeout after 30s\n  at fetchDocument (reader.js:88)", "error");
+      } else {
+        if (document.page >= 3 + Math.floor(random() * 8)) {
+          documentCount++;
+          document = {
+            id: `doc_${documentCount}`,
+            page: 0,
+            pageChars: PAGE_CHARS[Math.floor(random() * PAGE_CHARS.length)] as number,
+          };
+        }
+        const call = {
+          id,
+          name: "read_document",
+          args: { file_id: document.id, offset: document.page * 100_000 },
+        };
+        readCalls.push(call);
+        reads.push(exchange(call, pageFor(document.id, document.page, document.pageChars)));
+        document.page++;
+      }
+    }
+    push({ role: "assistant", content: "Here is what I found so far; the key figures are noted above." });
+  }
+  return { messages, reads };
+}
+
+/** Digest rows with correct hashes for about half of the read pages (offset > 0). */
+function buildDigests(reads: readonly ToolMessage[], seed: number): DigestMap {
+  const random = seededRandom(seed);
+  const digests = new Map<string, DigestEntry>();
+  for (const read of reads) {
+    if (random() >= 0.5 || (read.content as string).includes("page 1.")) continue;
+    const digest = [
+      DIGEST_HEADER,
+      "tool: read_document",
+      `source: ${read.toolCallId}`,
+      "digest:",
+      "  - rent $1,250,000/yr with a 2.5% escalator; assignment needs consent (§8.2)",
+      `figures verbatim: ${FIGURES.join("; ")}`,
+    ].join("\n");
+    digests.set(read.toolCallId, {
+      digest,
+      contentSha256: contentSha256(read.content),
+      digestChars: digest.length,
+    });
+  }
+  return digests;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function sha256Pass(messages: readonly Message[]): number {
+  const started = performance.now();
+  const hash = createHash("sha256");
+  for (const message of messages) {
+    hash.update(
+      typeof message.content === "string" ? message.content : JSON.stringify(message.content),
+      "utf8",
+    );
+  }
+  hash.digest("hex");
+  return performance.now() - started;
+}
+
+interface Row {
+  name: string;
+  messages: number;
+  rawChars: number;
+  digestRows: number;
+  firstMs: number;
+  sha256Ms: number;
+  repeatMs: number;
+  heapDeltaMb: number;
+  assembledChars: number;
+  substitutions: number;
+  duplicates: number;
+  errorRetries: number;
+  compaction: boolean;
+}
+
+function measure(plan: ThreadPlan, samples: number): Row {
+  const { messages, reads } = buildThread(plan);
+  const digests = buildDigests(reads, plan.seed + 1);
+  const options = { disabled: false };
+
+  // Warm up the code paths (JIT) on copies that are then dropped.
+  for (let warm = 0; warm < 3; warm++) assembleModelView(structuredClone(messages), digests, options);
+
+  const first: number[] = [];
+  const repeat: number[] = [];
+  const sha: number[] = [];
+  let heapDelta = 0;
+  let report = assembleModelView(messages, digests, options).report;
+  for (let sample = 0; sample < samples; sample++) {
+    const fresh = structuredClone(messages);
+    sha.push(sha256Pass(fresh));
+    gc?.();
+    const heapBefore = process.memoryUsage().heapUsed;
+    let started = performance.now();
+    report = assembleModelView(fresh, digests, options).report;
+    first.push(performance.now() - started);
+    heapDelta = Math.max(heapDelta, process.memoryUsage().heapUsed - heapBefore);
+    started = performance.now();
+    assembleModelView(fresh, digests, options);
+    repeat.push(performance.now() - started);
+  }
+  return {
+    name: plan.name,
+    messages: messages.length,
+    rawChars: report.rawChars,
+    digestRows: digests.size,
+    firstMs: median(first),
+    sha256Ms: median(sha),
+    repeatMs: median(repeat),
+    heapDeltaMb: heapDelta / 2 ** 20,
+    assembledChars: report.assembledChars,
+    substitutions: report.substitutions,
+    duplicates: report.stubs.duplicate,
+    errorRetries: report.stubs.errorRetry,
+    compaction: report.compaction.fired,
+  };
+}
+
+const plans: Array<[ThreadPlan, number]> = [
+  [{ name: "1 M chars", targetChars: 1_000_000, seed: 7 }, 41],
+  [{ name: "5 M chars", targetChars: 5_000_000, seed: 11 }, 15],
+];
+
+const rows = plans.map(([plan, samples]) => measure(plan, samples));
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+const lines = [
+  "| thread | messages | raw chars | digest rows | first call (median ms) | sha256 pass (ms) | first / sha256 (≤ 3×) | repeat call (ms) | repeat / first (≤ 0.2×) | heap Δ first call (MB) | assembled / raw | subst. / dup / err stubs | compaction |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+  ...rows.map(
+    (row) =>
+      `| ${row.name} | ${row.messages.toLocaleString("en-US")} | ${row.rawChars.toLocaleString("en-US")} | ${row.digestRows} | ${fixed(row.firstMs)} | ${fixed(row.sha256Ms)} | ${fixed(row.firstMs / row.sha256Ms)}× | ${fixed(row.repeatMs)} | ${fixed(row.repeatMs / row.firstMs)}× | ${fixed(row.heapDeltaMb, 1)} | ${fixed((100 * row.assembledChars) / row.rawChars, 1)} % | ${row.substitutions} / ${row.duplicates} / ${row.errorRetries} | ${row.compaction ? "fired" : "no"} |`,
+  ),
+];
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+console.log(
+  `\nassembleModelView benchmark — node ${process.version}, ${gc ? "with" : "without"} --expose-gc\n`,
+);
+console.log(lines.join("\n"));
+console.log(
+  `\nPeak RSS of the whole run (threads, clones and all): ${fixed(peakRssMb, 0)} MB. ` +
+    "First call: fresh message objects (cold hash cache). Repeat: same objects again.",
+);
