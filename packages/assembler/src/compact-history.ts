@@ -28,12 +28,24 @@ export interface CompactionResult {
   droppedMessages: number;
 }
 
-/** Chars a message puts in the prompt: its content plus its tool-call args. */
+const charsByMessage = new WeakMap<object, { content: unknown; toolCalls: unknown; chars: number }>();
+
+/**
+ * Chars a message puts in the prompt: its content plus its tool-call args. Cached per
+ * message object (like the hash), so a turn's repeated assemblies don't re-serialize args.
+ */
 export function messageChars(message: Message): number {
-  let chars = contentChars(message.content);
-  if (message.role === "assistant" && message.toolCalls) {
-    for (const call of message.toolCalls) chars += call.name.length + canonicalJson(call.args).length;
+  const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
+  if (typeof message.content === "string" && !toolCalls) return message.content.length;
+  const cached = charsByMessage.get(message);
+  if (cached !== undefined && cached.content === message.content && cached.toolCalls === toolCalls) {
+    return cached.chars;
   }
+  let chars = contentChars(message.content);
+  if (toolCalls) {
+    for (const call of toolCalls) chars += call.name.length + canonicalJson(call.args).length;
+  }
+  charsByMessage.set(message, { content: message.content, toolCalls, chars });
   return chars;
 }
 
@@ -80,8 +92,15 @@ function snippet(message: Message, maxChars: number): string {
       : message.role === "assistant" && message.toolCalls?.length
         ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
         : message.role;
-  const text = contentText(message.content).replace(/\s+/g, " ").trim();
-  const line = `- ${label}: ${text}`;
+  // Collapse whitespace over a growing prefix only: once the line overflows, the rest of
+  // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
+  const full = contentText(message.content);
+  let line = "";
+  for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
+    const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
+    line = `- ${label}: ${text}`;
+    if (line.length > maxChars || prefixChars >= full.length) break;
+  }
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
