@@ -12,6 +12,10 @@ export const ERROR_GIST_MAX_CHARS = 200;
 
 /** Whether text is something the cleaner wrote (a digest, a stub or the compaction note). */
 export function isCleanerText(text: string): boolean {
+  if (text.startsWith("[")) {
+    const firstLine = text.slice(0, 200).split("\n", 1)[0] ?? "";
+    if (firstLine.includes("context-cleaner")) return true;
+  }
   return (
     text.startsWith(DIGEST_HEADER) ||
     text.startsWith(DUPLICATE_PREFIX) ||
