@@ -377,9 +377,11 @@ export async function runDigestJob(
 
   stats.charsSaved = rows.reduce((sum, row) => sum + row.originalChars - row.digest.length, 0);
   if (stats.charsSaved < options.minCharsPerPass) {
-    await record("skipped", SKIP_REASONS.belowMinChars, stopReason === undefined && stats.failedCalls === 0);
+    // A pass the budget stopped says so (the sweep re-enqueues `budget` skips), not "below min chars".
+    const reason = stopReason === "budget" ? SKIP_REASONS.budget : SKIP_REASONS.belowMinChars;
+    await record("skipped", reason, stopReason === undefined && stats.failedCalls === 0);
     stats.charsSaved = 0;
-    return skip(SKIP_REASONS.belowMinChars);
+    return skip(reason);
   }
   stats.digestsWritten = await store.upsertDigests(job.orgId, rows);
   const reason = stopReason ?? (stats.failedCalls > 0 ? "digest_failed" : undefined);
