@@ -222,6 +222,14 @@ describe("assembleModelView kill switch", () => {
     },
   );
 
+  it("reverts to the backstop even when the tool policy is broken", () => {
+    const thread = realisticThread();
+    const broken = { tools: { reader: { kind: "document-read" as const } } };
+    expect(() => assembleModelView(thread, null, { policy: broken })).toThrow(/provenanceArgs/);
+    const off = assembleModelView(thread, null, { policy: broken, disabled: true });
+    expect(JSON.stringify(off.messages)).toBe(JSON.stringify(backstopAlone(thread)));
+  });
+
   it('CONTEXT_CLEANER_DISABLED="1" turns it on at call time', () => {
     const thread = realisticThread();
     process.env.CONTEXT_CLEANER_DISABLED = "1";

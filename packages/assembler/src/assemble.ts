@@ -100,7 +100,6 @@ export function assembleModelView(
   options: AssembleOptions = {},
 ): AssembledView {
   validateThread(messages);
-  const policy = resolveToolPolicy(options.policy);
   const disabled = options.disabled ?? killSwitchFromEnvironment();
   const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
   checkOptions(recencyKeepExchanges, options);
@@ -124,6 +123,8 @@ export function assembleModelView(
   if (disabled) {
     wallStart = recencyWallStart(messages, recencyKeepExchanges);
   } else {
+    // Resolved only here: the kill switch must work even with a broken policy.
+    const policy = resolveToolPolicy(options.policy);
     const protection = protectMessages(messages, policy, recencyKeepExchanges);
     wallStart = protection.wallStart;
     pinned = (index) => protection.reasons[index] === KEEP_REASONS.referencedByWindow;

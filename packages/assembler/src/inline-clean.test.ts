@@ -61,6 +61,14 @@ describe("isErrorResult", () => {
 });
 
 describe("cat. 2 duplicates", () => {
+  it("leaves a duplicate raw when the stub would be longer than the result", () => {
+    const messages = [
+      ...toolExchange("s1", "lookup", { key: "a" }, "ok"),
+      ...toolExchange("s2", "lookup", { key: "a" }, "ok"),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+
   it("stubs every earlier identical read, pointing to the latest call id; the latest stays raw", () => {
     const messages = [
       userMessage("read it"),
@@ -205,7 +213,7 @@ describe("cat. 4 error/retry", () => {
     expect(stubsOf(messages)).toEqual([]);
   });
 
-  it("gives an error that is also an earlier duplicate the duplicate stub, the latest error the error stub", () => {
+  it("gives an error that is also an earlier duplicate the error stub, not a duplicate stub", () => {
     const messages = [
       ...toolExchange("e1", "search", { q: "a" }, "Error: timeout", "error"),
       ...toolExchange("e2", "search", { q: "a" }, "Error: timeout", "error"),
@@ -213,7 +221,7 @@ describe("cat. 4 error/retry", () => {
     ];
     const stubs = stubsOf(messages);
     expect(stubs.map((stub) => [stub.index, stub.category])).toEqual([
-      [resultIndex(messages, "e1"), "duplicate"],
+      [resultIndex(messages, "e1"), "error-retry"],
       [resultIndex(messages, "e2"), "error-retry"],
     ]);
   });

@@ -1,4 +1,4 @@
-import { contentText } from "./content";
+import { contentChars, contentText } from "./content";
 import { canonicalJson, messageContentSha256 } from "./hash";
 import type { ToolPolicy } from "./policy";
 import { isCleanerText, renderDuplicateStub, renderErrorRetryStub, renderToolCall } from "./stubs";
@@ -65,11 +65,14 @@ export function inlineStubs({
     if (message.role !== "tool") return;
     // Cleaner text (a digest or stub from an earlier assembly) hides whether the original
     // failed, so it counts as no retry; the success it stood for already did its work.
-    if (!isErrorResult(message) && !isCleanerText(contentText(message.content))) {
+    const failed = isErrorResult(message);
+    if (!failed && !isCleanerText(contentText(message.content))) {
       lastSuccessByTool.set(message.toolName, index);
     }
+    // Failed results are left to the error/retry collapse: a duplicate stub would promise
+    // that the later copy stays in full while that copy is itself collapsed.
     const call = threadIndex.callFor(message);
-    if (!call) return;
+    if (!call || failed) return;
     const key = `${message.toolName}\u0000${argsKey(call)}`;
     const group = byCallKey.get(key);
     if (group) group.push(index);
@@ -90,11 +93,9 @@ export function inlineStubs({
       const reread = condensed.has(latest)
         ? renderToolCall(latestCall, policy.ruleFor(latestMessage.toolName).provenanceArgs)
         : undefined;
-      stubs.push({
-        index,
-        category: "duplicate",
-        text: renderDuplicateStub(message.toolName, latestMessage.toolCallId, reread),
-      });
+      const text = renderDuplicateStub(message.toolName, latestMessage.toolCallId, reread);
+      if (text.length >= contentChars(message.content)) continue;
+      stubs.push({ index, category: "duplicate", text });
       stubbed.add(index);
     }
   }
@@ -105,6 +106,7 @@ export function inlineStubs({
     if (retriedAt === undefined || retriedAt < index || !isErrorResult(message)) return;
     const text = contentText(message.content);
     if (isCleanerText(text)) return;
+    // Always collapsed, even when short: the stub also tells the model the retry worked.
     stubs.push({ index, category: "error-retry", text: renderErrorRetryStub(text) });
   });
   return stubs.sort((a, b) => a.index - b.index);

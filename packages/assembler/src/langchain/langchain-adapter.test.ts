@@ -12,6 +12,8 @@ import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "../stu
 import { digestFor, documentPage } from "../test-support/thread-builder";
 import { assembleLangChainView, fromLangChain, reviveLangChainMessages } from "./langchain-adapter";
 
+const SIDE_LETTER = "Side letter text: the tenant may assign to an affiliate without consent. ".repeat(6);
+
 const PAGE_2 = documentPage("lease_445", 2);
 const DIGEST = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - rent $1,250,000`;
 
@@ -44,9 +46,9 @@ function langChainThread(): BaseMessage[] {
     calling("e2", "search", { q: "assignment" }),
     new ToolMessage({ content: "id: lease_445", tool_call_id: "e2", name: "search", id: "tm_e2" }),
     calling("d1", "read_document", { file_id: "side_77" }),
-    new ToolMessage({ content: "Side letter text", tool_call_id: "d1", name: "read_document", id: "tm_d1" }),
+    new ToolMessage({ content: SIDE_LETTER, tool_call_id: "d1", name: "read_document", id: "tm_d1" }),
     calling("d2", "read_document", { file_id: "side_77" }),
-    new ToolMessage({ content: "Side letter text", tool_call_id: "d2", name: "read_document", id: "tm_d2" }),
+    new ToolMessage({ content: SIDE_LETTER, tool_call_id: "d2", name: "read_document", id: "tm_d2" }),
     ...["w1", "w2", "w3"].flatMap((id) => [
       calling(id, "web_search", { q: id }),
       new ToolMessage({ content: `id: ${id}`, tool_call_id: id, name: "web_search", id: `tm_${id}` }),
