@@ -1,0 +1,212 @@
+import { contentSha256 } from "@context-cleaner/assembler";
+import { assembleLangChainView } from "@context-cleaner/assembler/langchain";
+import {
+  createDatabase,
+  createDigestRepository,
+  type Database,
+  type DigestRepository,
+} from "@context-cleaner/db";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
+import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./checkpoints/langgraph-reader";
+import {
+  FINAL_ANSWER,
+  LEASE_FILE_ID,
+  PAGE_OFFSETS,
+  QUESTION,
+  readDocument,
+  ScriptedLeaseModel,
+} from "./checkpoints/lease-agent.fixture";
+import { runDigestJob } from "./digest-job";
+import { createExtractiveDigester } from "./extractive-digester";
+import { fixedClock } from "./in-memory-checkpoint-reader";
+
+const FOLLOW_UP = "Thanks. Please keep that for the tracker.";
+const ACK = "Noted for the tracker.";
+
+/** The lease model, which on a follow-up after its answer acknowledges instead of reading again. */
+class TwoTurnLeaseModel extends ScriptedLeaseModel {
+  override async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const last = messages[messages.length - 1];
+    if (
+      last &&
+      HumanMessage.isInstance(last) &&
+      messages.some((message) => ToolMessage.isInstance(message))
+    ) {
+      const message = new AIMessage(ACK);
+      return { generations: [{ message, text: ACK }] };
+    }
+    return super._generate(messages);
+  }
+}
+
+/** The fixture's agent graph (StateGraph + MessagesAnnotation + ToolNode) with the two-turn model. */
+function buildAgent(checkpointer: MemorySaver) {
+  const model = new TwoTurnLeaseModel({});
+  return new StateGraph(MessagesAnnotation)
+    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
+    .addNode("tools", new ToolNode([readDocument]))
+    .addEdge(START, "agent")
+    .addConditionalEdges("agent", (state) => {
+      const last = state.messages[state.messages.length - 1];
+      return last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0 ? "tools" : END;
+    })
+    .addEdge("tools", "agent")
+    .compile({ checkpointer });
+}
+
+/** Wraps a saver so every method call is recorded, then forwarded. */
+function recording<T extends object>(target: T): { saver: T; calls: string[] } {
+  const calls: string[] = [];
+  const saver = new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+  return { saver, calls };
+}
+
+async function countCheckpoints(saver: MemorySaver, threadId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of saver.list({ configurable: { thread_id: threadId } })) count++;
+  return count;
+}
+
+const at = new Date("2026-11-30T10:00:00.000Z");
+// The follow-up turn's window must not name the lease, so the pages are fair game with a wall of 0.
+const recencyKeepExchanges = 0;
+
+let database: Database;
+let repository: DigestRepository;
+beforeAll(async () => {
+  database = await createDatabase();
+  await database.migrate();
+  repository = createDigestRepository(database);
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChainView", () => {
+  it("digests the consumed pages of a real agent's thread; the view swaps in real ToolMessages and leaves the rest as the same instances; the saver is never written", async () => {
+    const memory = new MemorySaver();
+    const threadId = "lease-graph-1";
+    const orgId = "org-langgraph";
+    const config = { configurable: { thread_id: threadId }, recursionLimit: 50 };
+    const graph = buildAgent(memory);
+    await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+    const state = await graph.invoke({ messages: [new HumanMessage(FOLLOW_UP)] }, config);
+    const messages = state.messages as BaseMessage[];
+    // user, mistyped read + error, one read per page, the answer, the follow-up and its ack.
+    expect(messages).toHaveLength(1 + 2 * (1 + PAGE_OFFSETS.length) + 3);
+    expect(messages.at(-3)?.content).toBe(FINAL_ANSWER);
+    expect(messages.at(-1)?.content).toBe(ACK);
+    const pages = messages.filter(
+      (message): message is ToolMessage => ToolMessage.isInstance(message) && message.status !== "error",
+    );
+    expect(pages).toHaveLength(PAGE_OFFSETS.length);
+    const rawToolChars = messages
+      .filter((message) => ToolMessage.isInstance(message))
+      .reduce((sum, message) => sum + String(message.content).length, 0);
+
+    const checkpointsBefore = await countCheckpoints(memory, threadId);
+    const storageBefore = JSON.stringify([memory.storage, memory.writes]);
+    const { saver, calls } = recording(memory);
+    const outcome = await runDigestJob(
+      { orgId, threadId, rawToolChars, turnEndedAt: at.toISOString() },
+      {
+        checkpoints: new LangGraphCheckpointReader({ saver: saver as CheckpointTupleSource }),
+        store: repository,
+        digester: createExtractiveDigester(),
+        clock: fixedClock(at),
+        options: { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
+      },
+    );
+    expect(calls).toEqual(["getTuple"]);
+    expect(await countCheckpoints(memory, threadId)).toBe(checkpointsBefore);
+    expect(JSON.stringify([memory.storage, memory.writes])).toBe(storageBefore);
+
+    // Every page of the lease, one call; the failed mistyped read is the assembler's (cat. 4).
+    expect(outcome).toMatchObject({ status: "done", calls: 1, digestsWritten: PAGE_OFFSETS.length });
+    const digests = await repository.loadThreadDigests(orgId, threadId);
+    expect([...digests.keys()].sort()).toEqual(pages.map((page) => page.tool_call_id).sort());
+    for (const page of pages) {
+      expect(digests.get(page.tool_call_id)?.contentSha256).toBe(contentSha256(String(page.content)));
+      expect(digests.get(page.tool_call_id)?.digest).toContain(`file_id=${LEASE_FILE_ID}`);
+    }
+
+    const view = assembleLangChainView(messages, digests, { recencyKeepExchanges });
+    expect(view.report).toMatchObject({ substitutions: PAGE_OFFSETS.length, stale: 0 });
+    expect(view.messages).toHaveLength(messages.length);
+    const replaced: string[] = [];
+    view.messages.forEach((message, index) => {
+      const original = messages[index] as BaseMessage;
+      if (message === original) return;
+      expect(ToolMessage.isInstance(message)).toBe(true);
+      expect(ToolMessage.isInstance(original)).toBe(true);
+      if (!ToolMessage.isInstance(message) || !ToolMessage.isInstance(original)) return;
+      expect(message.tool_call_id).toBe(original.tool_call_id);
+      expect(message.name).toBe(original.name);
+      expect(message.status).toBe(original.status);
+      replaced.push(message.tool_call_id);
+      const digest = digests.get(message.tool_call_id);
+      if (digest) expect(message.content).toBe(digest.digest);
+    });
+    const errorId = messages.find(
+      (message): message is ToolMessage => ToolMessage.isInstance(message) && message.status === "error",
+    )?.tool_call_id;
+    expect(replaced.sort()).toEqual([...digests.keys(), errorId].sort());
+    expect(view.report.assembledChars).toBeLessThan(view.report.rawChars / 2);
+
+    // The checkpoint is still the raw thread: the next turn reads originals, and a rerun writes nothing new.
+    const tuple = await memory.getTuple({ configurable: { thread_id: threadId } });
+    const stored = tuple?.checkpoint.channel_values.messages as BaseMessage[];
+    expect(stored.map((message) => String(message.content))).toEqual(
+      messages.map((message) => String(message.content)),
+    );
+    const rerun = await runDigestJob(
+      { orgId, threadId, rawToolChars, turnEndedAt: new Date(at.getTime() + 60_000).toISOString() },
+      {
+        checkpoints: new LangGraphCheckpointReader({ saver: memory }),
+        store: repository,
+        digester: createExtractiveDigester(),
+        clock: fixedClock(at),
+        options: { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
+      },
+    );
+    expect(rerun).toMatchObject({ calls: 0, digestsWritten: 0 });
+    expect(await repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
+  });
+
+  it("with the default wall the window's re-reads of the lease keep every page raw: nothing is digested", async () => {
+    const memory = new MemorySaver();
+    const threadId = "lease-graph-2";
+    const config = { configurable: { thread_id: threadId }, recursionLimit: 50 };
+    const graph = buildAgent(memory);
+    await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+    const state = await graph.invoke({ messages: [new HumanMessage(FOLLOW_UP)] }, config);
+    const rawToolChars = (state.messages as BaseMessage[])
+      .filter((message) => ToolMessage.isInstance(message))
+      .reduce((sum, message) => sum + String(message.content).length, 0);
+    const outcome = await runDigestJob(
+      { orgId: "org-langgraph-2", threadId, rawToolChars, turnEndedAt: at.toISOString() },
+      {
+        checkpoints: new LangGraphCheckpointReader({ saver: memory }),
+        store: repository,
+        digester: createExtractiveDigester(),
+        clock: fixedClock(at),
+        options: { triggerChars: 10_000, minCharsPerPass: 10_000 },
+      },
+    );
+    expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", calls: 0 });
+    expect((await repository.loadThreadDigests("org-langgraph-2", threadId)).size).toBe(0);
+  });
+});
