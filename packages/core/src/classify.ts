@@ -4,6 +4,7 @@ import {
   indexThread,
   inlineStubs,
   isCleanerText,
+  isErrorResult,
   type Message,
   messageContentSha256,
   protectMessages,
@@ -73,14 +74,16 @@ export function classifyThread(
     if (message?.role !== "tool") continue;
     const rule = policy.ruleFor(message.toolName);
     const supersededBy = rule.kind === "search" ? laterSearch.get(message.toolName) : undefined;
-    if (rule.kind === "search" && message.toolCallId !== "")
+    // A failed search replaces no list; a failed result is no page to digest (its gist must stay).
+    const failed = isErrorResult(message);
+    if (rule.kind === "search" && message.toolCallId !== "" && !failed)
       laterSearch.set(message.toolName, message.toolCallId);
     if (!cleanable(index)) {
       protectedResults++;
       continue;
     }
     const call = threadIndex.callFor(message);
-    if (!call || inlineIndices.has(index) || isCleanerText(contentText(message.content))) continue;
+    if (!call || failed || inlineIndices.has(index) || isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
     let category: CandidateCategory | undefined;
     if (rule.kind === "search") {
