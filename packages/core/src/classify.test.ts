@@ -141,6 +141,47 @@ describe("classifyThread over golden threads", () => {
     expect(result.protectedResults).toBe(1);
   });
 
+  it("a failed later search supersedes nothing: the earlier list is still the latest that worked", () => {
+    const t = threadBuilder();
+    t.user("Search.");
+    t.call("s_1", "search_documents", { query: "lease" }, 'id: "doc_a"\nid: "doc_b"');
+    t.call(
+      "s_2",
+      "search_documents",
+      { query: "lease amendment" },
+      "Error: search backend unavailable (503)",
+      "error",
+    );
+    t.call(
+      "s_3",
+      "search_documents",
+      { query: "lease amendment" },
+      "Error: search backend unavailable (503)",
+    );
+    t.assistant("The search service is down.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates).toEqual([]);
+  });
+
+  it("a failed read that was never retried is no page to digest, however long its trace", () => {
+    const t = threadBuilder();
+    t.user("Read the end of doc_a.");
+    t.call(
+      "e_1",
+      "read_document",
+      { file_id: "doc_a", offset: 90_000 },
+      `Error: offset beyond end\n${filler("at", 5_000)}`,
+      "error",
+    );
+    t.call("e_2", "fetch_filing", { filing_id: "F-1" }, `Exception: filing locked\n${filler("at", 9_000)}`);
+    t.assistant("The document is shorter than that.");
+    t.user("Next.");
+    const policy = createToolPolicy({ tools: { fetch_filing: { kind: "other", idempotent: true } } });
+    const result = classifyThread(t.messages, policy, { recencyKeepExchanges: 0 });
+    expect(result.candidates).toEqual([]);
+  });
+
   it("never mutates its input", () => {
     for (const thread of golden) {
       const before = JSON.stringify(thread.messages);
