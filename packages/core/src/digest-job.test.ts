@@ -149,6 +149,20 @@ describe("runDigestJob", () => {
     expect(spend.reservedUsd).toBe(0);
   });
 
+  it("keeps digests already paid for even when the pass saves less than minCharsPerPass", async () => {
+    const digester = recordingDigester(0.4);
+    const { payload, dependencies } = setup({
+      digester,
+      options: { dailyBudgetUsd: 0.5, maxPagesPerCall: 2, minCharsPerPass: 60_000 },
+    });
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(digester.requests).toHaveLength(1);
+    expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
+    const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    expect(rows.size).toBe(outcome.digestsWritten);
+    expect([...rows.values()].filter((entry) => entry.kind === "digest")).toHaveLength(2);
+  });
+
   it("reuses a digest of the same content in the same org without a call", async () => {
     const digester = recordingDigester();
     const first = setup({ digester });

@@ -376,7 +376,9 @@ export async function runDigestJob(
   }
 
   stats.charsSaved = rows.reduce((sum, row) => sum + row.originalChars - row.digest.length, 0);
-  if (stats.charsSaved < options.minCharsPerPass) {
+  // Paid digests are kept even below minCharsPerPass: dropping them would pay for the
+  // same pages again next pass; the prompt-cache rule yields to money already spent.
+  if (stats.charsSaved < options.minCharsPerPass && stats.costUsd === 0) {
     // A pass the budget stopped says so (the sweep re-enqueues `budget` skips), not "below min chars".
     const reason = stopReason === "budget" ? SKIP_REASONS.budget : SKIP_REASONS.belowMinChars;
     await record("skipped", reason, stopReason === undefined && stats.failedCalls === 0);
