@@ -1,25 +1,34 @@
 import { findPostgresError } from "../database-error-mapping";
 import { DatabaseConnectionError } from "../errors";
 
+/** What both the node-postgres and the Neon serverless `Pool` offer. */
+export interface ProbeablePool {
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+
 /**
- * Runs `probe` (a `select 1`) within `timeoutMs`; on failure closes the pool and throws
- * a {@link DatabaseConnectionError} naming host and port, never credentials.
+ * Makes an idle client's error harmless, then runs a `select 1` on `pool` within
+ * `timeoutMs`; on failure ends the pool and throws.
+ * @throws {DatabaseConnectionError} naming host and port, never credentials.
  */
-export async function probeConnection(
+export async function probePool(
   driver: string,
   target: string,
   timeoutMs: number,
-  probe: () => Promise<unknown>,
-  close: () => Promise<void>,
+  pool: ProbeablePool,
 ): Promise<void> {
+  // An idle client's error (server restart) must not crash the process; the pool drops it.
+  pool.on("error", () => undefined);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
   });
   try {
-    await Promise.race([probe(), timeout]);
+    await Promise.race([pool.query("select 1"), timeout]);
   } catch (error) {
-    await close().catch(() => undefined);
+    await pool.end().catch(() => undefined);
     throw new DatabaseConnectionError(driver, target, describeFailure(error), error);
   } finally {
     clearTimeout(timer);

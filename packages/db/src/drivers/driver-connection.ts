@@ -14,3 +14,19 @@ export interface DriverConnection {
   /** Releases connections; a no-op for an injected PGlite instance. */
   close(): Promise<void>;
 }
+
+/**
+ * The {@link DriverConnection} of a drizzle handle and its driver's `migrate`.
+ * @param close releases what the driver opened.
+ */
+export function toDriverConnection<TDatabase>(
+  database: TDatabase,
+  migrate: (database: TDatabase, config: { migrationsFolder: string }) => Promise<void>,
+  close: () => Promise<void>,
+): DriverConnection {
+  return {
+    drizzle: database as unknown as DrizzleDatabase,
+    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
+    close,
+  };
+}

@@ -2,8 +2,8 @@ import { neonConfig, Pool } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import { migrate } from "drizzle-orm/neon-serverless/migrator";
 import ws from "ws";
-import { probeConnection } from "./connection-probe";
-import type { DriverConnection, DrizzleDatabase } from "./driver-connection";
+import { probePool } from "./connection-probe";
+import { type DriverConnection, toDriverConnection } from "./driver-connection";
 
 /**
  * Overrides of the Neon driver's (process-global) `neonConfig`, e.g. to reach a local
@@ -41,18 +41,6 @@ export async function connectNeon(
     connectionTimeoutMillis: settings.connectTimeoutMs,
     max: settings.maxConnections,
   });
-  pool.on("error", () => undefined);
-  await probeConnection(
-    "neon",
-    target,
-    settings.connectTimeoutMs,
-    () => pool.query("select 1"),
-    () => pool.end(),
-  );
-  const database = drizzle({ client: pool });
-  return {
-    drizzle: database as unknown as DrizzleDatabase,
-    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
-    close: () => pool.end(),
-  };
+  await probePool("neon", target, settings.connectTimeoutMs, pool);
+  return toDriverConnection(drizzle({ client: pool }), migrate, () => pool.end());
 }

@@ -1,8 +1,8 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { probeConnection } from "./connection-probe";
-import type { DriverConnection, DrizzleDatabase } from "./driver-connection";
+import { probePool } from "./connection-probe";
+import { type DriverConnection, toDriverConnection } from "./driver-connection";
 
 /** Pool settings for node-postgres. */
 export interface NodePostgresSettings {
@@ -24,19 +24,6 @@ export async function connectNodePostgres(
     connectionTimeoutMillis: settings.connectTimeoutMs,
     max: settings.maxConnections,
   });
-  // An idle client's error (server restart) must not crash the process; the pool drops it.
-  pool.on("error", () => undefined);
-  await probeConnection(
-    "postgres",
-    target,
-    settings.connectTimeoutMs,
-    () => pool.query("select 1"),
-    () => pool.end(),
-  );
-  const database = drizzle({ client: pool });
-  return {
-    drizzle: database as unknown as DrizzleDatabase,
-    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
-    close: () => pool.end(),
-  };
+  await probePool("postgres", target, settings.connectTimeoutMs, pool);
+  return toDriverConnection(drizzle({ client: pool }), migrate, () => pool.end());
 }

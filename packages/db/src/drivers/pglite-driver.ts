@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { DatabaseConnectionError } from "../errors";
-import type { DriverConnection, DrizzleDatabase } from "./driver-connection";
+import { type DriverConnection, toDriverConnection } from "./driver-connection";
 
 /**
  * Opens PGlite: an injected instance (the caller keeps ownership), a data dir (created
@@ -26,15 +26,10 @@ export async function connectPglite(
     }
   }
   const owned = instance === undefined;
-  const database = drizzle({ client });
   const opened = client;
-  return {
-    drizzle: database as unknown as DrizzleDatabase,
-    migrate: (migrationsFolder) => migrate(database, { migrationsFolder }),
-    close: async () => {
-      if (owned) {
-        await opened.close();
-      }
-    },
-  };
+  return toDriverConnection(drizzle({ client }), migrate, async () => {
+    if (owned) {
+      await opened.close();
+    }
+  });
 }
