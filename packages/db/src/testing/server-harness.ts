@@ -1,4 +1,5 @@
 import pg from "pg";
+import { runInTransaction } from "../../../../test/helpers/postgres";
 import { createDatabase, type DatabaseOptions } from "../database";
 import type { ConformanceHarness } from "./conformance-harness";
 
@@ -15,23 +16,7 @@ export async function createServerHarness(
   const owner = new pg.Pool({ connectionString: url, max: 2 });
   return {
     database,
-    ownerTransaction: async (statements) => {
-      const client = await owner.connect();
-      try {
-        await client.query("begin");
-        let rows: Record<string, unknown>[] = [];
-        for (const statement of statements) {
-          rows = (await client.query(statement)).rows;
-        }
-        await client.query("commit");
-        return rows;
-      } catch (error) {
-        await client.query("rollback").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    ownerTransaction: (statements) => runInTransaction(owner, statements),
     close: async () => {
       await database.close();
       await owner.end();
