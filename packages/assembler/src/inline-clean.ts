@@ -36,6 +36,33 @@ function argsKey(call: ToolCall): string {
   return key;
 }
 
+/** Per-result facts inline cleaning needs, cached per message object across assemblies. */
+interface ResultFacts {
+  readonly content: unknown;
+  readonly call: ToolCall | undefined;
+  readonly failed: boolean;
+  readonly cleanerText: boolean;
+  /** Same tool and canonical args; undefined for failed results and results without a call. */
+  readonly groupKey: string | undefined;
+}
+
+const factsByMessage = new WeakMap<ToolMessage, ResultFacts>();
+
+function resultFacts(message: ToolMessage, call: ToolCall | undefined): ResultFacts {
+  const cached = factsByMessage.get(message);
+  if (cached && cached.content === message.content && cached.call === call) return cached;
+  const failed = isErrorResult(message);
+  const facts: ResultFacts = {
+    content: message.content,
+    call,
+    failed,
+    cleanerText: isCleanerText(contentText(message.content)),
+    groupKey: call && !failed ? `${message.toolName}\u0000${argsKey(call)}` : undefined,
+  };
+  factsByMessage.set(message, facts);
+  return facts;
+}
+
 interface InlineInput {
   messages: readonly Message[];
   cleanable: (index: number) => boolean;
@@ -60,20 +87,19 @@ export function inlineStubs({
   const stubs: InlineStub[] = [];
   const byCallKey = new Map<string, number[]>();
   const lastSuccessByTool = new Map<string, number>();
+  const factsAt: (ResultFacts | undefined)[] = new Array(messages.length);
 
   messages.forEach((message, index) => {
     if (message.role !== "tool") return;
     // Cleaner text (a digest or stub from an earlier assembly) hides whether the original
     // failed, so it counts as no retry; the success it stood for already did its work.
-    const failed = isErrorResult(message);
-    if (!failed && !isCleanerText(contentText(message.content))) {
-      lastSuccessByTool.set(message.toolName, index);
-    }
+    const facts = resultFacts(message, threadIndex.callFor(message));
+    factsAt[index] = facts;
+    if (!facts.failed && !facts.cleanerText) lastSuccessByTool.set(message.toolName, index);
     // Failed results are left to the error/retry collapse: a duplicate stub would promise
     // that the later copy stays in full while that copy is itself collapsed.
-    const call = threadIndex.callFor(message);
-    if (!call || failed) return;
-    const key = `${message.toolName}\u0000${argsKey(call)}`;
+    const key = facts.groupKey;
+    if (key === undefined) return;
     const group = byCallKey.get(key);
     if (group) group.push(index);
     else byCallKey.set(key, [index]);
@@ -87,7 +113,7 @@ export function inlineStubs({
     for (const index of group) {
       const message = messages[index] as ToolMessage;
       const latest = latestByHash.get(messageContentSha256(message)) as number;
-      if (latest === index || !cleanable(index) || isCleanerText(contentText(message.content))) continue;
+      if (latest === index || !cleanable(index) || factsAt[index]?.cleanerText) continue;
       const latestMessage = messages[latest] as ToolMessage;
       const latestCall = threadIndex.callFor(latestMessage) as ToolCall;
       const reread = condensed.has(latest)
@@ -103,11 +129,10 @@ export function inlineStubs({
   messages.forEach((message, index) => {
     if (message.role !== "tool" || stubbed.has(index) || !cleanable(index)) return;
     const retriedAt = lastSuccessByTool.get(message.toolName);
-    if (retriedAt === undefined || retriedAt < index || !isErrorResult(message)) return;
-    const text = contentText(message.content);
-    if (isCleanerText(text)) return;
+    const facts = factsAt[index];
+    if (retriedAt === undefined || retriedAt < index || !facts?.failed || facts.cleanerText) return;
     // Always collapsed, even when short: the stub also tells the model the retry worked.
-    stubs.push({ index, category: "error-retry", text: renderErrorRetryStub(text) });
+    stubs.push({ index, category: "error-retry", text: renderErrorRetryStub(contentText(message.content)) });
   });
   return stubs.sort((a, b) => a.index - b.index);
 }

@@ -208,8 +208,24 @@ export function createToolPolicy(input: ToolPolicyInput = {}): ToolPolicy {
   });
 }
 
-/** Accepts a built policy or its input; builds the input. */
+let defaultPolicy: ToolPolicy | undefined;
+const policyByInput = new WeakMap<ToolPolicyInput, ToolPolicy>();
+
+/**
+ * Accepts a built policy or its input; builds the input once per input object (and the
+ * default once per process), so per-message caches keyed by policy stay warm across calls.
+ */
 export function resolveToolPolicy(policy: ToolPolicy | ToolPolicyInput | undefined): ToolPolicy {
   if (policy && typeof (policy as ToolPolicy).ruleFor === "function") return policy as ToolPolicy;
-  return createToolPolicy(policy as ToolPolicyInput | undefined);
+  if (policy === undefined) {
+    defaultPolicy ??= createToolPolicy();
+    return defaultPolicy;
+  }
+  const input = policy as ToolPolicyInput;
+  let built = policyByInput.get(input);
+  if (!built) {
+    built = createToolPolicy(input);
+    policyByInput.set(input, built);
+  }
+  return built;
 }

@@ -15,7 +15,7 @@ import {
 } from "./keep-rules";
 import type { ToolPolicy } from "./policy";
 import { indexThread } from "./thread-index";
-import type { Message } from "./types";
+import type { Message, ToolCall, ToolMessage } from "./types";
 
 /** Which messages the keep-rules make untouchable, and why. */
 export interface Protection {
@@ -41,6 +41,8 @@ export function protectMessages(
   const referencedSources = new Set<string>();
   const pending: number[] = [];
 
+  const pendingSources: (string | undefined)[] = [];
+
   messages.forEach((message, index) => {
     if (isConversationalMessage(message)) {
       reasons[index] = KEEP_REASONS.conversational;
@@ -51,28 +53,62 @@ export function protectMessages(
       return;
     }
     if (message.role !== "tool") return;
-    const call = threadIndex.callFor(message);
-    if (hasEmptyToolCallId(message)) reasons[index] = KEEP_REASONS.emptyToolCallId;
-    else if (isInterruptResult(message, policy)) reasons[index] = KEEP_REASONS.interrupt;
-    else if (isPolicyKept(message, policy)) reasons[index] = KEEP_REASONS.policyKeep;
-    else if (isLedgerFirstPage(message, call, policy)) reasons[index] = KEEP_REASONS.ledgerFirstPage;
-    else if (isReferencedByWindow(provenanceKeys(message, call, policy), references)) {
+    const facts = staticFacts(message, threadIndex.callFor(message), policy);
+    if (facts.reason !== undefined) reasons[index] = facts.reason;
+    else if (isReferencedByWindow(facts.keys, references)) {
       reasons[index] = KEEP_REASONS.referencedByWindow;
-      const source = sourceKey(message, call, policy);
-      if (source !== undefined) referencedSources.add(`${message.toolName}\u0000${source}`);
-    } else pending.push(index);
+      if (facts.source !== undefined) referencedSources.add(facts.source);
+    } else {
+      pending.push(index);
+      pendingSources.push(facts.source);
+    }
   });
 
   // Every result of a referenced source stays raw this pass, not only the mentioned one.
   if (referencedSources.size > 0) {
-    for (const index of pending) {
-      const message = messages[index];
-      if (message?.role !== "tool") continue;
-      const source = sourceKey(message, threadIndex.callFor(message), policy);
-      if (source !== undefined && referencedSources.has(`${message.toolName}\u0000${source}`)) {
+    pending.forEach((index, position) => {
+      const source = pendingSources[position];
+      if (source !== undefined && referencedSources.has(source))
         reasons[index] = KEEP_REASONS.referencedByWindow;
-      }
-    }
+    });
   }
   return { wallStart, reasons };
+}
+
+/** What the keep-rules say of a result regardless of the window: cached per message object. */
+interface StaticFacts {
+  readonly content: unknown;
+  readonly call: ToolCall | undefined;
+  readonly policy: ToolPolicy;
+  /** Rules 3, 4, 7 and 5, in that order. */
+  readonly reason: KeepReason | undefined;
+  /** Rule 6's provenance keys. */
+  readonly keys: readonly string[];
+  /** The tool and document the result came from, for "every result of that source". */
+  readonly source: string | undefined;
+}
+
+const factsByMessage = new WeakMap<ToolMessage, StaticFacts>();
+
+function staticFacts(message: ToolMessage, call: ToolCall | undefined, policy: ToolPolicy): StaticFacts {
+  const cached = factsByMessage.get(message);
+  if (cached && cached.content === message.content && cached.call === call && cached.policy === policy) {
+    return cached;
+  }
+  let reason: KeepReason | undefined;
+  if (hasEmptyToolCallId(message)) reason = KEEP_REASONS.emptyToolCallId;
+  else if (isInterruptResult(message, policy)) reason = KEEP_REASONS.interrupt;
+  else if (isPolicyKept(message, policy)) reason = KEEP_REASONS.policyKeep;
+  else if (isLedgerFirstPage(message, call, policy)) reason = KEEP_REASONS.ledgerFirstPage;
+  const document = sourceKey(message, call, policy);
+  const facts: StaticFacts = {
+    content: message.content,
+    call,
+    policy,
+    reason,
+    keys: reason === undefined ? provenanceKeys(message, call, policy) : [],
+    source: document === undefined ? undefined : `${message.toolName}\u0000${document}`,
+  };
+  factsByMessage.set(message, facts);
+  return facts;
 }
