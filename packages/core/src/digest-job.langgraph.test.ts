@@ -8,16 +8,17 @@ import {
 } from "@context-cleaner/db";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
-import { END, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import { ToolNode } from "@langchain/langgraph/prebuilt";
+import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./checkpoints/langgraph-reader";
 import {
+  buildLeaseAgent,
+  countCheckpoints,
   FINAL_ANSWER,
   LEASE_FILE_ID,
   PAGE_OFFSETS,
   QUESTION,
-  readDocument,
+  recording,
   ScriptedLeaseModel,
 } from "./checkpoints/lease-agent.fixture";
 import { runDigestJob } from "./digest-job";
@@ -43,41 +44,20 @@ class TwoTurnLeaseModel extends ScriptedLeaseModel {
   }
 }
 
-/** The fixture's agent graph (StateGraph + MessagesAnnotation + ToolNode) with the two-turn model. */
-function buildAgent(checkpointer: MemorySaver) {
-  const model = new TwoTurnLeaseModel({});
-  return new StateGraph(MessagesAnnotation)
-    .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
-    .addNode("tools", new ToolNode([readDocument]))
-    .addEdge(START, "agent")
-    .addConditionalEdges("agent", (state) => {
-      const last = state.messages[state.messages.length - 1];
-      return last && AIMessage.isInstance(last) && (last.tool_calls?.length ?? 0) > 0 ? "tools" : END;
-    })
-    .addEdge("tools", "agent")
-    .compile({ checkpointer });
+/** Runs the question, then the follow-up, on `threadId`; the thread's messages after both. */
+async function runTwoTurns(checkpointer: MemorySaver, threadId: string): Promise<BaseMessage[]> {
+  const config = { configurable: { thread_id: threadId }, recursionLimit: 50 };
+  const graph = buildLeaseAgent(checkpointer, new TwoTurnLeaseModel({}));
+  await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
+  const state = await graph.invoke({ messages: [new HumanMessage(FOLLOW_UP)] }, config);
+  return state.messages as BaseMessage[];
 }
 
-/** Wraps a saver so every method call is recorded, then forwarded. */
-function recording<T extends object>(target: T): { saver: T; calls: string[] } {
-  const calls: string[] = [];
-  const saver = new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        calls.push(String(property));
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
-  return { saver, calls };
-}
-
-async function countCheckpoints(saver: MemorySaver, threadId: string): Promise<number> {
-  let count = 0;
-  for await (const _ of saver.list({ configurable: { thread_id: threadId } })) count++;
-  return count;
+/** The chars of every tool result, as the job payload's `rawToolChars`. */
+function toolChars(messages: readonly BaseMessage[]): number {
+  return messages
+    .filter((message) => ToolMessage.isInstance(message))
+    .reduce((sum, message) => sum + String(message.content).length, 0);
 }
 
 const at = new Date("2026-11-30T10:00:00.000Z");
@@ -100,11 +80,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     const memory = new MemorySaver();
     const threadId = "lease-graph-1";
     const orgId = "org-langgraph";
-    const config = { configurable: { thread_id: threadId }, recursionLimit: 50 };
-    const graph = buildAgent(memory);
-    await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
-    const state = await graph.invoke({ messages: [new HumanMessage(FOLLOW_UP)] }, config);
-    const messages = state.messages as BaseMessage[];
+    const messages = await runTwoTurns(memory, threadId);
     // user, mistyped read + error, one read per page, the answer, the follow-up and its ack.
     expect(messages).toHaveLength(1 + 2 * (1 + PAGE_OFFSETS.length) + 3);
     expect(messages.at(-3)?.content).toBe(FINAL_ANSWER);
@@ -113,9 +89,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
       (message): message is ToolMessage => ToolMessage.isInstance(message) && message.status !== "error",
     );
     expect(pages).toHaveLength(PAGE_OFFSETS.length);
-    const rawToolChars = messages
-      .filter((message) => ToolMessage.isInstance(message))
-      .reduce((sum, message) => sum + String(message.content).length, 0);
+    const rawToolChars = toolChars(messages);
 
     const checkpointsBefore = await countCheckpoints(memory, threadId);
     const storageBefore = JSON.stringify([memory.storage, memory.writes]);
@@ -189,13 +163,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
   it("with the default wall the window's re-reads of the lease keep every page raw: nothing is digested", async () => {
     const memory = new MemorySaver();
     const threadId = "lease-graph-2";
-    const config = { configurable: { thread_id: threadId }, recursionLimit: 50 };
-    const graph = buildAgent(memory);
-    await graph.invoke({ messages: [new HumanMessage(QUESTION)] }, config);
-    const state = await graph.invoke({ messages: [new HumanMessage(FOLLOW_UP)] }, config);
-    const rawToolChars = (state.messages as BaseMessage[])
-      .filter((message) => ToolMessage.isInstance(message))
-      .reduce((sum, message) => sum + String(message.content).length, 0);
+    const rawToolChars = toolChars(await runTwoTurns(memory, threadId));
     const outcome = await runDigestJob(
       { orgId: "org-langgraph-2", threadId, rawToolChars, turnEndedAt: at.toISOString() },
       {

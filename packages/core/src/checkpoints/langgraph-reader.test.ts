@@ -1,34 +1,18 @@
 import type { Message } from "@context-cleaner/assembler";
 import { HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
-import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { describe, expect, test } from "vitest";
 import { CheckpointReadError } from "./checkpoint-reader";
 import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./langgraph-reader";
-import { expectLeaseThread, PAGE_OFFSETS, QUESTION, runLeaseTurn } from "./lease-agent.fixture";
+import {
+  countCheckpoints,
+  expectLeaseThread,
+  PAGE_OFFSETS,
+  QUESTION,
+  recording,
+  runLeaseTurn,
+} from "./lease-agent.fixture";
 import { createPostgresCheckpointReader } from "./postgres-reader";
-
-/** Wraps a saver so every method call is recorded, then forwarded. */
-function recording<T extends object>(target: T): { saver: T; calls: string[] } {
-  const calls: string[] = [];
-  const saver = new Proxy(target, {
-    get(object, property) {
-      const value: unknown = Reflect.get(object, property, object);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        calls.push(String(property));
-        return (value as (...a: unknown[]) => unknown).apply(object, args);
-      };
-    },
-  });
-  return { saver, calls };
-}
-
-async function countCheckpoints(saver: BaseCheckpointSaver, threadId: string): Promise<number> {
-  let count = 0;
-  for await (const _ of saver.list({ configurable: { thread_id: threadId } })) count++;
-  return count;
-}
 
 /** A saver stub whose latest checkpoint holds `channelValues`. */
 function stubSource(channelValues: Record<string, unknown>, configs: unknown[] = []): CheckpointTupleSource {

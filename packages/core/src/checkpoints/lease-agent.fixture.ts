@@ -101,9 +101,11 @@ export class ScriptedLeaseModel extends BaseChatModel {
   }
 }
 
-/** The agent graph compiled with `checkpointer`. */
-export function buildLeaseAgent(checkpointer: BaseCheckpointSaver) {
-  const model = new ScriptedLeaseModel({});
+/** The agent graph compiled with `checkpointer`, deciding with `model`. */
+export function buildLeaseAgent(
+  checkpointer: BaseCheckpointSaver,
+  model: ScriptedLeaseModel = new ScriptedLeaseModel({}),
+) {
   return new StateGraph(MessagesAnnotation)
     .addNode("agent", async (state) => ({ messages: [await model.invoke(state.messages)] }))
     .addNode("tools", new ToolNode([readDocument]))
@@ -122,6 +124,29 @@ export async function runLeaseTurn(checkpointer: BaseCheckpointSaver, threadId: 
     { messages: [new HumanMessage(question)] },
     { configurable: { thread_id: threadId }, recursionLimit: 50 },
   );
+}
+
+/** Wraps a saver so every method call is recorded, then forwarded. */
+export function recording<T extends object>(target: T): { saver: T; calls: string[] } {
+  const calls: string[] = [];
+  const saver = new Proxy(target, {
+    get(object, property) {
+      const value: unknown = Reflect.get(object, property, object);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(object, args);
+      };
+    },
+  });
+  return { saver, calls };
+}
+
+/** How many checkpoints `saver` holds for `threadId`. */
+export async function countCheckpoints(saver: BaseCheckpointSaver, threadId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of saver.list({ configurable: { thread_id: threadId } })) count++;
+  return count;
 }
 
 /** The neutral thread the lease agent's first turn must read back as. */
