@@ -97,6 +97,9 @@ beforeEach(() => {
   fake.mode = "ok";
 });
 
+/** The tool call ids of the pages each request to the fake carried, in order. */
+const requestedPages = () => fake.requests.map((request) => request.pages.map((page) => page.toolCallId));
+
 let counter = 0;
 function setup(
   messages: Message[],
@@ -180,7 +183,7 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
 
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests.map((request) => request.problems)).toEqual([[], []]);
-    expect(fake.requests.map((request) => request.pages.map((page) => page.toolCallId))).toEqual([
+    expect(requestedPages()).toEqual([
       ["L0", "L1", "L2"],
       ["G1", "G2"],
     ]);
@@ -230,7 +233,7 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
       });
       expect(outcome.costUsd).toBe(0);
       // The SDK retried each document once (maxRetries: 1), then the job fell back.
-      expect(fake.requests.map((request) => request.pages.map((page) => page.toolCallId))).toEqual([
+      expect(requestedPages()).toEqual([
         ["L0", "L1", "L2"],
         ["L0", "L1", "L2"],
         ["G1", "G2"],
@@ -325,9 +328,7 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
     const job = setup(leaseThread(), { options: { maxCallsPerJob: 1 } });
     const outcome = await job.run();
     expect(outcome).toMatchObject({ status: "partial", reason: "call_cap", calls: 1, deferred: 2 });
-    expect(fake.requests.map((request) => request.pages.map((page) => page.toolCallId))).toEqual([
-      ["L0", "L1", "L2"],
-    ]);
+    expect(requestedPages()).toEqual([["L0", "L1", "L2"]]);
     expect([...(await job.rows()).keys()].sort()).toEqual(["L0", "L1", "L2"]);
   });
 
