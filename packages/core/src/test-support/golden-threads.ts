@@ -65,6 +65,17 @@ export interface GoldenThread {
 
 const FINAL_USER = "Thanks. Now draft the summary.";
 
+/** What a golden thread expects unless it says otherwise: no recency wall, nothing protected, time-varying or inline. */
+const GOLDEN_DEFAULTS = { recencyKeepExchanges: 0, protectedResults: 0, timeVarying: 0, inline: 0 } as const;
+
+/** A golden thread with {@link GOLDEN_DEFAULTS} for the counts it does not state. */
+function golden(
+  thread: Omit<GoldenThread, keyof typeof GOLDEN_DEFAULTS> &
+    Partial<Pick<GoldenThread, keyof typeof GOLDEN_DEFAULTS>>,
+): GoldenThread {
+  return { ...GOLDEN_DEFAULTS, ...thread };
+}
+
 /** Cat. 1: pages at offset > 0 of idempotent document reads, outside the wall. */
 function consumedPages(): GoldenThread {
   const t = threadBuilder();
@@ -77,21 +88,17 @@ function consumedPages(): GoldenThread {
   t.call("c1_f1", "read_file", { path: "notes/a.txt", offset: "4000" }, filler("F1", 4_000));
   t.assistant("I have read the pages.");
   t.user(FINAL_USER);
-  return {
+  return golden({
     name: "cat. 1 consumed pages",
     messages: t.messages,
-    recencyKeepExchanges: 0,
     candidates: [
       { toolCallId: "c1_p1", category: 1, source: "doc_a" },
       { toolCallId: "c1_p2", category: 1, source: "doc_a" },
       { toolCallId: "c1_g1", category: 1, source: "gd_7" },
       { toolCallId: "c1_f1", category: 1, source: "notes/a.txt" },
     ],
-    protectedResults: 0,
-    timeVarying: 0,
-    inline: 0,
     neverCandidates: { c1_p0: "first page below bulkMinChars" },
-  };
+  });
 }
 
 /** Cat. 3: an earlier search superseded by a later search of the same tool. */
@@ -106,23 +113,19 @@ function supersededSearches(): GoldenThread {
   t.call("c3_web", "web_search", { query: "market rent" }, filler("W", 12_000));
   t.assistant("Found them.");
   t.user(FINAL_USER);
-  return {
+  return golden({
     name: "cat. 3 superseded searches",
     messages: t.messages,
-    recencyKeepExchanges: 0,
     candidates: [
       { toolCallId: "c3_s1", category: 3, supersededBy: "c3_s2" },
       { toolCallId: "c3_s2", category: 3, supersededBy: "c3_s3" },
     ],
-    protectedResults: 0,
-    timeVarying: 0,
-    inline: 0,
     neverCandidates: {
       c3_s3: "the latest search of its tool",
       c3_other: "a different search tool with no later call",
       c3_web: "a lone web search (time-varying) however large",
     },
-  };
+  });
 }
 
 /** Cat. 5: bulky output of idempotent tools (a user-policy tool, a first page without a ledger). */
@@ -136,24 +139,20 @@ function bulkyOutput(): GoldenThread {
   t.call("c5_small", "read_document", { file_id: "doc_d", offset: 0 }, filler("D0", 7_000));
   t.assistant("Done.");
   t.user(FINAL_USER);
-  return {
+  return golden({
     name: "cat. 5 bulky output",
     messages: t.messages,
     policy: { tools: { fetch_filing: { kind: "other", idempotent: true } } },
-    recencyKeepExchanges: 0,
     candidates: [
       { toolCallId: "c5_f1", category: 5 },
       { toolCallId: "c5_p0", category: 5, source: "doc_b" },
       { toolCallId: "c5_p0_absent", category: 5, source: "doc_c" },
     ],
-    protectedResults: 0,
-    timeVarying: 0,
-    inline: 0,
     neverCandidates: {
       c5_f2: "one char below bulkMinChars",
       c5_small: "a first page below bulkMinChars",
     },
-  };
+  });
 }
 
 /** Keep-rules 3–7: every protected result stays raw, however large; a later ledger page does not. */
@@ -185,18 +184,15 @@ function keepRules(): GoldenThread {
   // The window, mid-turn: a re-read of doc_r and a note citing two call ids.
   t.call("k_wall", "read_document", { file_id: "doc_r", offset: 43_000 }, filler("R3", 2_000));
   t.assistant("Per k_s1 and k_ref the schedule starts in year 6.");
-  return {
+  return golden({
     name: "keep-rules",
     messages: t.messages,
     policy: {
       tools: { send_mail: { kind: "interrupt" }, fetch_filing: { kind: "other", idempotent: true } },
     },
-    recencyKeepExchanges: 0,
     candidates: [{ toolCallId: "k_l1", category: 1, source: "doc_l" }],
     // 3 empty ids, 2 interrupts, 1 ledger page, 3 doc_r, 2 doc_s, 1 filing, 2 keep, 1 wall.
     protectedResults: 15,
-    timeVarying: 0,
-    inline: 0,
     neverCandidates: {
       "": "empty tool call id",
       k_ask: "ask_user interrupt",
@@ -211,7 +207,7 @@ function keepRules(): GoldenThread {
       k_skill: "load_skill",
       k_wall: "inside the recency wall",
     },
-  };
+  });
 }
 
 /** Rule 2: the last `recencyKeepExchanges` exchanges before the latest user message, and all after it. */
@@ -223,21 +219,19 @@ function recencyWall(): GoldenThread {
   }
   t.user("Continue.");
   t.call("w_e", "read_document", { file_id: "doc_e", offset: 5_000 }, filler("e", 6_000));
-  return {
+  return golden({
     name: "recency wall (3 exchanges)",
     messages: t.messages,
     recencyKeepExchanges: 3,
     candidates: [{ toolCallId: "w_a", category: 1, source: "doc_a" }],
     protectedResults: 4,
-    timeVarying: 0,
-    inline: 0,
     neverCandidates: {
       w_b: "third exchange before the latest user message",
       w_c: "second exchange before the latest user message",
       w_d: "last exchange before the latest user message",
       w_e: "after the latest user message",
     },
-  };
+  });
 }
 
 /** Time-varying results are never candidates, even when huge. */
@@ -254,7 +248,7 @@ function timeVarying(): GoldenThread {
   t.call("t_doc", "read_document", { file_id: "doc_t", offset: 10_000 }, filler("T", 5_000));
   t.assistant("Collected.");
   t.user(FINAL_USER);
-  return {
+  return golden({
     name: "time-varying results",
     messages: t.messages,
     policy: {
@@ -263,11 +257,8 @@ function timeVarying(): GoldenThread {
         read_live_sheet: { kind: "document-read", provenanceArgs: ["sheet_id", "offset"], idempotent: false },
       },
     },
-    recencyKeepExchanges: 0,
     candidates: [{ toolCallId: "t_doc", category: 1, source: "doc_t" }],
-    protectedResults: 0,
     timeVarying: 5,
-    inline: 0,
     neverCandidates: {
       t_db: "database query (unknown tool)",
       t_web: "web fetch (unknown tool)",
@@ -276,7 +267,7 @@ function timeVarying(): GoldenThread {
       t_sheet: "document read marked non-idempotent",
       t_search: "a lone search",
     },
-  };
+  });
 }
 
 /** Cat. 2 duplicates and cat. 4 error/retry pairs are the assembler's; cleaner text is never re-digested. */
@@ -309,18 +300,15 @@ function leftToAssembler(): GoldenThread {
   );
   t.assistant("Done.");
   t.user(FINAL_USER);
-  return {
+  return golden({
     name: "left to the assembler",
     messages: t.messages,
     policy: { tools: { fetch_filing: { kind: "other", idempotent: true } } },
-    recencyKeepExchanges: 0,
     candidates: [
       { toolCallId: "i_d2", category: 1, source: "doc_d" },
       { toolCallId: "i_e2", category: 1, source: "doc_e" },
       { toolCallId: "i_f2", category: 5 },
     ],
-    protectedResults: 0,
-    timeVarying: 0,
     inline: 3,
     neverCandidates: {
       i_d1: "earlier exact duplicate (cat. 2 stub)",
@@ -328,7 +316,7 @@ function leftToAssembler(): GoldenThread {
       i_f1: "error retried below (cat. 4 stub, error text)",
       i_c: "already cleaner text",
     },
-  };
+  });
 }
 
 /** Every golden thread. */
