@@ -9,6 +9,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { requireTestPostgresUrl } from "../../../../test/helpers/postgres";
 import { CheckpointReadError } from "./checkpoint-reader";
 import { expectLeaseThread, runLeaseTurn } from "./lease-agent.fixture";
 import { createPostgresCheckpointReader } from "./postgres-reader";
@@ -48,13 +49,7 @@ async function errorOf(promise: Promise<unknown>): Promise<{ code?: string } & E
 }
 
 beforeAll(async () => {
-  const url = process.env.TEST_POSTGRES_URL;
-  if (!url) {
-    throw new Error(
-      "TEST_POSTGRES_URL is not set: run the services tier with `npm run test:services` " +
-        "(test/services/run.sh starts a local Postgres and exports it)",
-    );
-  }
+  const url = requireTestPostgresUrl();
   admin = new pg.Pool({ connectionString: url, max: 2 });
   const writer = new PostgresSaver(admin, undefined, { schema });
   await writer.setup();
