@@ -4,15 +4,11 @@
 // With the services tier: `bash test/services/run.sh npm run bench:db`.
 
 import { contentSha256 } from "@context-cleaner/assembler";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRowInput,
-} from "@context-cleaner/db";
-import { PGlite } from "@electric-sql/pglite";
-import pg from "pg";
-import { createScratchDatabase, runInTransaction } from "../helpers/postgres";
+import { createDigestRepository, type Database, type DigestRowInput } from "@context-cleaner/db";
+import type { ConformanceHarness } from "../../packages/db/src/testing/conformance-harness";
+import { createPgliteHarness } from "../../packages/db/src/testing/pglite-harness";
+import { createServerHarness } from "../../packages/db/src/testing/server-harness";
+import { createScratchDatabase } from "../helpers/postgres";
 
 const DEFAULTS = {
   otherOrgs: 50,
@@ -104,50 +100,37 @@ const EXPLAIN = [
     where org_id = '${TARGET.orgId}' and thread_id = '${TARGET.threadId}'`,
 ];
 
+/** Seeds the harness's migrated database, then times the load and takes the plan as the owner. */
+async function bench(engine: string, harness: ConformanceHarness): Promise<Result> {
+  const started = performance.now();
+  const rows = await seed(harness.database);
+  const seedSeconds = (performance.now() - started) / 1000;
+  await harness.ownerTransaction(["analyze context_digest"]);
+  const timing = await measure(harness.database);
+  const plan = (await harness.ownerTransaction(EXPLAIN)).map((line) => String(line["QUERY PLAN"]));
+  return { engine, rows, ...timing, seedSeconds, plan };
+}
+
 async function benchPglite(): Promise<Result> {
-  const pglite = await PGlite.create();
-  const database = await createDatabase("pglite://", { pglite });
+  const harness = await createPgliteHarness();
   try {
-    await database.migrate();
-    const started = performance.now();
-    const rows = await seed(database);
-    const seedSeconds = (performance.now() - started) / 1000;
-    await pglite.exec("analyze context_digest");
-    const timing = await measure(database);
-    const plan = await pglite.transaction(async (transaction) => {
-      let lines: string[] = [];
-      for (const statement of EXPLAIN) {
-        lines = (await transaction.query<{ "QUERY PLAN": string }>(statement)).rows.map(
-          (line) => line["QUERY PLAN"],
-        );
-      }
-      return lines;
-    });
-    return { engine: "PGlite 0.5 (in-memory)", rows, ...timing, seedSeconds, plan };
+    return await bench("PGlite 0.5 (in-memory)", harness);
   } finally {
-    await database.close();
-    await pglite.close();
+    await harness.close();
   }
 }
 
 async function benchPostgres(adminUrl: string): Promise<Result> {
   const scratch = await createScratchDatabase(adminUrl, "cc_bench");
-  const database = await createDatabase(scratch.url);
-  const owner = new pg.Pool({ connectionString: scratch.url, max: 1 });
   try {
-    await database.migrate();
-    const started = performance.now();
-    const rows = await seed(database);
-    const seedSeconds = (performance.now() - started) / 1000;
-    await owner.query("analyze context_digest");
-    const timing = await measure(database);
-    const plan = (await runInTransaction(owner, EXPLAIN)).map((line) => String(line["QUERY PLAN"]));
-    const version = (await owner.query<{ server_version: string }>("show server_version")).rows[0]
-      ?.server_version;
-    return { engine: `PostgreSQL ${version ?? "?"} (node-postgres)`, rows, ...timing, seedSeconds, plan };
+    const harness = await createServerHarness(scratch.url);
+    try {
+      const [settings] = await harness.ownerTransaction(["show server_version"]);
+      return await bench(`PostgreSQL ${settings?.server_version ?? "?"} (node-postgres)`, harness);
+    } finally {
+      await harness.close();
+    }
   } finally {
-    await owner.end();
-    await database.close();
     await scratch.drop();
   }
 }
