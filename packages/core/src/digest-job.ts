@@ -335,7 +335,9 @@ export async function runDigestJob(
     try {
       result = await dependencies.digester.digest(request);
     } catch (error) {
-      if (estimate > 0) await store.settleSpend(job.orgId, day, estimate, 0);
+      const billed = error instanceof DigestModelError ? error.costUsd : 0;
+      if (estimate > 0) await store.settleSpend(job.orgId, day, estimate, billed);
+      stats.costUsd += billed;
       if (!(error instanceof DigestModelError)) throw error;
       stats.failedCalls++;
       stats.deferred += group.length;

@@ -36,10 +36,18 @@ export class DigestModelError extends CoreError {
   readonly reason: DigestFailureReason;
   /** HTTP status of the failed call, when there was one. */
   readonly status: number | undefined;
+  /** What the failed call was billed (a response arrived but broke the contract), in USD. @default 0 */
+  readonly costUsd: number;
 
   constructor(
     message: string,
-    details: { reason: DigestFailureReason; status?: number; cause?: unknown; retryable?: boolean },
+    details: {
+      reason: DigestFailureReason;
+      status?: number;
+      cause?: unknown;
+      retryable?: boolean;
+      costUsd?: number;
+    },
   ) {
     super(message, {
       cause: details.cause,
@@ -48,6 +56,7 @@ export class DigestModelError extends CoreError {
     this.name = "DigestModelError";
     this.reason = details.reason;
     this.status = details.status;
+    this.costUsd = details.costUsd ?? 0;
   }
 }
 

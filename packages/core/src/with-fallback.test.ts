@@ -77,12 +77,22 @@ describe("withFallback", () => {
     await expect(model.digest(request)).rejects.toBe(aborted);
   });
 
-  it("counts an unknown primary error as malformed", async () => {
+  it("re-throws an error that is not a digest failure (a bug) instead of hiding it behind the fallback", async () => {
     const metrics: Metric[] = [];
     const model = withFallback(fakeModel(new TypeError("bug")), createExtractiveDigester(), {
       metrics: { record: (metric) => metrics.push(metric) },
     });
-    expect((await model.digest(request)).fallback).toEqual({ reason: "malformed", pages: 2 });
-    expect(metrics[0]?.dimensions).toEqual({ reason: "malformed" });
+    await expect(model.digest(request)).rejects.toThrow(TypeError);
+    expect(metrics).toEqual([]);
+  });
+
+  it("adds what a billed but broken primary answer cost to the fallback's cost", async () => {
+    const model = withFallback(
+      fakeModel(new DigestModelError("bad tool input", { reason: "contract", costUsd: 0.0123 })),
+      createExtractiveDigester(),
+    );
+    const result = await model.digest(request);
+    expect(result.fallback).toEqual({ reason: "contract", pages: 2 });
+    expect(result.costUsd).toBeCloseTo(0.0123, 6);
   });
 });

@@ -39,13 +39,16 @@ export function withFallback(
       try {
         result = await primary.digest(request, callOptions);
       } catch (error) {
-        const reason = error instanceof DigestModelError ? error.reason : "malformed";
+        // Anything but a digest failure is a bug: it surfaces instead of hiding behind a fallback.
+        if (!(error instanceof DigestModelError)) throw error;
+        const reason = error.reason;
         if (reason === "aborted" || callOptions.signal?.aborted) throw error;
         const rescued = await fallback.digest(request, callOptions);
         count(reason, request.pages.length);
         return {
           ...rescued,
           pages: rescued.pages.map((page) => ({ ...page, model: rescued.model })),
+          costUsd: rescued.costUsd + error.costUsd,
           fallback: { reason, pages: request.pages.length },
         };
       }

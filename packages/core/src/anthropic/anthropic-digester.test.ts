@@ -109,6 +109,9 @@ describe("Anthropic digester against the local Messages API fake", () => {
     expect(error).toBeInstanceOf(DigestModelError);
     expect((error as DigestModelError).reason).toBe(reason);
     expect(fake.requests).toHaveLength(calls);
+    // A refusal or broken tool input was answered, so billed; an HTTP failure was not.
+    const billed = mode === "refusal" || mode === "bad-tool-input";
+    expect((error as DigestModelError).costUsd > 0).toBe(billed);
   });
 
   it("times out a slow answer at the configured timeout (retryable)", async () => {

@@ -174,8 +174,14 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
       if (message === null || typeof message !== "object" || !Array.isArray(message.content)) {
         throw new DigestModelError("digest response is not a Messages API message", { reason: "malformed" });
       }
+      // From here on a response arrived and was billed: failures carry its cost for the ledger.
+      const usage = usageOf(message);
+      const billed = costUsd(model, usage);
       if (message.stop_reason === "refusal") {
-        throw new DigestModelError("the model refused to digest the document", { reason: "refusal" });
+        throw new DigestModelError("the model refused to digest the document", {
+          reason: "refusal",
+          costUsd: billed,
+        });
       }
       const toolUse = message.content.find(
         (block) => block.type === "tool_use" && block.name === DIGEST_TOOL_NAME,
@@ -183,16 +189,17 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
       if (toolUse?.type !== "tool_use") {
         throw new DigestModelError(`digest response has no ${DIGEST_TOOL_NAME} tool call`, {
           reason: "malformed",
+          costUsd: billed,
         });
       }
       const pages = parseToolInput(toolUse.input, request);
       if (!pages) {
         throw new DigestModelError(`${DIGEST_TOOL_NAME} input does not match its schema`, {
           reason: "contract",
+          costUsd: billed,
         });
       }
-      const usage = usageOf(message);
-      return { pages, model, usage, costUsd: costUsd(model, usage) };
+      return { pages, model, usage, costUsd: billed };
     },
   };
 }

@@ -94,7 +94,9 @@ describe("Postgres checkpoint reader (SELECT-only role, read-only sessions)", ()
     } finally {
       client.release();
     }
-    await expect(new PostgresSaver(pool, undefined, { schema }).setup()).rejects.toThrow();
+    // 42501 (insufficient_privilege) or 25006 (read_only_sql_transaction): refused, not unreachable.
+    const setupError = await errorOf(new PostgresSaver(pool, undefined, { schema }).setup());
+    expect(["42501", "25006"]).toContain(setupError.code);
   });
 
   test("getTuple as the reader role revives real HumanMessage / AIMessage / ToolMessage instances", async () => {

@@ -1,6 +1,7 @@
 import {
   type AssembledView,
   assembleModelView,
+  effectiveToolChars,
   type Message,
   type ToolPolicy,
   type ToolPolicyInput,
@@ -33,16 +34,6 @@ export interface CleanedThread {
   passes: DigestJobOutcome[];
 }
 
-function toolChars(messages: readonly Message[]): number {
-  let chars = 0;
-  for (const message of messages) {
-    if (message.role === "tool")
-      chars +=
-        typeof message.content === "string" ? message.content.length : JSON.stringify(message.content).length;
-  }
-  return chars;
-}
-
 /**
  * The whole product in one process: the worker's digest passes over a thread (embedded
  * PGlite unless a URL is given), then the runtime's assembly with the digests loaded in
@@ -66,7 +57,7 @@ export async function cleanThread(
       options: { triggerChars: 0, minCharsPerPass: 0, ...options.job },
     };
     const passes: DigestJobOutcome[] = [];
-    const rawToolChars = toolChars(messages);
+    const rawToolChars = effectiveToolChars(messages, null).rawChars;
     for (let pass = 0; pass < CLEAN_THREAD_DEFAULTS.maxPasses; pass++) {
       // Each pass stands for a later turn end so coalescing lets it run.
       const turnEndedAt = new Date(Date.UTC(2000, 0, 1) + pass * 1000).toISOString();

@@ -41,8 +41,9 @@ async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | u
   let text: string;
   try {
     text = await readFile(path, "utf8");
-  } catch {
-    throw new UsageError(`cannot read policy file ${path}`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read policy file ${path}${code ? ` (${code})` : ""}`);
   }
   let policy: ToolPolicyInput;
   try {
