@@ -6,7 +6,6 @@ import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
 import { isCleanerText } from "./stubs";
-import { indexThread } from "./thread-index";
 import type { DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
 
@@ -158,7 +157,7 @@ export function assembleModelView(
       const stubs = inlineStubs({
         messages,
         cleanable,
-        threadIndex: indexThread(messages),
+        threadIndex: protection.threadIndex,
         policy,
         condensed,
       });

@@ -59,25 +59,14 @@ function isCompactionNote(message: Message): boolean {
   );
 }
 
-/** Droppable units before the wall: a user message alone, or an assistant message with its tool results. */
-function droppableUnits(messages: readonly Message[], wallStart: number): Array<[number, number]> {
-  const units: Array<[number, number]> = [];
-  let index = 0;
-  while (index < wallStart) {
-    const message = messages[index] as Message;
-    if (message.role === "system" || isCompactionNote(message)) {
-      index++;
-      continue;
-    }
-    let end = index + 1;
-    if (message.role === "assistant" || message.role === "tool") {
-      while (end < messages.length && messages[end]?.role === "tool") end++;
-    }
-    if (end > wallStart) break;
-    units.push([index, end]);
-    index = end;
+/** End (exclusive) of the unit starting at `index`: an assistant message with its tool results, or one message. */
+function unitEnd(messages: readonly Message[], index: number): number {
+  const role = messages[index]?.role;
+  let end = index + 1;
+  if (role === "assistant" || role === "tool") {
+    while (end < messages.length && messages[end]?.role === "tool") end++;
   }
-  return units;
+  return end;
 }
 
 function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
@@ -104,19 +93,28 @@ function snippet(message: Message, maxChars: number): string {
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
-function renderNote(dropped: readonly Message[], snippetChars: number, noteMaxChars: number): string {
-  const header = `${COMPACTION_NOTE_PREFIX}: ${dropped.length} earlier messages were left out to fit the history budget. Snippets:]`;
+function renderNote(
+  messages: readonly Message[],
+  dropped: Uint8Array,
+  droppedCount: number,
+  snippetChars: number,
+  noteMaxChars: number,
+): string {
+  const header = `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
   const lines = [header];
   let chars = header.length;
-  for (let index = 0; index < dropped.length; index++) {
-    const line = snippet(dropped[index] as Message, snippetChars);
-    const tail = `- … and ${dropped.length - index} more`;
+  let seen = 0;
+  for (let index = 0; index < messages.length && seen < droppedCount; index++) {
+    if (dropped[index] !== 1) continue;
+    const line = snippet(messages[index] as Message, snippetChars);
+    const tail = `- … and ${droppedCount - seen} more`;
     if (chars + 1 + line.length + 1 + tail.length > noteMaxChars) {
       lines.push(tail);
       break;
     }
     lines.push(line);
     chars += 1 + line.length;
+    seen++;
   }
   return lines.join("\n");
 }
@@ -138,36 +136,54 @@ export function compactHistory(
   const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
   const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
   const noteMaxChars = options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars;
-  const sizes = messages.map(messageChars);
-  let total = sizes.reduce((sum, size) => sum + size, 0);
+  const sizes = new Array<number>(messages.length);
+  let total = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const size = messageChars(messages[index] as Message);
+    sizes[index] = size;
+    total += size;
+  }
   if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
 
-  const units = droppableUnits(messages, wallStart);
-  const drop = new Set<number>();
-  for (const [start, end] of units) {
+  const dropped = new Uint8Array(messages.length);
+  let droppedCount = 0;
+  let firstDropped = -1;
+  let index = 0;
+  while (index < wallStart) {
+    const message = messages[index] as Message;
+    if (message.role === "system" || isCompactionNote(message)) {
+      index++;
+      continue;
+    }
+    const end = unitEnd(messages, index);
+    if (end > wallStart) break;
     // Stop once the kept messages and the note (at most a snippet per dropped message) fit.
     if (
-      drop.size > 0 &&
-      total + Math.min(noteMaxChars, NOTE_HEADER_CHARS + drop.size * (snippetChars + 1)) <= budget
+      droppedCount > 0 &&
+      total + Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1)) <= budget
     ) {
       break;
     }
-    if (pinned && isPinned(start, end, pinned)) continue;
-    for (let index = start; index < end; index++) {
-      drop.add(index);
-      total -= sizes[index] as number;
+    if (!pinned || !isPinned(index, end, pinned)) {
+      if (firstDropped === -1) firstDropped = index;
+      for (let member = index; member < end; member++) {
+        dropped[member] = 1;
+        total -= sizes[member] as number;
+      }
+      droppedCount += end - index;
     }
+    index = end;
   }
-  if (drop.size === 0) return { messages, fired: false, droppedMessages: 0 };
+  if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
 
-  const dropped = messages.filter((_, index) => drop.has(index));
-  const note: UserMessage = { role: "user", content: renderNote(dropped, snippetChars, noteMaxChars) };
-  // Units are visited in order, so the first index added is the smallest.
-  const firstDropped = drop.values().next().value as number;
+  const note: UserMessage = {
+    role: "user",
+    content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
+  };
   const result: Message[] = [];
-  messages.forEach((message, index) => {
-    if (index === firstDropped) result.push(note);
-    if (!drop.has(index)) result.push(message);
-  });
-  return { messages: result, fired: true, droppedMessages: dropped.length };
+  for (let position = 0; position < messages.length; position++) {
+    if (position === firstDropped) result.push(note);
+    if (dropped[position] !== 1) result.push(messages[position] as Message);
+  }
+  return { messages: result, fired: true, droppedMessages: droppedCount };
 }

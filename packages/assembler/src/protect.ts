@@ -14,7 +14,7 @@ import {
   windowReferences,
 } from "./keep-rules";
 import type { ToolPolicy } from "./policy";
-import { indexThread } from "./thread-index";
+import { indexThread, type ThreadIndex } from "./thread-index";
 import type { Message, ToolCall, ToolMessage } from "./types";
 
 /** Which messages the keep-rules make untouchable, and why. */
@@ -23,6 +23,8 @@ export interface Protection {
   readonly wallStart: number;
   /** Per message index: the first keep-rule it matches, or undefined when it may be cleaned. */
   readonly reasons: readonly (KeepReason | undefined)[];
+  /** The thread's tool calls by id, for callers that go on to clean the same thread. */
+  readonly threadIndex: ThreadIndex;
 }
 
 /**
@@ -72,7 +74,7 @@ export function protectMessages(
         reasons[index] = KEEP_REASONS.referencedByWindow;
     });
   }
-  return { wallStart, reasons };
+  return { wallStart, reasons, threadIndex };
 }
 
 /** What the keep-rules say of a result regardless of the window: cached per message object. */
