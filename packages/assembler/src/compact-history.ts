@@ -1,5 +1,5 @@
 import { contentChars, contentText } from "./content";
-import { canonicalJson } from "./hash";
+import { canonicalArgs } from "./hash";
 import { COMPACTION_NOTE_PREFIX } from "./stubs";
 import type { Message, UserMessage } from "./types";
 
@@ -43,7 +43,7 @@ export function messageChars(message: Message): number {
   }
   let chars = contentChars(message.content);
   if (toolCalls) {
-    for (const call of toolCalls) chars += call.name.length + canonicalJson(call.args).length;
+    for (const call of toolCalls) chars += call.name.length + canonicalArgs(call).length;
   }
   charsByMessage.set(message, { content: message.content, toolCalls, chars });
   return chars;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Message, MessageContent } from "./types";
+import type { Message, MessageContent, ToolCall } from "./types";
 
 /**
  * Serializes a JSON-like value with object keys sorted, so that equal values give
@@ -44,4 +44,18 @@ export function messageContentSha256(message: Message): string {
   const sha256 = contentSha256(message.content);
   hashByMessage.set(message, { content: message.content, sha256 });
   return sha256;
+}
+
+const argsJsonByCall = new WeakMap<object, { args: unknown; json: string }>();
+
+/**
+ * {@link canonicalJson} of a tool call's args, cached per call object: the key of cat. 2
+ * dedupe and the size of the call in the prompt, computed once per process.
+ */
+export function canonicalArgs(call: ToolCall): string {
+  const cached = argsJsonByCall.get(call);
+  if (cached !== undefined && cached.args === call.args) return cached.json;
+  const json = canonicalJson(call.args);
+  argsJsonByCall.set(call, { args: call.args, json });
+  return json;
 }

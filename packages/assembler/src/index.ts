@@ -13,7 +13,7 @@ export {
 } from "./errors";
 export type { FigureProvenanceResult } from "./figures";
 export { checkFigureProvenance, extractFigures, normalizeWhitespace } from "./figures";
-export { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
+export { canonicalArgs, canonicalJson, contentSha256, messageContentSha256 } from "./hash";
 export { inlineStubs, isErrorResult } from "./inline-clean";
 export type { KeepReason, WindowReferences } from "./keep-rules";
 export {

@@ -1,5 +1,5 @@
 import { contentChars, contentText } from "./content";
-import { canonicalJson, messageContentSha256 } from "./hash";
+import { canonicalArgs, messageContentSha256 } from "./hash";
 import type { ToolPolicy } from "./policy";
 import { isCleanerText, renderDuplicateStub, renderErrorRetryStub, renderToolCall } from "./stubs";
 import type { ThreadIndex } from "./thread-index";
@@ -26,16 +26,6 @@ export function isErrorResult(message: ToolMessage): boolean {
   return ERROR_PATTERN.test(text);
 }
 
-const argsKeyByCall = new WeakMap<ToolCall, string>();
-function argsKey(call: ToolCall): string {
-  let key = argsKeyByCall.get(call);
-  if (key === undefined) {
-    key = canonicalJson(call.args);
-    argsKeyByCall.set(call, key);
-  }
-  return key;
-}
-
 /** Per-result facts inline cleaning needs, cached per message object across assemblies. */
 interface ResultFacts {
   readonly content: unknown;
@@ -57,7 +47,7 @@ function resultFacts(message: ToolMessage, call: ToolCall | undefined): ResultFa
     call,
     failed,
     cleanerText: isCleanerText(contentText(message.content)),
-    groupKey: call && !failed ? `${message.toolName}\u0000${argsKey(call)}` : undefined,
+    groupKey: call && !failed ? `${message.toolName}\u0000${canonicalArgs(call)}` : undefined,
   };
   factsByMessage.set(message, facts);
   return facts;

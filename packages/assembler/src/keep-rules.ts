@@ -1,5 +1,5 @@
 import { contentText } from "./content";
-import { canonicalJson } from "./hash";
+import { canonicalArgs } from "./hash";
 import type { ToolPolicy } from "./policy";
 import type { Message, ToolCall, ToolMessage } from "./types";
 
@@ -158,7 +158,7 @@ function messageTokens(message: Message): ReadonlySet<string> {
   };
   add(contentText(message.content));
   if (message.role === "assistant" && message.toolCalls) {
-    for (const call of message.toolCalls) add(canonicalJson(call.args));
+    for (const call of message.toolCalls) add(canonicalArgs(call));
   }
   tokensByMessage.set(message, { content: message.content, toolCalls, tokens: set });
   return set;
@@ -182,7 +182,7 @@ export function windowReferences(messages: readonly Message[], wallStart: number
       fullText ??= window
         .map((message) =>
           [contentText(message.content), ...(message.role === "assistant" ? (message.toolCalls ?? []) : [])]
-            .map((part) => (typeof part === "string" ? part : canonicalJson(part.args)))
+            .map((part) => (typeof part === "string" ? part : canonicalArgs(part)))
             .join("\n"),
         )
         .join("\n");
