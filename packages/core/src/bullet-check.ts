@@ -28,17 +28,67 @@ export function comparisonForm(text: string): string {
     .toLowerCase();
 }
 
+const DIGIT = /\d/;
+const LETTER = /\p{L}/u;
+const ALPHANUMERIC = /[\p{L}\d]/u;
+
+/**
+ * Whether the characters around `source[start, end)` continue the needle into a larger
+ * figure: a digit, a `.`/`,` between digits (`$1,250` in `$1,250,000`, `5%` in `2.5%`,
+ * `§8` in `§8.3`), and for a figure (not a bare numeric token) ending in a digit also a
+ * letter or `%` (`Section 1` in `Section 1A`, `$5` in `$5m`); a needle starting or ending
+ * with a letter continues into an adjacent letter or digit.
+ */
+function continuesFigure(
+  source: string,
+  needle: string,
+  start: number,
+  end: number,
+  figure: boolean,
+): boolean {
+  const first = needle[0] as string;
+  const last = needle[needle.length - 1] as string;
+  const before = source[start - 1];
+  const after = source[end];
+  if (before !== undefined) {
+    if (DIGIT.test(first)) {
+      if (DIGIT.test(before)) return true;
+      if ((before === "." || before === ",") && DIGIT.test(source[start - 2] ?? "")) return true;
+    } else if (LETTER.test(first) && ALPHANUMERIC.test(before)) return true;
+  }
+  if (after !== undefined) {
+    if (DIGIT.test(last)) {
+      if (DIGIT.test(after)) return true;
+      if ((after === "." || after === ",") && DIGIT.test(source[end + 1] ?? "")) return true;
+      if (figure && (after === "%" || LETTER.test(after))) return true;
+    } else if (LETTER.test(last) && ALPHANUMERIC.test(after)) return true;
+  }
+  return false;
+}
+
+/** Whether `needle` occurs in `source` as a whole figure, not as part of a larger one. */
+function occursWhole(source: string, needle: string, figure: boolean): boolean {
+  for (let at = source.indexOf(needle); at !== -1; at = source.indexOf(needle, at + 1)) {
+    if (!continuesFigure(source, needle, at, at + needle.length, figure)) return true;
+  }
+  return false;
+}
+
 /**
  * The figures of a bullet that do not occur in the source: its extracted figures and
- * its numeric tokens, each compared in {@link comparisonForm}.
+ * its numeric tokens, each compared in {@link comparisonForm} and as a whole figure
+ * (`$1,250` does not occur in `$1,250,000`, nor `2.5%` in `12.5%`, nor `§8` in `§8.3`).
  */
 export function inventedFigures(bullet: string, normalizedSource: string): string[] {
-  const candidates = [...extractFigures(bullet), ...(bullet.match(NUMERIC_TOKEN) ?? [])];
+  const candidates: { text: string; figure: boolean }[] = [
+    ...extractFigures(bullet).map((text) => ({ text, figure: true })),
+    ...(bullet.match(NUMERIC_TOKEN) ?? []).map((text) => ({ text, figure: false })),
+  ];
   const invented: string[] = [];
-  for (const figure of candidates) {
-    const needle = comparisonForm(figure);
-    if (needle !== "" && !normalizedSource.includes(needle) && !invented.includes(figure)) {
-      invented.push(figure);
+  for (const { text, figure } of candidates) {
+    const needle = comparisonForm(text);
+    if (needle !== "" && !occursWhole(normalizedSource, needle, figure) && !invented.includes(text)) {
+      invented.push(text);
     }
   }
   return invented;
