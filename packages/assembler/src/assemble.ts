@@ -60,6 +60,13 @@ function killSwitchFromEnvironment(): boolean {
   return environment?.CONTEXT_CLEANER_DISABLED === "1";
 }
 
+const replacedFrom = new WeakMap<Message, Message>();
+
+/** The input message a view message replaced, for adapters mapping views back to their format. */
+export function originalOfReplacement(message: Message): Message | undefined {
+  return replacedFrom.get(message);
+}
+
 function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): void {
   const checks: Array<[string, number | undefined, number]> = [
     ["recencyKeepExchanges", recencyKeepExchanges, 0],
@@ -174,7 +181,9 @@ export function assembleModelView(
         const text = replaced.get(index);
         if (text === undefined) return message;
         report.charsSaved += messageChars(message) - text.length;
-        return { ...(message as ToolMessage), content: text };
+        const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
+        replacedFrom.set(replacement, message);
+        return replacement;
       });
     }
   }

@@ -181,3 +181,63 @@ describe("compactHistory", () => {
     expect(again.messages).toBe(first.messages);
   });
 });
+
+describe("compactHistory keeps pairing and stub targets", () => {
+  it("never drops an assistant whose result sits after another message, nor that result alone", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(toolCall("c1", "read_document", { file_id: "lease", offset: 0 })),
+      systemMessage("Reminder: cite sections."),
+      toolResult("c1", "read_document", documentPage("lease", 0, 3_000)),
+      ...toolExchange(
+        "c2",
+        "read_document",
+        { file_id: "lease", offset: 3_000 },
+        documentPage("lease", 1, 3_000),
+      ),
+      userMessage("next"),
+    ];
+    const { messages: view } = compactHistory(messages, recencyWallStart(messages, 0), {
+      historyBudgetChars: 1_000,
+    });
+    const calls = view.flatMap((message) =>
+      message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [],
+    );
+    const results = view.flatMap((message) => (message.role === "tool" ? [message.toolCallId] : []));
+    expect(results).toEqual(calls);
+    expect(results).toContain("c1");
+  });
+
+  it("keeps the later result a kept duplicate stub points to", () => {
+    const stub =
+      "[Duplicate result — identical to the result of tool call d2 (search) below; that later result is kept in full.]";
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "lease", offset: 0 }),
+        toolCall("d1", "search", { q: "x" }),
+      ),
+      toolResult("c1", "read_document", documentPage("lease", 0, 2_000)),
+      toolResult("d1", "search", stub),
+      ...toolExchange("d2", "search", { q: "x" }, `id: lease ${"hit ".repeat(500)}`),
+      ...toolExchange(
+        "c3",
+        "read_document",
+        { file_id: "other", offset: 0 },
+        documentPage("other", 0, 4_000),
+      ),
+      userMessage("next"),
+    ];
+    // The first exchange is kept (pinned, as the window would), so its stub's target stays.
+    const pinned = (index: number) => index === 2;
+    const { messages: view, fired } = compactHistory(
+      messages,
+      recencyWallStart(messages, 0),
+      { historyBudgetChars: 2_500 },
+      pinned,
+    );
+    expect(fired).toBe(true);
+    expect(view.some((message) => message.role === "tool" && message.toolCallId === "d2")).toBe(true);
+    expect(view.some((message) => message.role === "tool" && message.toolCallId === "c3")).toBe(false);
+  });
+});

@@ -1,6 +1,6 @@
 import { contentChars, contentText } from "./content";
 import { canonicalArgs } from "./hash";
-import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import { COMPACTION_NOTE_PREFIX, DUPLICATE_PREFIX, ERROR_PREFIX } from "./stubs";
 import type { Message, UserMessage } from "./types";
 
 /** Defaults of the history-compaction backstop (DESIGN §7 step 5). */
@@ -67,6 +67,49 @@ function unitEnd(messages: readonly Message[], index: number): number {
     while (end < messages.length && messages[end]?.role === "tool") end++;
   }
   return end;
+}
+
+/**
+ * Whether a unit can go without breaking tool-call pairing: tool results alone never go
+ * (their call stays elsewhere), and an assistant goes only with every result of its calls.
+ */
+function isWholeExchange(
+  messages: readonly Message[],
+  start: number,
+  end: number,
+  lastResultAt: ReadonlyMap<string, number>,
+): boolean {
+  const head = messages[start] as Message;
+  if (head.role === "tool") return false;
+  if (head.role !== "assistant" || !head.toolCalls) return true;
+  return head.toolCalls.every((call) => (lastResultAt.get(call.id) ?? start) < end);
+}
+
+function startsWith(content: Message["content"], prefix: string): boolean {
+  return typeof content === "string" && content.startsWith(prefix);
+}
+
+/**
+ * The later result a stub in the view points to, read from the view itself (so a second
+ * assembly of the view finds the same): the named call of a duplicate stub, the last
+ * success of the same tool for an error/retry stub.
+ */
+function stubTarget(
+  messages: readonly Message[],
+  index: number,
+  lastResultAt: ReadonlyMap<string, number>,
+  lastSuccessAt: ReadonlyMap<string, number>,
+): number | undefined {
+  const message = messages[index] as Message;
+  if (message.role !== "tool" || typeof message.content !== "string") return undefined;
+  let target: number | undefined;
+  if (message.content.startsWith(DUPLICATE_PREFIX)) {
+    const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0] ?? "";
+    target = lastResultAt.get(named);
+  } else if (message.content.startsWith(ERROR_PREFIX)) {
+    target = lastSuccessAt.get(message.toolName);
+  }
+  return target !== undefined && target > index ? target : undefined;
 }
 
 function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
@@ -145,6 +188,16 @@ export function compactHistory(
   }
   if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
 
+  const lastResultAt = new Map<string, number>();
+  const lastSuccessAt = new Map<string, number>();
+  messages.forEach((message, position) => {
+    if (message.role !== "tool") return;
+    if (message.toolCallId !== "") lastResultAt.set(message.toolCallId, position);
+    if (message.status !== "error" && !startsWith(message.content, ERROR_PREFIX)) {
+      lastSuccessAt.set(message.toolName, position);
+    }
+  });
+  const stubPins = new Set<number>();
   const dropped = new Uint8Array(messages.length);
   let droppedCount = 0;
   let firstDropped = -1;
@@ -164,13 +217,22 @@ export function compactHistory(
     ) {
       break;
     }
-    if (!pinned || !isPinned(index, end, pinned)) {
+    if (
+      isWholeExchange(messages, index, end, lastResultAt) &&
+      !isPinned(index, end, (member) => stubPins.has(member) || (pinned?.(member) ?? false))
+    ) {
       if (firstDropped === -1) firstDropped = index;
       for (let member = index; member < end; member++) {
         dropped[member] = 1;
         total -= sizes[member] as number;
       }
       droppedCount += end - index;
+    } else {
+      // A kept stub keeps what it points to ("identical to … below", "retried … below").
+      for (let member = index; member < end; member++) {
+        const target = stubTarget(messages, member, lastResultAt, lastSuccessAt);
+        if (target !== undefined) stubPins.add(target);
+      }
     }
     index = end;
   }

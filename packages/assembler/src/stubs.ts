@@ -2,8 +2,8 @@ import type { ToolCall } from "./types";
 
 /** First line of every digest the worker renders (DESIGN §6). */
 export const DIGEST_HEADER = "[Condensed by context-cleaner — original preserved and re-readable.]";
-const DUPLICATE_PREFIX = "[Duplicate result — identical to the result of tool call ";
-const ERROR_PREFIX = "[Transient error, retried successfully below: ";
+export const DUPLICATE_PREFIX = "[Duplicate result — identical to the result of tool call ";
+export const ERROR_PREFIX = "[Transient error, retried successfully below: ";
 /** First line of the backstop's note standing for dropped history. */
 export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
 

@@ -4,20 +4,34 @@ import { indexThread } from "./thread-index";
 
 describe("indexThread", () => {
   const first = toolCall("c1", "read_document", { file_id: "f", offset: 0 });
-  const repeated = toolCall("c1", "read_document", { file_id: "f", offset: 9 });
-  const index = indexThread([
-    userMessage("go"),
-    assistantCalling(first, toolCall("c2", "search", { q: "x" })),
-    assistantCalling(repeated, toolCall("", "search", {})),
-  ]);
+  const search = toolCall("c2", "search", { q: "x" });
+  const firstResult = toolResult("c1", "read_document", "page 1");
+  const searchResult = toolResult("c2", "search", "");
+  const index = indexThread([userMessage("go"), assistantCalling(first, search), firstResult, searchResult]);
 
   it("finds the call a result answers", () => {
-    expect(index.callFor(toolResult("c1", "read_document", ""))).toBe(first);
-    expect(index.callFor(toolResult("c2", "search", ""))?.args).toEqual({ q: "x" });
+    expect(index.callFor(firstResult)).toBe(first);
+    expect(index.callFor(searchResult)?.args).toEqual({ q: "x" });
   });
 
   it("returns undefined for unknown and empty tool call ids", () => {
     expect(index.callFor(toolResult("nope", "search", ""))).toBeUndefined();
     expect(index.callFor(toolResult("", "search", ""))).toBeUndefined();
+  });
+
+  it("pairs each result with the nearest earlier call when a model reuses an id", () => {
+    const readA = toolCall("call_0", "read_document", { file_id: "A", offset: 1000 });
+    const readB = toolCall("call_0", "read_document", { file_id: "B", offset: 1000 });
+    const resultA = toolResult("call_0", "read_document", "page of A");
+    const resultB = toolResult("call_0", "read_document", "page of B");
+    const reused = indexThread([
+      userMessage("go"),
+      assistantCalling(readA),
+      resultA,
+      assistantCalling(readB),
+      resultB,
+    ]);
+    expect(reused.callFor(resultA)).toBe(readA);
+    expect(reused.callFor(resultB)).toBe(readB);
   });
 });

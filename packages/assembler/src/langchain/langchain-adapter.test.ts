@@ -12,6 +12,10 @@ import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "../stu
 import { digestFor, documentPage } from "../test-support/thread-builder";
 import { assembleLangChainView, fromLangChain, reviveLangChainMessages } from "./langchain-adapter";
 
+function isBaseMessageLike(value: unknown): boolean {
+  return typeof (value as { getType?: unknown }).getType === "function";
+}
+
 const SIDE_LETTER = "Side letter text: the tenant may assign to an affiliate without consent. ".repeat(6);
 
 const PAGE_2 = documentPage("lease_445", 2);
@@ -116,25 +120,50 @@ describe("assembleLangChainView", () => {
       "toJSON() output",
       (messages: BaseMessage[]) => messages.map((message) => JSON.parse(JSON.stringify(message.toJSON()))),
     ],
-  ])("revives the stored form (%s) and assembles the same view", (_label, store) => {
+  ])("revives the stored form (%s), assembles the same view and answers in that form", (_label, store) => {
     const stored = store(langChainThread());
-    const revived = assembleLangChainView(stored, digests);
-    expect(revived.report).toEqual(report);
-    revived.messages.forEach((message, index) => {
+    const result = assembleLangChainView(stored as never[], digests);
+    expect(result.report).toEqual(report);
+    // Untouched messages are the caller's own stored objects; replaced ones share their form.
+    result.messages.forEach((message, index) => {
+      expect(isBaseMessageLike(message)).toBe(false);
+      if (stored.includes(message)) return;
+      expect(Object.keys(message).sort()).toEqual(Object.keys(stored[index] ?? stored[0]).sort());
+    });
+    const revived = reviveLangChainMessages(result.messages);
+    revived.forEach((message, index) => {
       const expected = view[index] as BaseMessage;
       expect(message.getType()).toBe(expected.getType());
       expect(message.content).toEqual(expected.content);
       expect(message.id).toBe(expected.id);
     });
-    const revivedTool = findTool(revived.messages, "p2");
+    const revivedTool = findTool(revived, "p2");
     expect(revivedTool).toBeInstanceOf(ToolMessage);
     expect(revivedTool).toMatchObject({ tool_call_id: "p2", name: "read_document", status: "success" });
-    const revivedCall = revived.messages[2] as AIMessage;
+    const revivedCall = revived[2] as AIMessage;
     expect(AIMessage.isInstance(revivedCall)).toBe(true);
     expect(revivedCall.tool_calls?.[0]).toMatchObject({
       id: "p2",
       args: { file_id: "lease_445", offset: 5_000 },
     });
+  });
+
+  it("keeps a successful result whose text opens like an error raw (status success is carried)", () => {
+    const table = "Error codes table: E-17 means the landlord's consent is pending.\nE-18 means …";
+    const messages = [
+      new HumanMessage({ content: "list the error codes" }),
+      new AIMessage({ content: "", tool_calls: [{ id: "k1", name: "lookup", args: { q: "codes" } }] }),
+      new ToolMessage({ content: table, tool_call_id: "k1", name: "lookup", status: "success" }),
+      new AIMessage({ content: "", tool_calls: [{ id: "k2", name: "lookup", args: { q: "more" } }] }),
+      new ToolMessage({ content: "done", tool_call_id: "k2", name: "lookup", status: "success" }),
+      new AIMessage({ content: "a" }),
+      new AIMessage({ content: "b" }),
+      new AIMessage({ content: "c" }),
+      new HumanMessage({ content: "thanks" }),
+    ];
+    const { messages: view, report } = assembleLangChainView(messages, null);
+    expect(report.stubs.errorRetry).toBe(0);
+    expect(view[2]).toBe(messages[2]);
   });
 
   it("sees content replaced in place on an instance: the hash gate checks live content", () => {

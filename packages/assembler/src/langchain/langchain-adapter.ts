@@ -2,12 +2,18 @@ import {
   AIMessage,
   type BaseMessage,
   HumanMessage,
+  mapChatMessagesToStoredMessages,
   mapStoredMessagesToChatMessages,
   type StoredMessage,
   SystemMessage,
   ToolMessage,
 } from "@langchain/core/messages";
-import { type AssembledView, type AssembleOptions, assembleModelView } from "../assemble";
+import {
+  type AssembledView,
+  type AssembleOptions,
+  assembleModelView,
+  originalOfReplacement,
+} from "../assemble";
 import { InvalidThreadError } from "../errors";
 import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../types";
 
@@ -118,7 +124,7 @@ function toNeutral(message: BaseMessage): Message {
       id,
       toolCallId: tool.tool_call_id ?? "",
       toolName: tool.name ?? "",
-      ...(tool.status === "error" ? { status: "error" as const } : {}),
+      ...(tool.status === "error" || tool.status === "success" ? { status: tool.status } : {}),
     };
   } else {
     // system, developer and any other type: never cleaned, never dropped.
@@ -166,43 +172,46 @@ export function toLangChain(message: Message, original?: BaseMessage): BaseMessa
 }
 
 /**
- * {@link assembleModelView} over LangChain messages: untouched messages come back as the
- * same instances; condensed tool results are new `ToolMessage`s keeping `tool_call_id`,
- * `name`, `id` and `status`.
+ * {@link assembleModelView} over LangChain messages, in the caller's format: untouched
+ * messages come back as the very objects passed in (instances or stored JSON); condensed
+ * tool results are new `ToolMessage`s keeping `tool_call_id`, `name`, `id` and `status`,
+ * in the same form as the input they replace.
  *
  * @example
  * const digests = await repository.loadThreadDigests(orgId, threadId);
  * const { messages: view } = assembleLangChainView(state.messages, digests);
  * const reply = await model.invoke(view);
  */
-export function assembleLangChainView(
-  messages: readonly LangChainMessageInput[],
+export function assembleLangChainView<T extends LangChainMessageInput>(
+  messages: readonly T[],
   digests?: DigestMap | null,
   options?: AssembleOptions,
-): AssembledView<BaseMessage> {
+): AssembledView<T> {
   const instances = reviveLangChainMessages(messages);
   const neutral = instances.map(toNeutral);
-  const originals = new Map<Message, BaseMessage>();
+  const position = new Map<Message, number>();
   neutral.forEach((message, index) => {
-    originals.set(message, instances[index] as BaseMessage);
+    position.set(message, index);
   });
   const view = assembleModelView(neutral, digests, options);
-  const byId = new Map<string, BaseMessage>();
-  for (const instance of instances) if (instance.id) byId.set(instance.id, instance);
   return {
     report: view.report,
     messages: view.messages.map((message) => {
-      const original = originals.get(message);
-      if (original) return original;
-      const replacedFrom =
-        message.role === "tool" ? findOriginalTool(instances, message.toolCallId) : undefined;
-      return toLangChain(message, replacedFrom ?? (message.id ? byId.get(message.id) : undefined));
+      const untouched = position.get(message);
+      if (untouched !== undefined) return messages[untouched] as T;
+      const replaced = originalOfReplacement(message);
+      const at = replaced === undefined ? undefined : position.get(replaced);
+      const instance = toLangChain(message, at === undefined ? undefined : instances[at]);
+      return inCallerForm(instance, messages[at ?? 0]) as T;
     }),
   };
 }
 
-function findOriginalTool(instances: readonly BaseMessage[], toolCallId: string): BaseMessage | undefined {
-  return instances.find(
-    (instance) => ToolMessage.isInstance(instance) && instance.tool_call_id === toolCallId,
-  );
+/** A new instance in the form of `like`: an instance, a stored `{ type, data }` or `toJSON()` output. */
+function inCallerForm(instance: BaseMessage, like: LangChainMessageInput | undefined): LangChainMessageInput {
+  if (like === undefined || isBaseMessage(like)) return instance;
+  if ((like as { type?: unknown }).type === "constructor") {
+    return instance.toJSON() as unknown as LangChainMessageInput;
+  }
+  return mapChatMessagesToStoredMessages([instance])[0] as StoredMessage;
 }
