@@ -13,10 +13,11 @@ const source =
 
 describe("renderDigest", () => {
   it("renders exactly the DESIGN §6 format", () => {
+    const page = `GROUND LEASE — 445 W 35TH\n${source}`;
     const rendered = renderDigest({
       call,
       rule,
-      source,
+      source: page,
       title: "Ground Lease — 445 W 35th",
       totalChars: 190_412,
       page: { index: 2, count: 4 },
@@ -32,7 +33,7 @@ describe("renderDigest", () => {
       [
         DIGEST_HEADER,
         "tool: read_document",
-        `source: file_id=cd_9f2 "Ground Lease — 445 W 35th" · characters 58,000–58,${source.length} of 190,412 (page 2 of 4)`,
+        `source: file_id=cd_9f2 "Ground Lease — 445 W 35th" · characters 58,000–58,${page.length} of 190,412 (page 2 of 4)`,
         "digest:",
         "  - Article 8 (Assignment): consent required, not to be unreasonably withheld; affiliate carve-out §8.3",
         "  - Amounts: Exhibit B rent: base $1,250,000/yr, 2.5% annual escalator from year 6",
@@ -43,6 +44,35 @@ describe("renderDigest", () => {
     );
     expect(rendered.chars).toBe(rendered.text.length);
     expect(rendered.bullets).toEqual({ kept: 3, dropped: 0, trimmed: 0 });
+  });
+
+  it("drops a title that carries a figure absent from the source, and keeps one whose figures occur", () => {
+    const planted = renderDigest({
+      call,
+      rule,
+      source,
+      title: "Ground Lease: rent now $9,999,999 per §99.9",
+      bullets: {},
+    });
+    expect(planted.text).toContain("\nsource: file_id=cd_9f2 · characters 58,000–");
+    expect(planted.text).not.toContain("9,999,999");
+    expect(planted.text).not.toContain("§99.9");
+    const partial = renderDigest({
+      call,
+      rule,
+      source,
+      title: "Ground Lease — rent $1,250 per §8",
+      bullets: {},
+    });
+    expect(partial.text).not.toContain("Ground Lease");
+    const sourced = renderDigest({
+      call,
+      rule,
+      source,
+      title: "Exhibit B: rent $1,250,000, §8.3",
+      bullets: {},
+    });
+    expect(sourced.text).toContain('source: file_id=cd_9f2 "Exhibit B: rent $1,250,000, §8.3" · characters');
   });
 
   it("extracts the figures line mechanically from the source, whatever the bullets say", () => {

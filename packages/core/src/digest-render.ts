@@ -5,7 +5,7 @@ import {
   renderToolCall,
   type ToolCall,
 } from "@context-cleaner/assembler";
-import { checkBullets, DIGEST_SECTIONS } from "./bullet-check";
+import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./bullet-check";
 import { InvalidCoreOptionError } from "./errors";
 import type { DigestBullets } from "./ports";
 
@@ -31,6 +31,7 @@ export interface DigestRenderInput {
   source: string;
   /** The model's bullets (checked here: a bullet with an invented figure is dropped). */
   bullets: DigestBullets;
+  /** The model's title of the document (checked here: dropped when it carries an invented figure). */
   title?: string;
   /** Total length of the document in chars, when known. */
   totalChars?: number;
@@ -66,13 +67,23 @@ function cutAtWord(text: string, max: number): string {
   return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
 }
 
+/**
+ * The model's title, whitespace-collapsed, or `undefined` when it carries a figure absent
+ * from the source: a title is model text like a bullet and must not plant figures (DESIGN §6).
+ */
+function checkedTitle(input: DigestRenderInput): string | undefined {
+  const title = input.title?.replace(/\s+/g, " ").trim();
+  if (!title) return undefined;
+  return inventedFigures(title, comparisonForm(input.source)).length > 0 ? undefined : title;
+}
+
 function sourceLine(input: DigestRenderInput): string {
   const idArg = input.rule.provenanceArgs[0];
   const parts: string[] = [];
   if (idArg !== undefined && idArg in input.call.args) {
     parts.push(`${idArg}=${renderValue(input.call.args[idArg])}`);
   }
-  const title = input.title?.replace(/\s+/g, " ").replace(/"/g, "'").trim();
+  const title = checkedTitle(input)?.replace(/"/g, "'");
   if (title) parts.push(`"${cutAtWord(title, DIGEST_RENDER_DEFAULTS.maxTitleChars)}"`);
   const head = parts.join(" ") || input.call.name;
   const offset = readOffset(input.call, input.rule.offsetArg);
