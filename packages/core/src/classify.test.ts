@@ -182,6 +182,26 @@ describe("classifyThread over golden threads", () => {
     expect(result.candidates).toEqual([]);
   });
 
+  it("a result with a non-text block is no candidate; one of text blocks only is", () => {
+    const t = threadBuilder();
+    t.user("Read the agreement.");
+    t.call("b_text", "read_document", { file_id: "doc_a", offset: 3_000 }, "");
+    t.call("b_image", "read_document", { file_id: "doc_a", offset: 6_000 }, "");
+    t.assistant("Read.");
+    t.user("Next.");
+    const messages = t.messages.map((message) => {
+      if (message.role !== "tool") return message;
+      const text = { type: "text", text: filler(message.toolCallId, 3_000) };
+      const image = {
+        type: "image",
+        source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" },
+      };
+      return { ...message, content: message.toolCallId === "b_text" ? [text] : [text, image] };
+    });
+    const result = classifyThread(messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual(["b_text"]);
+  });
+
   it("never mutates its input", () => {
     for (const thread of golden) {
       const before = JSON.stringify(thread.messages);

@@ -16,6 +16,13 @@ import {
   type ToolRule,
 } from "@context-cleaner/assembler";
 
+/** Whether content is all text: a string, or blocks that each carry a string `text`. */
+function isTextOnly(message: ToolMessage): boolean {
+  return (
+    typeof message.content === "string" || message.content.every((block) => typeof block.text === "string")
+  );
+}
+
 /** The junk categories the worker handles (DESIGN §5); cat. 2 and 4 are the assembler's. */
 export const CANDIDATE_CATEGORIES = {
   consumedPage: 1,
@@ -83,7 +90,9 @@ export function classifyThread(
       continue;
     }
     const call = threadIndex.callFor(message);
-    if (!call || failed || inlineIndices.has(index) || isCleanerText(contentText(message.content))) continue;
+    // A result with a non-text block (an image, a file) cannot be condensed faithfully from its text.
+    if (!call || failed || inlineIndices.has(index) || !isTextOnly(message)) continue;
+    if (isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
     let category: CandidateCategory | undefined;
     if (rule.kind === "search") {

@@ -13,6 +13,7 @@ import { buildHeavyThread } from "./examples/heavy-thread";
 import { createExtractiveDigester } from "./extractive-digester";
 import { createInMemoryCheckpointReader, fixedClock } from "./in-memory-checkpoint-reader";
 import type { DigestModel, DigestRequest, Metric } from "./ports";
+import { filler, threadBuilder } from "./test-support/golden-threads";
 
 const fixture = buildHeavyThread({
   name: "lease-and-credit",
@@ -254,6 +255,37 @@ describe("runDigestJob", () => {
     );
     expect(outcome.stale).toBe(1);
     expect(contentSha256("x")).toHaveLength(64);
+  });
+
+  it("digests a cat. 1 page given as text blocks from its text, with its figures and character range", async () => {
+    const page = `Exhibit B: base rent $1,250,000/yr with a 2.5% escalator; see §8.3.\n${filler("B1", 5_000)}`;
+    const t = threadBuilder();
+    t.user("Read the lease.");
+    t.call("p0", "read_document", { file_id: "cd_9f2", offset: 0 }, "Page one.");
+    t.call("p1", "read_document", { file_id: "cd_9f2", offset: 58_000 }, "");
+    t.assistant("Read.");
+    t.user("Next.");
+    const messages = t.messages.map((message) =>
+      message.role === "tool" && message.toolCallId === "p1"
+        ? { ...message, content: [{ type: "text", text: page }] }
+        : message,
+    );
+    const { payload, dependencies } = setup(
+      { options: { minCharsPerPass: 0, recencyKeepExchanges: 0 } },
+      messages,
+    );
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
+    const row = (await repository.loadThreadDigests(payload.orgId, payload.threadId)).get("p1");
+    expect(row?.digest).toContain(`characters 58,000–${(58_000 + page.length).toLocaleString("en-US")}\n`);
+    expect(row?.digest).toContain("figures verbatim: Exhibit B; $1,250,000; 2.5%; §8.3\n");
+    expect(row?.digest).not.toContain('"type"');
+    const view = assembleModelView(
+      messages,
+      await repository.loadThreadDigests(payload.orgId, payload.threadId),
+      { recencyKeepExchanges: 0 },
+    );
+    expect(view.report.substitutions).toBe(1);
   });
 
   it("refuses an invalid payload naming the field", async () => {

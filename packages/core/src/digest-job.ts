@@ -1,5 +1,6 @@
 import {
   canonicalJson,
+  contentText,
   type DigestMap,
   KEEP_RULE_DEFAULTS,
   messageContentSha256,
@@ -160,10 +161,7 @@ function toRequest(group: readonly DigestCandidate[]): DigestRequest {
     sourceLabel: idArg && first.source !== undefined ? `${idArg}=${first.source}` : first.message.toolName,
     pages: group.map((candidate) => ({
       toolCallId: candidate.message.toolCallId,
-      content:
-        typeof candidate.message.content === "string"
-          ? candidate.message.content
-          : JSON.stringify(candidate.message.content),
+      content: contentText(candidate.message.content),
       provenanceArgs: provenanceArgs(candidate),
       reread: renderToolCall(candidate.call, candidate.rule.provenanceArgs),
     })),
@@ -252,10 +250,7 @@ export async function runDigestJob(
     if (candidate.category === CANDIDATE_CATEGORIES.supersededSearch) {
       const stub = renderSupersededSearchStub({
         call: candidate.call,
-        content:
-          typeof candidate.message.content === "string"
-            ? candidate.message.content
-            : JSON.stringify(candidate.message.content),
+        content: contentText(candidate.message.content),
         hitIdPattern: candidate.rule.hitIdPattern as RegExp,
         laterToolCallId: candidate.supersededBy as string,
       });
