@@ -288,6 +288,30 @@ describe("runDigestJob", () => {
     expect(view.report.substitutions).toBe(1);
   });
 
+  it("writes no superseded-search stub for a result with no hit ids", async () => {
+    const t = threadBuilder();
+    t.user("Search.");
+    t.call("s_1", "search_documents", { query: "lease" }, filler("no ids here", 5_000));
+    t.call("s_2", "search_documents", { query: "lease amendment" }, `id: "doc_c"\n${filler("hit", 5_000)}`);
+    t.call(
+      "s_3",
+      "search_documents",
+      { query: "estoppel" },
+      `id: "doc_a"\nid: "doc_b"\n${filler("hit", 5_000)}`,
+    );
+    t.assistant("Searched.");
+    t.user("Next.");
+    const { payload, dependencies } = setup(
+      { options: { minCharsPerPass: 0, recencyKeepExchanges: 0 } },
+      t.messages,
+    );
+    const outcome = await runDigestJob(payload, dependencies);
+    expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
+    const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    expect([...rows.keys()]).toEqual(["s_2"]);
+    expect(rows.get("s_2")?.digest).not.toContain("(none found)");
+  });
+
   it("refuses an invalid payload naming the field", async () => {
     const { dependencies } = setup();
     await expect(

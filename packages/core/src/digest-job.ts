@@ -255,6 +255,8 @@ export async function runDigestJob(
         laterToolCallId: candidate.supersededBy as string,
       });
       if (stub.text.length >= candidate.originalChars) continue;
+      // The stub promises every hit id verbatim: with none found the list cannot be kept faithfully.
+      if (stub.hitIds.length === 0) continue;
       rows.push({
         ...baseRow(job.threadId, candidate),
         kind: "superseded-search",
