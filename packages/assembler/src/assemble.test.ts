@@ -273,6 +273,16 @@ describe("assembleModelView bad input", () => {
     }
   });
 
+  it("rejects digests that are not a Map, and a used entry without a digest or a sha256", () => {
+    const thread = realisticThread();
+    expect(() => assembleModelView(thread, { c1: {} } as never)).toThrow(/digests must be a Map/);
+    const used = realisticDigests(thread);
+    const [toolCallId, entry] = [...used.entries()][0] as [string, DigestEntry];
+    const broken = new Map(used).set(toolCallId, { ...entry, digest: null as never });
+    expect(() => assembleModelView(thread, broken)).toThrow(InvalidOptionError);
+    expect(() => assembleModelView(thread, broken)).toThrow(new RegExp(toolCallId));
+  });
+
   it("rejects a bad policy and a bad thread with their own errors", () => {
     expect(() =>
       assembleModelView([], null, { policy: { tools: { x: { kind: "document-read" } } } }),

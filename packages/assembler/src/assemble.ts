@@ -3,10 +3,11 @@ import { InvalidOptionError } from "./errors";
 import { messageContentSha256 } from "./hash";
 import { inlineStubs } from "./inline-clean";
 import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
+import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
 import { isCleanerText } from "./stubs";
-import type { DigestMap, Message, ToolMessage } from "./types";
+import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
 
 /** Defaults of {@link assembleModelView}. */
@@ -55,16 +56,26 @@ export interface AssembledView<M = Message> {
   report: AssemblyReport;
 }
 
-function killSwitchFromEnvironment(): boolean {
-  const environment = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
-  return environment?.CONTEXT_CLEANER_DISABLED === "1";
-}
-
 const replacedFrom = new WeakMap<Message, Message>();
 
 /** The input message a view message replaced, for adapters mapping views back to their format. */
 export function originalOfReplacement(message: Message): Message | undefined {
   return replacedFrom.get(message);
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function checkDigestEntry(toolCallId: string, entry: DigestEntry): void {
+  if (
+    typeof entry?.digest !== "string" ||
+    typeof entry.contentSha256 !== "string" ||
+    !SHA256_HEX.test(entry.contentSha256)
+  ) {
+    throw new InvalidOptionError(
+      `digests entry for tool call ${JSON.stringify(toolCallId)} needs a string digest and a 64-hex contentSha256`,
+      "digests",
+    );
+  }
 }
 
 function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): void {
@@ -109,6 +120,12 @@ export function assembleModelView(
   const disabled = options.disabled ?? killSwitchFromEnvironment();
   const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
   checkOptions(recencyKeepExchanges, options);
+  if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
+    throw new InvalidOptionError(
+      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
+      "digests",
+    );
+  }
   const rawChars = totalChars(messages);
   const report: AssemblyReport = {
     disabled,
@@ -133,7 +150,8 @@ export function assembleModelView(
     const policy = resolveToolPolicy(options.policy);
     const protection = protectMessages(messages, policy, recencyKeepExchanges);
     wallStart = protection.wallStart;
-    pinned = (index) => protection.reasons[index] === KEEP_REASONS.referencedByWindow;
+    pinned = (index) =>
+      protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
     const replaced = new Map<number, string>();
     const condensed = new Set<number>();
     const cleanable = (index: number) => protection.reasons[index] === undefined;
@@ -146,6 +164,7 @@ export function assembleModelView(
         if (message.role !== "tool" || !cleanable(index)) return;
         const entry = digests.get(message.toolCallId);
         if (!entry) return;
+        checkDigestEntry(message.toolCallId, entry);
         if (typeof message.content === "string" && message.content === entry.digest) {
           condensed.add(index);
         } else if (typeof message.content === "string" && isCleanerText(message.content)) {

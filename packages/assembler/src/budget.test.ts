@@ -1,16 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
-import { digestFor, digestMap, toolExchange, userMessage } from "./test-support/thread-builder";
+import {
+  assistantText,
+  digestFor,
+  digestMap,
+  toolExchange,
+  userMessage,
+} from "./test-support/thread-builder";
 import type { Message } from "./types";
 
 const pageA = "a".repeat(50_000);
 const pageB = "b".repeat(30_000);
 
+/** Two reads, then enough later turns that both lie outside the recency wall. */
 function thread(): Message[] {
   return [
     userMessage("read both"),
     ...toolExchange("c1", "read_document", { file_id: "f", offset: 0 }, pageA),
     ...toolExchange("c2", "read_document", { file_id: "f", offset: 50_000 }, pageB),
+    assistantText("Read."),
+    assistantText("Summarized."),
+    assistantText("Filed."),
+    userMessage("next task"),
   ];
 }
 
@@ -35,6 +46,27 @@ describe("effectiveToolChars", () => {
       refundedChars: 48_000,
       refundActive: true,
     });
+  });
+
+  it("counts raw chars for a result the view keeps raw (inside the recency wall)", () => {
+    const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
+    const recent = thread().slice(0, 5);
+    expect(effectiveToolChars(recent, digests).effectiveChars).toBe(80_000);
+  });
+
+  it("turns the refund off with CONTEXT_CLEANER_DISABLED=1", () => {
+    const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
+    const saved = process.env.CONTEXT_CLEANER_DISABLED;
+    process.env.CONTEXT_CLEANER_DISABLED = "1";
+    try {
+      expect(effectiveToolChars(thread(), digests)).toMatchObject({
+        effectiveChars: 80_000,
+        refundActive: false,
+      });
+    } finally {
+      if (saved === undefined) delete process.env.CONTEXT_CLEANER_DISABLED;
+      else process.env.CONTEXT_CLEANER_DISABLED = saved;
+    }
   });
 
   it("never counts a digest longer than its original", () => {

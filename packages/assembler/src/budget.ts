@@ -1,5 +1,9 @@
 import { contentChars } from "./content";
 import { messageContentSha256 } from "./hash";
+import { KEEP_RULE_DEFAULTS } from "./keep-rules";
+import { killSwitchFromEnvironment } from "./kill-switch";
+import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
+import { protectMessages } from "./protect";
 import type { DigestMap, Message } from "./types";
 
 /** Defaults of the runtime's tool-output caps and of the budget refund (DESIGN §7). */
@@ -27,28 +31,47 @@ export interface EffectiveToolChars {
 
 /**
  * Tool chars as the conversation budget should count them: digest chars for results with
- * a hash-matched digest, raw chars otherwise. Above `rawCeilingChars` of raw tool output,
- * or with `disabled`, raw accounting resumes.
+ * a hash-matched digest that the view substitutes (the keep-rules do not protect it), raw
+ * chars otherwise. Above `rawCeilingChars` of raw tool output, or with the kill switch,
+ * raw accounting resumes.
  */
 export function effectiveToolChars(
   messages: readonly Message[],
   digests: DigestMap | null | undefined,
-  options: { rawCeilingChars?: number; disabled?: boolean } = {},
+  options: {
+    rawCeilingChars?: number;
+    /** @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
+    disabled?: boolean;
+    /** The same policy the assembly uses: protected results stay raw in the view, so count raw. */
+    policy?: ToolPolicy | ToolPolicyInput;
+    /** @default 3 */
+    recencyKeepExchanges?: number;
+  } = {},
 ): EffectiveToolChars {
   const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
+  const disabled = options.disabled ?? killSwitchFromEnvironment();
   let rawChars = 0;
   let effectiveChars = 0;
-  for (const message of messages) {
-    if (message.role !== "tool") continue;
+  const protection =
+    !disabled && digests && digests.size > 0
+      ? protectMessages(
+          messages,
+          resolveToolPolicy(options.policy),
+          options.recencyKeepExchanges ?? KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+        )
+      : undefined;
+  messages.forEach((message, index) => {
+    if (message.role !== "tool") return;
     const chars = contentChars(message.content);
     rawChars += chars;
-    const entry = digests?.get(message.toolCallId);
+    const entry =
+      protection && protection.reasons[index] === undefined ? digests?.get(message.toolCallId) : undefined;
     effectiveChars +=
       entry && entry.digestChars < chars && messageContentSha256(message) === entry.contentSha256
         ? entry.digestChars
         : chars;
-  }
-  const refundActive = !options.disabled && rawChars <= ceiling;
+  });
+  const refundActive = !disabled && rawChars <= ceiling;
   const counted = refundActive ? effectiveChars : rawChars;
   return { effectiveChars: counted, rawChars, refundedChars: rawChars - counted, refundActive };
 }
@@ -88,7 +111,7 @@ export function capToolResult(content: string, options: CapOptions): CappedResul
   const reason = overSpent ? "the conversation's tool budget is spent" : "results are capped per call";
   const notice =
     `\n\n[Result cut to ${limit.toLocaleString("en-US")} of ${content.length.toLocaleString("en-US")} chars because ${reason}. ` +
-    `The rest is unchanged at its source: re-read it with the same tool, starting at character ${limit} (e.g. with an offset).]`;
+    `The rest (from character ${limit.toLocaleString("en-US")} of this result on) is unchanged at its source: re-read it with the same tool, moving its offset on by ${limit.toLocaleString("en-US")} chars.]`;
   return {
     content: content.slice(0, limit) + notice,
     capped: true,

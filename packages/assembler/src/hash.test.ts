@@ -48,16 +48,30 @@ describe("messageContentSha256", () => {
     expect(messageContentSha256(tool("abc"))).toBe(SHA256_ABC);
   });
 
-  it("hashes each message object once: an in-place edit of its blocks is not re-hashed", () => {
+  it("hashes each message object once while its blocks are unchanged", () => {
+    let reads = 0;
+    const image = {
+      type: "image",
+      get source() {
+        reads++;
+        return "base64…";
+      },
+    } as unknown as ContentBlock;
+    const message = tool([{ type: "text", text: "abc" }, image]);
+    const first = messageContentSha256(message);
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(messageContentSha256(message)).toBe(first);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
+  it("re-hashes a block edited in place, so the hash gate sees live content", () => {
     const blocks: ContentBlock[] = [{ type: "text", text: "abc" }];
     const message = tool(blocks);
     const first = messageContentSha256(message);
-    // Mutating the same array leaves `content` identical, so the cached hash is served.
     (blocks[0] as ContentBlock).text = "changed";
-    expect(messageContentSha256(message)).toBe(first);
-    expect(contentSha256(blocks)).not.toBe(first);
-    // A fresh message object with the same (now changed) content gets a fresh hash.
-    expect(messageContentSha256(tool(blocks))).toBe(contentSha256(blocks));
+    expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
   });
 
   it("re-hashes when `content` is replaced on the same object", () => {

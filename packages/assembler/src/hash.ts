@@ -30,19 +30,41 @@ export function contentSha256(content: MessageContent): string {
   return hash.digest("hex");
 }
 
-const hashByMessage = new WeakMap<object, { content: MessageContent; sha256: string }>();
+interface CachedHash {
+  content: MessageContent;
+  /** For block content: each block and its text when hashed, so an in-place edit is seen. */
+  blocks: readonly (readonly [object, unknown])[] | undefined;
+  sha256: string;
+}
+
+const hashByMessage = new WeakMap<object, CachedHash>();
+
+function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
+  return typeof content === "string" ? undefined : content.map((block) => [block, block.text] as const);
+}
+
+function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
+  if (typeof content === "string" || blocks === undefined) return true;
+  if (content.length !== blocks.length) return false;
+  return content.every((block, index) => blocks[index]?.[0] === block && blocks[index]?.[1] === block.text);
+}
 
 /**
  * {@link contentSha256} of a message's content, cached per message object so that the
- * repeated model calls of one turn hash each message at most once per process.
+ * repeated model calls of one turn hash each message at most once per process. Content
+ * replaced on the object, or blocks edited in place, are hashed again.
  */
 export function messageContentSha256(message: Message): string {
   const cached = hashByMessage.get(message);
-  if (cached !== undefined && cached.content === message.content) {
+  if (
+    cached !== undefined &&
+    cached.content === message.content &&
+    sameBlocks(message.content, cached.blocks)
+  ) {
     return cached.sha256;
   }
   const sha256 = contentSha256(message.content);
-  hashByMessage.set(message, { content: message.content, sha256 });
+  hashByMessage.set(message, { content: message.content, blocks: blockSnapshot(message.content), sha256 });
   return sha256;
 }
 

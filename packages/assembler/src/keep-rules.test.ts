@@ -285,6 +285,15 @@ describe("protectMessages", () => {
     expect(reasons[resultIndex(messages, "p2")]).toBe(KEEP_REASONS.referencedByWindow);
   });
 
+  it("protects the source of a mentioned result even when another rule already keeps that result", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("What do the redlines in s1 change?");
+    const { reasons, mentioned } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "s1")]).toBe(KEEP_REASONS.ledgerFirstPage);
+    expect(mentioned.has(resultIndex(messages, "s1"))).toBe(true);
+    expect(reasons[resultIndex(messages, "s2")]).toBe(KEEP_REASONS.referencedByWindow);
+  });
+
   it("protects every page of a document the window names, and only that document", () => {
     const messages = thread();
     messages[messages.length - 1] = userMessage("Compare with side please.");

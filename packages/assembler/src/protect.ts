@@ -25,6 +25,8 @@ export interface Protection {
   readonly reasons: readonly (KeepReason | undefined)[];
   /** The thread's tool calls by id, for callers that go on to clean the same thread. */
   readonly threadIndex: ThreadIndex;
+  /** Indices of results the window mentions (by call id or document id), whatever rule keeps them. */
+  readonly mentioned: ReadonlySet<number>;
 }
 
 /**
@@ -44,6 +46,7 @@ export function protectMessages(
   const pending: number[] = [];
 
   const pendingSources: (string | undefined)[] = [];
+  const mentioned = new Set<number>();
 
   messages.forEach((message, index) => {
     if (isConversationalMessage(message)) {
@@ -56,11 +59,15 @@ export function protectMessages(
     }
     if (message.role !== "tool") return;
     const facts = staticFacts(message, threadIndex.callFor(message), policy);
-    if (facts.reason !== undefined) reasons[index] = facts.reason;
-    else if (isReferencedByWindow(facts.keys, references)) {
-      reasons[index] = KEEP_REASONS.referencedByWindow;
+    // A mentioned result protects its whole source even when another rule already keeps it.
+    const referenced = isReferencedByWindow(facts.keys, references);
+    if (referenced) {
+      mentioned.add(index);
       if (facts.source !== undefined) referencedSources.add(facts.source);
-    } else {
+    }
+    if (facts.reason !== undefined) reasons[index] = facts.reason;
+    else if (referenced) reasons[index] = KEEP_REASONS.referencedByWindow;
+    else {
       pending.push(index);
       pendingSources.push(facts.source);
     }
@@ -74,7 +81,7 @@ export function protectMessages(
         reasons[index] = KEEP_REASONS.referencedByWindow;
     });
   }
-  return { wallStart, reasons, threadIndex };
+  return { wallStart, reasons, threadIndex, mentioned };
 }
 
 /** What the keep-rules say of a result regardless of the window: cached per message object. */
@@ -108,7 +115,7 @@ function staticFacts(message: ToolMessage, call: ToolCall | undefined, policy: T
     call,
     policy,
     reason,
-    keys: reason === undefined ? provenanceKeys(message, call, policy) : [],
+    keys: provenanceKeys(message, call, policy),
     source: document === undefined ? undefined : `${message.toolName}\u0000${document}`,
   };
   factsByMessage.set(message, facts);
