@@ -32,6 +32,7 @@ export {
   sourceKey,
   windowReferences,
 } from "./keep-rules";
+export { killSwitchFromEnvironment } from "./kill-switch";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
   createToolPolicy,
