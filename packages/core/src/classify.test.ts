@@ -202,6 +202,18 @@ describe("classifyThread over golden threads", () => {
     expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual(["b_text"]);
   });
 
+  it("a result whose tool call id is shared with another result is never a candidate", () => {
+    const t = threadBuilder();
+    t.user("Read the agreement.");
+    t.call("r_1", "read_document", { file_id: "doc_a", offset: 3_000 }, filler("A1", 3_000));
+    t.call("r_1", "read_document", { file_id: "doc_a", offset: 6_000 }, filler("A2", 3_000));
+    t.call("r_2", "read_document", { file_id: "doc_a", offset: 9_000 }, filler("A3", 3_000));
+    t.assistant("Read.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual(["r_2"]);
+  });
+
   it("never mutates its input", () => {
     for (const thread of golden) {
       const before = JSON.stringify(thread.messages);

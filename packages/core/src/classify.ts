@@ -76,6 +76,13 @@ export function classifyThread(
   let protectedResults = 0;
   let timeVarying = 0;
   const laterSearch = new Map<string, string>();
+  // Digest rows are keyed by tool call id: a result sharing its id with another (some
+  // OpenAI-compatible models reuse ids) has no stable row, so it is never a candidate.
+  const resultsPerId = new Map<string, number>();
+  for (const message of messages) {
+    if (message.role === "tool")
+      resultsPerId.set(message.toolCallId, (resultsPerId.get(message.toolCallId) ?? 0) + 1);
+  }
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== "tool") continue;
@@ -92,6 +99,7 @@ export function classifyThread(
     const call = threadIndex.callFor(message);
     // A result with a non-text block (an image, a file) cannot be condensed faithfully from its text.
     if (!call || failed || inlineIndices.has(index) || !isTextOnly(message)) continue;
+    if ((resultsPerId.get(message.toolCallId) ?? 0) > 1) continue;
     if (isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
     let category: CandidateCategory | undefined;
