@@ -2,6 +2,7 @@ import {
   type AssembledView,
   assembleModelView,
   effectiveToolChars,
+  killSwitchFromEnvironment,
   type Message,
   type ToolPolicy,
   type ToolPolicyInput,
@@ -26,6 +27,11 @@ export interface CleanThreadOptions {
   job?: Partial<DigestJobOptions>;
   /** A database URL; embedded in-memory PGlite when absent. */
   databaseUrl?: string;
+  /**
+   * The kill switch: no digest pass runs and assembly returns what the backstop alone
+   * returns. Defaults to `CONTEXT_CLEANER_DISABLED=1` in `process.env`.
+   */
+  disabled?: boolean;
 }
 
 export interface CleanedThread {
@@ -48,13 +54,14 @@ export async function cleanThread(
     await database.migrate();
     const store = createDigestRepository(database);
     const { orgId, threadId } = CLEAN_THREAD_DEFAULTS;
+    const disabled = options.disabled ?? killSwitchFromEnvironment();
     const dependencies = {
       checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
       store,
       digester: options.digester,
       clock: systemClock,
       ...(options.policy ? { policy: options.policy } : {}),
-      options: { triggerChars: 0, minCharsPerPass: 0, ...options.job },
+      options: { triggerChars: 0, minCharsPerPass: 0, ...options.job, ...(disabled ? { disabled } : {}) },
     };
     const passes: DigestJobOutcome[] = [];
     const rawToolChars = effectiveToolChars(messages, null).rawChars;
@@ -66,7 +73,10 @@ export async function cleanThread(
       if (outcome.status !== "partial" || outcome.reason !== "call_cap") break;
     }
     const digests = await store.loadThreadDigests(orgId, threadId);
-    const view = assembleModelView(messages, digests, options.policy ? { policy: options.policy } : {});
+    const view = assembleModelView(messages, digests, {
+      disabled,
+      ...(options.policy ? { policy: options.policy } : {}),
+    });
     return { view, passes };
   } finally {
     await database.close();

@@ -54,6 +54,19 @@ describe("context-cleaner clean", () => {
     ).toBe(true);
   });
 
+  it("honours CONTEXT_CLEANER_DISABLED=1 in its environment: no digest written, the view is the raw thread", async () => {
+    const run = capture({ CONTEXT_CLEANER_DISABLED: "1" });
+    expect(await main(["clean", threadPath, "--json"], run.io)).toBe(0);
+    const output = JSON.parse(run.stdout()) as {
+      messages: unknown[];
+      report: { substitutions: number; digest: { digestsWritten: number } };
+    };
+    expect(output.report.digest.digestsWritten).toBe(0);
+    expect(output.report.substitutions).toBe(0);
+    expect(output.messages).toEqual(JSON.parse(JSON.stringify(fixture.messages)));
+    expect(run.stdout()).not.toContain("[Condensed");
+  });
+
   it.each([
     [["clean", "/nonexistent/thread.json"], /not found|no such|cannot/i],
     [["clean"], /needs a thread file/],

@@ -77,7 +77,11 @@ async function clean(
   const digester = digesterFor(values.model ?? "extractive", io);
   const policy = await loadPolicy(values.policy);
   const file = await readThreadFile(path);
-  const result = await cleanThread(file.messages, { digester, ...(policy ? { policy } : {}) });
+  const result = await cleanThread(file.messages, {
+    digester,
+    disabled: io.environment.CONTEXT_CLEANER_DISABLED === "1",
+    ...(policy ? { policy } : {}),
+  });
   if (values.json) {
     io.stdout(
       `${JSON.stringify({ messages: result.view.messages, report: { ...result.view.report, digest: summarizePasses(result.passes) } }, null, 2)}\n`,
