@@ -200,6 +200,38 @@ describe("Anthropic digester against the local Messages API fake", () => {
     expect(() => createAnthropicDigester({ apiKey: "k", timeoutMs: 0 })).toThrow(/timeoutMs/);
   });
 
+  it("estimates at least the billed cost of a dense CJK document billed one token per char", async () => {
+    const cjk = "甲方应于每年一月支付基本租金人民币壹佰贰拾伍万元整，年递增百分之二点五。";
+    const pages = Array.from({ length: 8 }, (_, index) => ({
+      toolCallId: `cjk${index}`,
+      content: cjk.repeat(Math.ceil(25_000 / cjk.length)).slice(0, 25_000),
+      provenanceArgs: { file_id: "cd_cjk", offset: index * 25_000 },
+      reread: `read_document(file_id="cd_cjk", offset=${index * 25_000})`,
+    }));
+    const cjkRequest: DigestRequest = { ...request, pages };
+    const real = new Anthropic({ apiKey: "k", baseURL: fake.baseURL, maxRetries: 0 });
+    // Bills one input token per char of everything sent, and the whole output budget.
+    const client = {
+      messages: {
+        create: async (
+          body: Anthropic.MessageCreateParamsNonStreaming,
+          options?: Anthropic.RequestOptions,
+        ) => {
+          const message = await real.messages.create(body, options);
+          const sentChars = JSON.stringify([body.system, body.tools, body.messages]).length;
+          return {
+            ...message,
+            usage: { ...message.usage, input_tokens: sentChars, output_tokens: body.max_tokens },
+          };
+        },
+      },
+    } as unknown as Pick<Anthropic, "messages">;
+    const model = createAnthropicDigester({ client });
+    const result = await model.digest(cjkRequest);
+    expect(result.usage.inputTokens).toBeGreaterThan(200_000);
+    expect(model.estimateCostUsd?.(cjkRequest)).toBeGreaterThanOrEqual(result.costUsd);
+  });
+
   it("prices long prompts at the long-context rate", () => {
     const usage = {
       inputTokens: 150_000,

@@ -7,7 +7,14 @@ import Anthropic, {
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { DigestModelError, InvalidCoreOptionError } from "../errors";
 import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../ports";
-import { buildMessagesRequest, DIGEST_TOOL_NAME, parseToolInput } from "./digest-prompt";
+import {
+  buildMessagesRequest,
+  DIGEST_SYSTEM_PROMPT,
+  DIGEST_TOOL,
+  DIGEST_TOOL_NAME,
+  parseToolInput,
+  renderDocument,
+} from "./digest-prompt";
 import { type AnthropicModelId, costUsd, DEFAULT_ANTHROPIC_MODEL, isKnownModel } from "./model-table";
 
 /** Defaults of the Anthropic digester. */
@@ -23,9 +30,15 @@ export const ANTHROPIC_DIGESTER_DEFAULTS = {
   baseURL: "https://api.anthropic.com",
 } as const;
 
+/**
+ * Input tokens of each call besides the document, counted into each cost estimate: the
+ * system prompt and tool schema at one token per UTF-8 byte at most, plus the provider's
+ * tool-use preamble and message framing.
+ */
+const ESTIMATE_OVERHEAD_TOKENS =
+  Buffer.byteLength(DIGEST_SYSTEM_PROMPT) + Buffer.byteLength(JSON.stringify(DIGEST_TOOL)) + 1_000;
+
 /** The part of the SDK client the digester uses; a real `Anthropic` instance satisfies it. */
-/** Tokens of system prompt, tool schema and delimiters, counted into each cost estimate. */
-const ESTIMATE_OVERHEAD_TOKENS = 2_000;
 
 export type MessagesClient = Pick<Anthropic, "messages">;
 
@@ -150,9 +163,9 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
   return {
     id: `anthropic:${model}`,
     estimateCostUsd(request: DigestRequest): number {
-      // An upper bound: ~3 chars per token plus the prompt's overhead, and a full output budget.
-      const chars = request.pages.reduce((sum, page) => sum + page.content.length + page.reread.length, 0);
-      const inputTokens = Math.ceil(chars / 3) + ESTIMATE_OVERHEAD_TOKENS;
+      // A true upper bound: a token is at least one UTF-8 byte (dense CJK or numeric text
+      // can cost a token per char, more than chars / 3), plus the overhead and a full output budget.
+      const inputTokens = Buffer.byteLength(renderDocument(request)) + ESTIMATE_OVERHEAD_TOKENS;
       return costUsd(model, {
         inputTokens,
         outputTokens: maxTokens,
