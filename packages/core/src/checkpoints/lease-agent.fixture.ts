@@ -172,7 +172,7 @@ export function expectLeaseThread(messages: readonly Message[]): void {
       expect(result.status).toBe("error");
       expect(result.content).toContain(`document ${MISTYPED_FILE_ID} not found`);
     } else {
-      expect(result.status).toBeUndefined();
+      expect(result.status).toBe("success");
       expect(result.content).toBe(leasePage(offsets[read] as number));
     }
   });
