@@ -1,5 +1,5 @@
 import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import { microsToUsd, usdToMicros } from "./money";
@@ -122,35 +122,48 @@ export async function loadThreadDigests(
 }
 
 /**
- * The most recent digest of the same content in the same org (content-hash reuse: copy,
- * no model call), or null.
- * @throws {InvalidStorageInputError} when the hash is not 64 lowercase hex chars.
+ * For each hash, the most recent digest of that content in the same org (content-hash
+ * reuse: copy, no model call), in one query. Hashes without a digest are absent.
+ * @throws {InvalidStorageInputError} when a hash is not 64 lowercase hex chars.
  */
-export async function findReusableDigest(
+export async function findReusableDigests(
   database: Database,
   orgId: string,
-  contentSha256: string,
-): Promise<StoredDigest | null> {
-  if (typeof contentSha256 !== "string" || !SHA256_HEX.test(contentSha256)) {
-    throw new InvalidStorageInputError("contentSha256", "expected 64 lowercase hex chars");
+  contentSha256s: readonly string[],
+): Promise<Map<string, StoredDigest>> {
+  for (const contentSha256 of contentSha256s) {
+    if (typeof contentSha256 !== "string" || !SHA256_HEX.test(contentSha256)) {
+      throw new InvalidStorageInputError("contentSha256", "expected 64 lowercase hex chars");
+    }
   }
+  const found = new Map<string, StoredDigest>();
+  const wanted = [...new Set(contentSha256s)];
+  if (wanted.length === 0) return found;
   const rows = await database.withOrganization(
     orgId,
     (transaction) =>
       transaction
         .select()
         .from(contextDigest)
-        .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.contentSha256, contentSha256)))
-        .orderBy(desc(contextDigest.updatedAt))
-        .limit(1),
+        .where(and(eq(contextDigest.orgId, orgId), inArray(contextDigest.contentSha256, wanted)))
+        // Newest first; the ids break ties so the same rows always give the same answer.
+        .orderBy(desc(contextDigest.updatedAt), desc(contextDigest.threadId), desc(contextDigest.toolCallId)),
     { readOnly: true },
   );
-  const row = rows[0];
-  if (row === undefined) {
-    return null;
+  for (const { costMicroUsd, ...rest } of rows) {
+    if (!found.has(rest.contentSha256))
+      found.set(rest.contentSha256, { ...rest, costUsd: microsToUsd(costMicroUsd) });
   }
-  const { costMicroUsd, ...rest } = row;
-  return { ...rest, costUsd: microsToUsd(costMicroUsd) };
+  return found;
+}
+
+/** {@link findReusableDigests} for one hash: the most recent digest of that content, or null. */
+export async function findReusableDigest(
+  database: Database,
+  orgId: string,
+  contentSha256: string,
+): Promise<StoredDigest | null> {
+  return (await findReusableDigests(database, orgId, [contentSha256])).get(contentSha256) ?? null;
 }
 
 /** Deletes a thread's digests (recovery from any cleaner bug); returns how many. */

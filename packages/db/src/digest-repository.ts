@@ -1,5 +1,11 @@
 import type { Database } from "./database";
-import { deleteThreadDigests, findReusableDigest, loadThreadDigests, upsertDigests } from "./digest-queries";
+import {
+  deleteThreadDigests,
+  findReusableDigest,
+  findReusableDigests,
+  loadThreadDigests,
+  upsertDigests,
+} from "./digest-queries";
 import { listLeftBehind } from "./left-behind-query";
 import { getPass, recordPass } from "./pass-queries";
 import type { DigestRepository } from "./repository-types";
@@ -17,6 +23,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     upsertDigests: (orgId, rows) => upsertDigests(database, orgId, rows),
     loadThreadDigests: (orgId, threadId) => loadThreadDigests(database, orgId, threadId),
     findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
+    findReusableDigests: (orgId, sha256s) => findReusableDigests(database, orgId, sha256s),
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd),

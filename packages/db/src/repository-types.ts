@@ -99,6 +99,8 @@ export interface DigestRepository {
   upsertDigests(orgId: string, rows: readonly DigestRowInput[]): Promise<number>;
   loadThreadDigests(orgId: string, threadId: string): Promise<DigestMap>;
   findReusableDigest(orgId: string, contentSha256: string): Promise<StoredDigest | null>;
+  /** Reusable digests for many hashes in one query (the worker's batch form). */
+  findReusableDigests(orgId: string, contentSha256s: readonly string[]): Promise<Map<string, StoredDigest>>;
   deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
   reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;

@@ -63,6 +63,32 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       );
     });
 
+    it("finds reusable digests for many hashes in one call, the newest per hash, within the org only", async () => {
+      const org = uniqueOrg("reuse-many");
+      const older = digestRow({ toolCallId: "m1", threadId: "t-old", digest: "[older] m1" });
+      const newer = digestRow({
+        toolCallId: "m2",
+        threadId: "t-new",
+        contentSha256: older.contentSha256,
+        digest: "[newer] m2",
+      });
+      const other = digestRow({ toolCallId: "m3" });
+      await repository().upsertDigests(org, [older]);
+      await repository().upsertDigests(org, [newer, other]);
+      const missing = "f".repeat(64);
+      const found = await repository().findReusableDigests(org, [
+        older.contentSha256,
+        other.contentSha256,
+        missing,
+      ]);
+      expect([...found.keys()].sort()).toEqual([older.contentSha256, other.contentSha256].sort());
+      expect(found.get(older.contentSha256)?.toolCallId).toBe("m2");
+      expect((await repository().findReusableDigests(uniqueOrg("other"), [other.contentSha256])).size).toBe(
+        0,
+      );
+      expect((await repository().findReusableDigests(org, [])).size).toBe(0);
+    });
+
     it("deletes a thread's digests (recovery) and nothing else", async () => {
       const org = uniqueOrg("delete");
       await repository().upsertDigests(org, [digestRow(), digestRow(), digestRow({ threadId: "keep" })]);
