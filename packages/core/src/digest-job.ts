@@ -1,23 +1,20 @@
 import {
-  canonicalJson,
-  contentText,
   type DigestMap,
   KEEP_RULE_DEFAULTS,
   messageContentSha256,
-  renderToolCall,
   resolveToolPolicy,
   type ToolPolicy,
   type ToolPolicyInput,
 } from "@context-cleaner/assembler";
-import type { DigestRowInput } from "@context-cleaner/db";
+import { type DigestRowInput, utcDay } from "@context-cleaner/db";
 import type { CheckpointReader } from "./checkpoints/checkpoint-reader";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "./classify";
 import { type DigestJobPayload, parseDigestJobPayload } from "./digest-job-payload";
-import { DIGEST_RENDER_DEFAULTS, renderDigest } from "./digest-render";
+import { digestedRow, digestRequests, reusedRow, supersededSearchRow, toRequest } from "./digest-job-rows";
+import { DIGEST_RENDER_DEFAULTS } from "./digest-render";
 import { DigestModelError } from "./errors";
 import type { DigestStore, TurnLock } from "./job-ports";
-import type { Clock, DigestModel, DigestRequest, MetricsSink } from "./ports";
-import { renderSupersededSearchStub } from "./superseded-search-stub";
+import type { Clock, DigestModel, MetricsSink } from "./ports";
 
 /** Defaults of {@link runDigestJob} (DESIGN §7–§8). */
 export const DIGEST_JOB_DEFAULTS = {
@@ -102,72 +99,6 @@ function emptyStats(): DigestJobStats {
   };
 }
 
-function utcDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
-
-function provenanceArgs(candidate: DigestCandidate): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  const names =
-    candidate.rule.provenanceArgs.length > 0
-      ? candidate.rule.provenanceArgs
-      : Object.keys(candidate.call.args);
-  for (const name of names) if (name in candidate.call.args) args[name] = candidate.call.args[name];
-  return args;
-}
-
-function baseRow(
-  threadId: string,
-  candidate: DigestCandidate,
-): Omit<
-  DigestRowInput,
-  "digest" | "digestChars" | "kind" | "model" | "inputTokens" | "outputTokens" | "costUsd"
-> {
-  return {
-    threadId,
-    toolCallId: candidate.message.toolCallId,
-    toolName: candidate.message.toolName,
-    provenanceArgs: provenanceArgs(candidate),
-    contentSha256: candidate.contentSha256,
-    originalChars: candidate.originalChars,
-  };
-}
-
-/** Groups digest candidates into requests: the pages of one document, in thread order. */
-function digestRequests(
-  candidates: readonly DigestCandidate[],
-  maxPagesPerCall: number,
-): DigestCandidate[][] {
-  const byDocument = new Map<string, DigestCandidate[]>();
-  for (const candidate of candidates) {
-    const key = `${candidate.message.toolName}\u0000${candidate.source ?? candidate.message.toolCallId}`;
-    const group = byDocument.get(key);
-    if (group) group.push(candidate);
-    else byDocument.set(key, [candidate]);
-  }
-  const requests: DigestCandidate[][] = [];
-  for (const group of byDocument.values()) {
-    for (let start = 0; start < group.length; start += maxPagesPerCall)
-      requests.push(group.slice(start, start + maxPagesPerCall));
-  }
-  return requests;
-}
-
-function toRequest(group: readonly DigestCandidate[]): DigestRequest {
-  const first = group[0] as DigestCandidate;
-  const idArg = first.rule.provenanceArgs[0];
-  return {
-    toolName: first.message.toolName,
-    sourceLabel: idArg && first.source !== undefined ? `${idArg}=${first.source}` : first.message.toolName,
-    pages: group.map((candidate) => ({
-      toolCallId: candidate.message.toolCallId,
-      content: contentText(candidate.message.content),
-      provenanceArgs: provenanceArgs(candidate),
-      reread: renderToolCall(candidate.call, candidate.rule.provenanceArgs),
-    })),
-  };
-}
-
 /**
  * One digest pass over a thread (DESIGN §8 steps 1–7): kill switch, trigger, coalescing,
  * turn-lock peek, read-only checkpoint read, classification, deterministic stubs, digests
@@ -246,46 +177,21 @@ export async function runDigestJob(
 
   const rows: DigestRowInput[] = [];
   const toDigest: DigestCandidate[] = [];
+  const reusableByHash = await store.findReusableDigests(
+    job.orgId,
+    pending
+      .filter((candidate) => candidate.category !== CANDIDATE_CATEGORIES.supersededSearch)
+      .map((candidate) => candidate.contentSha256),
+  );
   for (const candidate of pending) {
     if (candidate.category === CANDIDATE_CATEGORIES.supersededSearch) {
-      const stub = renderSupersededSearchStub({
-        call: candidate.call,
-        content: contentText(candidate.message.content),
-        hitIdPattern: candidate.rule.hitIdPattern as RegExp,
-        laterToolCallId: candidate.supersededBy as string,
-      });
-      if (stub.text.length >= candidate.originalChars) continue;
-      // The stub promises every hit id verbatim: with none found the list cannot be kept faithfully.
-      if (stub.hitIds.length === 0) continue;
-      rows.push({
-        ...baseRow(job.threadId, candidate),
-        kind: "superseded-search",
-        digest: stub.text,
-        digestChars: [...stub.text].length,
-        model: null,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-      });
+      const row = supersededSearchRow(job.threadId, candidate);
+      if (row) rows.push(row);
       continue;
     }
-    const reusable = await store.findReusableDigest(job.orgId, candidate.contentSha256);
-    if (
-      reusable &&
-      reusable.kind === "digest" &&
-      canonicalJson(reusable.provenanceArgs) === canonicalJson(provenanceArgs(candidate)) &&
-      reusable.toolName === candidate.message.toolName
-    ) {
-      rows.push({
-        ...baseRow(job.threadId, candidate),
-        kind: "digest",
-        digest: reusable.digest,
-        digestChars: reusable.digestChars,
-        model: reusable.model,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-      });
+    const reused = reusedRow(job.threadId, candidate, reusableByHash.get(candidate.contentSha256));
+    if (reused) {
+      rows.push(reused);
       stats.reused++;
       continue;
     }
@@ -343,34 +249,20 @@ export async function runDigestJob(
     if (estimate > 0) await store.settleSpend(job.orgId, day, estimate, result.costUsd);
     stats.costUsd += result.costUsd;
     if (result.fallback) stats.fallbacks += result.fallback.pages;
-    const tokensPerPage = (tokens: number) => Math.round(tokens / group.length);
     group.forEach((candidate, position) => {
       const page =
         result.pages.find((entry) => entry.toolCallId === candidate.message.toolCallId) ??
         result.pages[position];
       if (!page) return;
-      const rendered = renderDigest(
-        {
-          call: candidate.call,
-          rule: candidate.rule,
-          source: request.pages[position]?.content ?? "",
-          bullets: page.bullets,
-          ...(page.title ? { title: page.title } : {}),
-        },
-        { digestCharCap: options.digestCharCap, digestCharCapMax: options.digestCharCapMax },
-      );
-      stats.droppedBullets += rendered.bullets.dropped;
-      if (rendered.chars >= candidate.originalChars) return;
-      rows.push({
-        ...baseRow(job.threadId, candidate),
-        kind: "digest",
-        digest: rendered.text,
-        digestChars: [...rendered.text].length,
-        model: page.model ?? result.model,
-        inputTokens: tokensPerPage(result.usage.inputTokens),
-        outputTokens: tokensPerPage(result.usage.outputTokens),
-        costUsd: result.costUsd / group.length,
+      const digested = digestedRow(job.threadId, candidate, {
+        page,
+        result,
+        source: request.pages[position]?.content ?? "",
+        pagesInCall: group.length,
+        caps: { digestCharCap: options.digestCharCap, digestCharCapMax: options.digestCharCapMax },
       });
+      stats.droppedBullets += digested.droppedBullets;
+      if (digested.row) rows.push(digested.row);
     });
   }
 

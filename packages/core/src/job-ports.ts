@@ -8,7 +8,7 @@ export type DigestStore = Pick<
   DigestRepository,
   | "upsertDigests"
   | "loadThreadDigests"
-  | "findReusableDigest"
+  | "findReusableDigests"
   | "reserveSpend"
   | "settleSpend"
   | "recordPass"
