@@ -17,9 +17,10 @@ import { type FakeMessagesApi, startFakeMessagesApi } from "../../../test/fakes/
 import { createAnthropicDigester } from "./anthropic/anthropic-digester";
 import { comparisonForm } from "./bullet-check";
 import { classifyThread } from "./classify";
+import { fixedClock } from "./clock";
 import { type DigestJobOptions, runDigestJob } from "./digest-job";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "./extractive-digester";
-import { createInMemoryCheckpointReader, fixedClock } from "./in-memory-checkpoint-reader";
+import { createInMemoryCheckpointReader } from "./in-memory-checkpoint-reader";
 import { threadBuilder } from "./test-support/golden-threads";
 import { withFallback } from "./with-fallback";
 

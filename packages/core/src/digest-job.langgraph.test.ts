@@ -21,9 +21,9 @@ import {
   recording,
   ScriptedLeaseModel,
 } from "./checkpoints/lease-agent.fixture";
+import { fixedClock } from "./clock";
 import { runDigestJob } from "./digest-job";
 import { createExtractiveDigester } from "./extractive-digester";
-import { fixedClock } from "./in-memory-checkpoint-reader";
 
 const FOLLOW_UP = "Thanks. Please keep that for the tracker.";
 const ACK = "Noted for the tracker.";

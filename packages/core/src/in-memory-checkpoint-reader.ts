@@ -15,18 +15,3 @@ export function createInMemoryCheckpointReader(
     },
   };
 }
-
-/** A clock fixed at one instant, or advancing by `stepMs` on each read. */
-export function fixedClock(at: Date, stepMs = 0): { now(): Date } {
-  let current = at.getTime();
-  return {
-    now() {
-      const value = new Date(current);
-      current += stepMs;
-      return value;
-    },
-  };
-}
-
-/** The wall clock. */
-export const systemClock = { now: () => new Date() };

@@ -24,6 +24,7 @@ export type { CandidateCategory, Classification, DigestCandidate } from "./class
 export { CANDIDATE_CATEGORIES, classifyThread } from "./classify";
 export type { CleanedThread, CleanThreadOptions } from "./cli/clean-thread";
 export { CLEAN_THREAD_DEFAULTS, cleanThread } from "./cli/clean-thread";
+export { fixedClock, systemClock } from "./clock";
 export type {
   DigestJobDependencies,
   DigestJobOptions,
@@ -44,7 +45,7 @@ export {
   EXTRACTIVE_MODEL_ID,
   extractBullets,
 } from "./extractive-digester";
-export { createInMemoryCheckpointReader, fixedClock, systemClock } from "./in-memory-checkpoint-reader";
+export { createInMemoryCheckpointReader } from "./in-memory-checkpoint-reader";
 export type { DigestStore, TurnLock } from "./job-ports";
 export { NO_TURN_LOCK } from "./job-ports";
 export type {
