@@ -10,18 +10,15 @@ export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by contex
 /** The longest error gist a cat. 4 stub keeps. */
 export const ERROR_GIST_MAX_CHARS = 200;
 
-/** Whether text is something the cleaner wrote (a digest, a stub or the compaction note). */
+/**
+ * Whether text is something the cleaner wrote: any text whose bracketed first line names
+ * context-cleaner (digests, search stubs, the compaction note), or a cat. 2 / cat. 4 stub.
+ */
 export function isCleanerText(text: string): boolean {
-  if (text.startsWith("[")) {
-    const firstLine = text.slice(0, 200).split("\n", 1)[0] ?? "";
-    if (firstLine.includes("context-cleaner")) return true;
-  }
-  return (
-    text.startsWith(DIGEST_HEADER) ||
-    text.startsWith(DUPLICATE_PREFIX) ||
-    text.startsWith(ERROR_PREFIX) ||
-    text.startsWith(COMPACTION_NOTE_PREFIX)
-  );
+  if (!text.startsWith("[")) return false;
+  if (text.startsWith(DUPLICATE_PREFIX) || text.startsWith(ERROR_PREFIX)) return true;
+  const firstLine = text.slice(0, 200).split("\n", 1)[0] ?? "";
+  return firstLine.includes("context-cleaner");
 }
 
 function renderArg(value: unknown): string {
