@@ -1,7 +1,6 @@
 import {
   contentChars,
   contentText,
-  indexThread,
   inlineStubs,
   isCleanerText,
   isErrorResult,
@@ -67,7 +66,7 @@ export function classifyThread(
   options: { recencyKeepExchanges: number },
 ): Classification {
   const protection = protectMessages(messages, policy, options.recencyKeepExchanges);
-  const threadIndex = indexThread(messages);
+  const { threadIndex } = protection;
   const cleanable = (index: number) => protection.reasons[index] === undefined;
   const inlineIndices = new Set(
     inlineStubs({ messages, cleanable, threadIndex, policy, condensed: new Set() }).map((stub) => stub.index),
