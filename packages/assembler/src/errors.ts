@@ -1,8 +1,27 @@
-/** Base class of every error the assembler throws. */
+/** What every context-cleaner error carries besides its message. */
+export interface ContextCleanerErrorOptions {
+  /** A stable snake_case code, e.g. `invalid_thread`; safe to branch on. */
+  code: string;
+  /** Whether retrying the same call later can help. @default false */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+/**
+ * Base class of every context-cleaner error (the assembler's, the storage package's and
+ * the worker's). `code` is stable and meant for programs; `message` is for people.
+ */
 export class ContextCleanerError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** A stable snake_case code, e.g. `invalid_thread`. */
+  readonly code: string;
+  /** Whether retrying the same call later can help (connection trouble, not bad input). */
+  readonly retryable: boolean;
+
+  constructor(message: string, options: ContextCleanerErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ContextCleanerError";
+    this.code = options.code;
+    this.retryable = options.retryable ?? false;
   }
 }
 
@@ -12,7 +31,7 @@ export class InvalidThreadError extends ContextCleanerError {
   readonly field: string | undefined;
 
   constructor(message: string, details: { index?: number; field?: string } = {}) {
-    super(message);
+    super(message, { code: "invalid_thread" });
     this.name = "InvalidThreadError";
     this.index = details.index;
     this.field = details.field;
@@ -24,8 +43,8 @@ export class InvalidToolPolicyError extends ContextCleanerError {
   readonly tool: string | undefined;
   readonly field: string | undefined;
 
-  constructor(message: string, details: { tool?: string; field?: string } = {}) {
-    super(message);
+  constructor(message: string, details: { tool?: string; field?: string; cause?: unknown } = {}) {
+    super(message, { code: "invalid_tool_policy", cause: details.cause });
     this.name = "InvalidToolPolicyError";
     this.tool = details.tool;
     this.field = details.field;
@@ -37,7 +56,7 @@ export class InvalidOptionError extends ContextCleanerError {
   readonly field: string;
 
   constructor(message: string, field: string) {
-    super(message);
+    super(message, { code: "invalid_option" });
     this.name = "InvalidOptionError";
     this.field = field;
   }

@@ -96,12 +96,11 @@ function toRegExp(value: string | RegExp, tool: string, field: string, flags: st
   try {
     return new RegExp(value, flags);
   } catch (cause) {
-    const error = new InvalidToolPolicyError(
-      `tool "${tool}": ${field} is not a valid regular expression: ${value}`,
-      { tool, field },
-    );
-    error.cause = cause;
-    throw error;
+    throw new InvalidToolPolicyError(`tool "${tool}": ${field} is not a valid regular expression: ${value}`, {
+      tool,
+      field,
+      cause,
+    });
   }
 }
 
