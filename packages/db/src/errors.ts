@@ -1,12 +1,23 @@
-/** Base class of every error thrown by `@context-cleaner/db`. Keeps `cause`. */
-export class StorageError extends Error {
-  /** Whether retrying the same call later can help (connection trouble, not bad input). */
-  readonly retryable: boolean;
+import { ContextCleanerError } from "@context-cleaner/assembler";
 
-  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+/** Stable codes of the storage errors, one per class. */
+const STORAGE_ERROR_CODES = {
+  unsupportedDatabaseUrl: "unsupported_database_url",
+  databaseUnreachable: "database_unreachable",
+  missingOrganization: "missing_organization",
+  invalidStorageInput: "invalid_storage_input",
+  constraintViolation: "constraint_violation",
+  rowSecurity: "row_security",
+} as const;
+
+/**
+ * Base class of every error thrown by `@context-cleaner/db`. Keeps `cause`; `code` is
+ * stable; `retryable` is true only for connection trouble, never for bad input.
+ */
+export class StorageError extends ContextCleanerError {
+  constructor(message: string, options: { code: string; cause?: unknown; retryable?: boolean }) {
+    super(message, options);
     this.name = "StorageError";
-    this.retryable = options.retryable ?? false;
   }
 }
 
@@ -18,20 +29,25 @@ export class UnsupportedDatabaseUrlError extends StorageError {
     super(
       `Unsupported database URL scheme "${scheme}": expected one of ${supported.join(", ")} ` +
         "(or no URL for an in-memory PGlite database).",
+      { code: STORAGE_ERROR_CODES.unsupportedDatabaseUrl },
     );
     this.name = "UnsupportedDatabaseUrlError";
     this.scheme = scheme;
   }
 }
 
-/** The database could not be reached or refused the connection. */
+/** The database could not be reached or refused the connection. Retryable. */
 export class DatabaseConnectionError extends StorageError {
   readonly driver: string;
   /** `host:port` (or the PGlite data dir); never carries credentials. */
   readonly target: string;
 
   constructor(driver: string, target: string, detail: string, cause: unknown) {
-    super(`Cannot connect to the ${driver} database at ${target}: ${detail}`, { cause, retryable: true });
+    super(`Cannot connect to the ${driver} database at ${target}: ${detail}`, {
+      code: STORAGE_ERROR_CODES.databaseUnreachable,
+      cause,
+      retryable: true,
+    });
     this.name = "DatabaseConnectionError";
     this.driver = driver;
     this.target = target;
@@ -43,6 +59,7 @@ export class MissingOrganizationError extends StorageError {
   constructor(value: unknown) {
     super(
       `An organization id is required for every org-scoped operation (got ${value === "" ? "an empty string" : String(value)}).`,
+      { code: STORAGE_ERROR_CODES.missingOrganization },
     );
     this.name = "MissingOrganizationError";
   }
@@ -53,7 +70,7 @@ export class InvalidStorageInputError extends StorageError {
   readonly field: string;
 
   constructor(field: string, problem: string) {
-    super(`Invalid ${field}: ${problem}`);
+    super(`Invalid ${field}: ${problem}`, { code: STORAGE_ERROR_CODES.invalidStorageInput });
     this.name = "InvalidStorageInputError";
     this.field = field;
   }
@@ -63,18 +80,16 @@ export class InvalidStorageInputError extends StorageError {
 export class ConstraintViolationError extends StorageError {
   /** The constraint's name, e.g. `context_digest_sha256_hex`, when the driver reports it. */
   readonly constraint: string | undefined;
-  /** The SQLSTATE code, e.g. `23514`. */
-  readonly code: string;
+  /** The SQLSTATE the database answered, e.g. `23514`. */
+  readonly sqlState: string;
 
-  constructor(code: string, constraint: string | undefined, cause: unknown) {
+  constructor(sqlState: string, constraint: string | undefined, cause: unknown) {
     super(
-      `The database refused the row (SQLSTATE ${code}${constraint ? `, constraint ${constraint}` : ""}).`,
-      {
-        cause,
-      },
+      `The database refused the row (SQLSTATE ${sqlState}${constraint ? `, constraint ${constraint}` : ""}).`,
+      { code: STORAGE_ERROR_CODES.constraintViolation, cause },
     );
     this.name = "ConstraintViolationError";
-    this.code = code;
+    this.sqlState = sqlState;
     this.constraint = constraint;
   }
 }
@@ -82,7 +97,10 @@ export class ConstraintViolationError extends StorageError {
 /** Row-level security or a grant refused the operation (SQLSTATE 42501). */
 export class RowSecurityError extends StorageError {
   constructor(cause: unknown) {
-    super("Row-level security or a missing grant refused the operation (SQLSTATE 42501).", { cause });
+    super("Row-level security or a missing grant refused the operation (SQLSTATE 42501).", {
+      code: STORAGE_ERROR_CODES.rowSecurity,
+      cause,
+    });
     this.name = "RowSecurityError";
   }
 }

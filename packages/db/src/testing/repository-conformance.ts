@@ -119,7 +119,7 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         .upsertDigests(org, [digestRow({ toolCallId: "good" }), digestRow(overrides)])
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ConstraintViolationError);
-      expect((error as ConstraintViolationError).constraint).toBe(constraint);
+      expect(error).toMatchObject({ code: "constraint_violation", sqlState: "23514", constraint });
       expect((await repository().loadThreadDigests(org, "thread-1")).size).toBe(0);
     });
 
