@@ -14,7 +14,7 @@ import {
   systemClock,
 } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { buildHeavyThread } from "../../packages/core/src/examples/heavy-thread";
+import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
 
 const SAMPLES = 3;
 

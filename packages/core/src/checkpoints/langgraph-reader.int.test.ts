@@ -10,8 +10,8 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { requireTestPostgresUrl } from "../../../../test/helpers/postgres";
+import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
 import { CheckpointReadError } from "./checkpoint-reader";
-import { expectLeaseThread, runLeaseTurn } from "./lease-agent.fixture";
 import { createPostgresCheckpointReader } from "./postgres-reader";
 
 const suffix = randomBytes(4).toString("hex");

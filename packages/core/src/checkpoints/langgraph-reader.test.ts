@@ -2,8 +2,6 @@ import type { Message } from "@context-cleaner/assembler";
 import { HumanMessage, mapChatMessagesToStoredMessages } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, test } from "vitest";
-import { CheckpointReadError } from "./checkpoint-reader";
-import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./langgraph-reader";
 import {
   countCheckpoints,
   expectLeaseThread,
@@ -11,7 +9,9 @@ import {
   QUESTION,
   recording,
   runLeaseTurn,
-} from "./lease-agent.fixture";
+} from "../../test/fixtures/lease-agent";
+import { CheckpointReadError } from "./checkpoint-reader";
+import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./langgraph-reader";
 import { createPostgresCheckpointReader } from "./postgres-reader";
 
 /** A saver stub whose latest checkpoint holds `channelValues`. */

@@ -8,9 +8,9 @@ import {
   type ToolPolicyInput,
 } from "@context-cleaner/assembler";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../clock";
-import { type DigestJobOptions, type DigestJobOutcome, runDigestJob } from "../digest-job";
-import { createInMemoryCheckpointReader } from "../in-memory-checkpoint-reader";
+import { type DigestJobOptions, type DigestJobOutcome, runDigestJob } from "../job/run-digest-job";
 import type { DigestModel } from "../ports";
 
 /** Defaults of a one-shot clean: every candidate is digested in one run, nothing waits. */

@@ -1,13 +1,16 @@
 import { parseArgs } from "node:util";
 import { ContextCleanerError, createToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
-import { ANTHROPIC_DIGESTER_DEFAULTS, createAnthropicDigester } from "../anthropic/anthropic-digester";
-import { readThreadFile } from "../checkpoints/json-thread-file";
+import {
+  ANTHROPIC_DIGESTER_DEFAULTS,
+  createAnthropicDigester,
+} from "../digesters/anthropic/anthropic-digester";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { withFallback } from "../digesters/with-fallback";
 import { CoreError } from "../errors";
-import { createExtractiveDigester } from "../extractive-digester";
 import type { DigestModel } from "../ports";
-import { withFallback } from "../with-fallback";
+import { readThreadFile } from "../thread-file/thread-file";
 import { cleanThread } from "./clean-thread";
-import { runDemo } from "./demo";
+import { runDemo } from "./demo/demo";
 import { renderSummary, renderViewText, summarizePasses } from "./render-view";
 
 const USAGE = `Usage:

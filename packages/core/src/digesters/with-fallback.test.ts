@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DigestModelError } from "./errors";
+import { DigestModelError } from "../errors";
+import type { DigestModel, DigestRequest, DigestResult, Metric, PageDigest } from "../ports";
 import { createExtractiveDigester } from "./extractive-digester";
-import type { DigestModel, DigestRequest, DigestResult, Metric, PageDigest } from "./ports";
 import { withFallback } from "./with-fallback";
 
 const request: DigestRequest = {

@@ -5,9 +5,9 @@ import {
   renderToolCall,
   type ToolCall,
 } from "@context-cleaner/assembler";
-import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./bullet-check";
-import { InvalidCoreOptionError } from "./errors";
-import type { DigestBullets } from "./ports";
+import { InvalidCoreOptionError } from "../errors";
+import type { DigestBullets } from "../ports";
+import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
 
 /** Defaults of digest rendering (DESIGN §6). */
 export const DIGEST_RENDER_DEFAULTS = {

@@ -1,7 +1,7 @@
 import { createToolPolicy, DIGEST_HEADER, extractFigures, type ToolCall } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { renderDigest } from "./digest-render";
-import { InvalidCoreOptionError } from "./errors";
+import { InvalidCoreOptionError } from "../errors";
+import { renderDigest } from "./render-digest";
 
 const rule = createToolPolicy().ruleFor("read_document");
 const call: ToolCall = { id: "c2", name: "read_document", args: { file_id: "cd_9f2", offset: 58_000 } };

@@ -1,4 +1,4 @@
-import { InvalidCoreOptionError } from "./errors";
+import { InvalidCoreOptionError } from "../errors";
 import type {
   DigestBullets,
   DigestModel,
@@ -6,7 +6,7 @@ import type {
   DigestResult,
   DigestSection,
   PageDigest,
-} from "./ports";
+} from "../ports";
 
 /** Defaults of the extractive digester. */
 export const EXTRACTIVE_DEFAULTS = {

@@ -6,15 +6,15 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixedClock } from "./clock";
-import { type DigestJobDependencies, runDigestJob } from "./digest-job";
-import { InvalidPayloadError } from "./digest-job-payload";
-import { DigestModelError } from "./errors";
-import { buildHeavyThread } from "./examples/heavy-thread";
-import { createExtractiveDigester } from "./extractive-digester";
-import { createInMemoryCheckpointReader } from "./in-memory-checkpoint-reader";
-import type { DigestModel, DigestRequest, Metric } from "./ports";
-import { filler, threadBuilder } from "./test-support/golden-threads";
+import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { buildHeavyThread } from "../cli/demo/heavy-thread";
+import { fixedClock } from "../clock";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { DigestModelError } from "../errors";
+import type { DigestModel, DigestRequest, Metric } from "../ports";
+import { InvalidPayloadError } from "./payload";
+import { type DigestJobDependencies, runDigestJob } from "./run-digest-job";
 
 const fixture = buildHeavyThread({
   name: "lease-and-credit",

@@ -1,9 +1,9 @@
 import { canonicalJson, contentText, renderToolCall } from "@context-cleaner/assembler";
 import type { DigestRowInput, StoredDigest } from "@context-cleaner/db";
-import type { DigestCandidate } from "./classify";
-import { renderDigest } from "./digest-render";
-import type { DigestRequest, DigestResult, PageDigest } from "./ports";
-import { renderSupersededSearchStub } from "./superseded-search-stub";
+import type { DigestCandidate } from "../classify/classify-thread";
+import type { DigestRequest, DigestResult, PageDigest } from "../ports";
+import { renderDigest } from "../render/render-digest";
+import { renderSupersededSearchStub } from "../render/render-superseded-search-stub";
 
 /** The rows a digest pass writes, built from its candidates (DESIGN §6, §9). */
 

@@ -5,8 +5,8 @@ import Anthropic, {
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
-import { DigestModelError, InvalidCoreOptionError } from "../errors";
-import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../ports";
+import { DigestModelError, InvalidCoreOptionError } from "../../errors";
+import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../../ports";
 import {
   buildMessagesRequest,
   DIGEST_SYSTEM_PROMPT,

@@ -4,7 +4,7 @@ import {
   extractHitIds,
   renderSupersededSearchStub,
   SUPERSEDED_SEARCH_HEADER,
-} from "./superseded-search-stub";
+} from "./render-superseded-search-stub";
 
 const rule = createToolPolicy().ruleFor("search_documents");
 const call: ToolCall = { id: "s1", name: "search_documents", args: { query: "ground lease", limit: 20 } };

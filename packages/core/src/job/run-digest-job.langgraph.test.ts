@@ -10,7 +10,6 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import type { ChatResult } from "@langchain/core/outputs";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./checkpoints/langgraph-reader";
 import {
   buildLeaseAgent,
   countCheckpoints,
@@ -20,10 +19,11 @@ import {
   QUESTION,
   recording,
   ScriptedLeaseModel,
-} from "./checkpoints/lease-agent.fixture";
-import { fixedClock } from "./clock";
-import { runDigestJob } from "./digest-job";
-import { createExtractiveDigester } from "./extractive-digester";
+} from "../../test/fixtures/lease-agent";
+import { type CheckpointTupleSource, LangGraphCheckpointReader } from "../checkpoints/langgraph-reader";
+import { fixedClock } from "../clock";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { runDigestJob } from "./run-digest-job";
 
 const FOLLOW_UP = "Thanks. Please keep that for the tracker.";
 const ACK = "Noted for the tracker.";

@@ -5,11 +5,11 @@ import {
   credentialOf,
   type FakeMessagesApi,
   startFakeMessagesApi,
-} from "../../../../test/fakes/anthropic-messages";
-import { renderDigest } from "../digest-render";
-import { DigestModelError, InvalidCoreOptionError } from "../errors";
+} from "../../../test/fakes/anthropic-messages";
+import { DigestModelError, InvalidCoreOptionError } from "../../errors";
+import type { DigestRequest, Metric } from "../../ports";
+import { renderDigest } from "../../render/render-digest";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../extractive-digester";
-import type { DigestRequest, Metric } from "../ports";
 import { FALLBACK_METRIC, withFallback } from "../with-fallback";
 import { createAnthropicDigester } from "./anthropic-digester";
 import { DIGEST_SYSTEM_PROMPT, DIGEST_TOOL_NAME } from "./digest-prompt";

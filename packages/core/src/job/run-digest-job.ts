@@ -7,14 +7,14 @@ import {
   type ToolPolicyInput,
 } from "@context-cleaner/assembler";
 import { type DigestRowInput, utcDay } from "@context-cleaner/db";
-import type { CheckpointReader } from "./checkpoints/checkpoint-reader";
-import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "./classify";
-import { type DigestJobPayload, parseDigestJobPayload } from "./digest-job-payload";
-import { digestedRow, digestRequests, reusedRow, supersededSearchRow, toRequest } from "./digest-job-rows";
-import { DIGEST_RENDER_DEFAULTS } from "./digest-render";
-import { DigestModelError } from "./errors";
-import type { DigestStore, TurnLock } from "./job-ports";
-import type { Clock, DigestModel, MetricsSink } from "./ports";
+import type { CheckpointReader } from "../checkpoints/checkpoint-reader";
+import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
+import { DigestModelError } from "../errors";
+import type { DigestStore, TurnLock } from "../job-ports";
+import type { Clock, DigestModel, MetricsSink } from "../ports";
+import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
+import { digestedRow, digestRequests, reusedRow, supersededSearchRow, toRequest } from "./build-rows";
+import { type DigestJobPayload, parseDigestJobPayload } from "./payload";
 
 /** Defaults of {@link runDigestJob} (DESIGN §7–§8). */
 export const DIGEST_JOB_DEFAULTS = {

@@ -13,16 +13,16 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../../../test/fakes/anthropic-messages";
-import { createAnthropicDigester } from "./anthropic/anthropic-digester";
-import { comparisonForm } from "./bullet-check";
-import { classifyThread } from "./classify";
-import { fixedClock } from "./clock";
-import { type DigestJobOptions, runDigestJob } from "./digest-job";
-import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "./extractive-digester";
-import { createInMemoryCheckpointReader } from "./in-memory-checkpoint-reader";
-import { threadBuilder } from "./test-support/golden-threads";
-import { withFallback } from "./with-fallback";
+import { type FakeMessagesApi, startFakeMessagesApi } from "../../test/fakes/anthropic-messages";
+import { threadBuilder } from "../../test/fixtures/golden-threads";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { classifyThread } from "../classify/classify-thread";
+import { fixedClock } from "../clock";
+import { createAnthropicDigester } from "../digesters/anthropic/anthropic-digester";
+import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../digesters/extractive-digester";
+import { withFallback } from "../digesters/with-fallback";
+import { comparisonForm } from "../render/check-bullets";
+import { type DigestJobOptions, runDigestJob } from "./run-digest-job";
 
 const MODEL = "claude-haiku-5-5";
 /** What the fake bills per call (12,000 input and 800 output tokens on Haiku 5.5). */

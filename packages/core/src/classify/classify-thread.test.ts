@@ -1,7 +1,7 @@
 import { contentSha256, createToolPolicy, type Message, protectMessages } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { CANDIDATE_CATEGORIES, classifyThread } from "./classify";
-import { filler, goldenThreads, threadBuilder } from "./test-support/golden-threads";
+import { filler, goldenThreads, threadBuilder } from "../../test/fixtures/golden-threads";
+import { CANDIDATE_CATEGORIES, classifyThread } from "./classify-thread";
 
 const golden = goldenThreads();
 const byName = (name: string) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkBullets } from "./bullet-check";
-import { InvalidCoreOptionError } from "./errors";
+import { InvalidCoreOptionError } from "../errors";
+import { checkBullets } from "../render/check-bullets";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID, extractBullets } from "./extractive-digester";
 
 const lease = [

@@ -1,8 +1,8 @@
-import { buildHeavyThread } from "../examples/heavy-thread";
-import { probeRetention } from "../examples/probe-retention";
-import { createExtractiveDigester } from "../extractive-digester";
-import { cleanThread } from "./clean-thread";
-import { renderSummary } from "./render-view";
+import { createExtractiveDigester } from "../../digesters/extractive-digester";
+import { cleanThread } from "../clean-thread";
+import { renderSummary } from "../render-view";
+import { buildHeavyThread } from "./heavy-thread";
+import { probeRetention } from "./probe-retention";
 
 /** The bundled example: three long contracts read page by page over several turns. */
 export const DEMO_THREAD = {

@@ -1,6 +1,6 @@
 import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages";
 import { z } from "zod";
-import type { DigestBullets, DigestRequest, PageDigest } from "../ports";
+import type { DigestBullets, DigestRequest, PageDigest } from "../../ports";
 
 /** The name of the forced tool that carries the structured digest. */
 export const DIGEST_TOOL_NAME = "record_digest";

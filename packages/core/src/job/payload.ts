@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CoreError } from "./errors";
+import { CoreError } from "../errors";
 
 /** The post-turn event a runtime publishes and the worker consumes (DESIGN §8). */
 export const digestJobPayloadSchema = z.object({

@@ -10,6 +10,7 @@ import {
 } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 import {
   parseThreadFile,
@@ -17,8 +18,7 @@ import {
   serializeThread,
   ThreadFileError,
   writeThreadFile,
-} from "./json-thread-file";
-import { expectLeaseThread, runLeaseTurn } from "./lease-agent.fixture";
+} from "./thread-file";
 
 let directory: string;
 

@@ -1,4 +1,4 @@
-import type { DigestUsage } from "../ports";
+import type { DigestUsage } from "../../ports";
 
 /** Prices of one model in USD per million tokens; `longContext` applies above its threshold. */
 export interface ModelPrice {

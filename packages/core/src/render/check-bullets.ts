@@ -1,5 +1,5 @@
 import { extractFigures } from "@context-cleaner/assembler";
-import type { DigestBullets, DigestSection } from "./ports";
+import type { DigestBullets, DigestSection } from "../ports";
 
 /** The groups of a digest in rendering order, with the label each bullet carries. */
 export const DIGEST_SECTIONS: readonly { section: DigestSection; label: string }[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBullets, comparisonForm, inventedFigures } from "./bullet-check";
+import { checkBullets, comparisonForm, inventedFigures } from "./check-bullets";
 
 const source =
   "The base rent is $1,250,000 per year, with an escalator of 12.5% from year 6; see §8.3 and Section 14.";

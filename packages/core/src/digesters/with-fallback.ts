@@ -1,6 +1,6 @@
-import { checkBullets } from "./bullet-check";
-import { DigestModelError } from "./errors";
-import type { DigestModel, DigestRequest, DigestResult, MetricsSink, PageDigest } from "./ports";
+import { DigestModelError } from "../errors";
+import type { DigestModel, DigestRequest, DigestResult, MetricsSink, PageDigest } from "../ports";
+import { checkBullets } from "../render/check-bullets";
 
 /** The metric counted on each fallback, with dimension `reason`. */
 export const FALLBACK_METRIC = "digest_fallback";
