@@ -69,3 +69,4 @@ export type {
   UserMessage,
 } from "./types";
 export { validateThread } from "./validate";
+export type { DigestKind } from "./vocabulary";

@@ -1,3 +1,5 @@
+import type { DigestKind } from "./vocabulary";
+
 /**
  * The neutral message model (DESIGN §3). The same field names are the neutral JSON
  * thread format `{ "messages": [...] }` that the CLI reads and writes.
@@ -61,7 +63,7 @@ export interface DigestEntry {
   /** Length of `digest` in chars. */
   digestChars: number;
   /** What produced the row. @default "digest" */
-  kind?: "digest" | "superseded-search";
+  kind?: DigestKind;
 }
 
 /** Digest rows of one thread, keyed by tool call id. */

@@ -1,3 +1,4 @@
+export { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 export type { Database, DatabaseOptions, ScopedTransaction } from "./database";
 export { createDatabase } from "./database";
 export type { DatabaseDriver } from "./database-url";
@@ -27,5 +28,5 @@ export type {
   SpendReservation,
   StoredDigest,
 } from "./repository-types";
-export { contextDigest, PASS_STATUSES, spendLedger, threadPass } from "./schema/index";
+export { contextDigest, spendLedger, threadPass } from "./schema/index";
 export { utcDay } from "./validation";

@@ -1,8 +1,9 @@
+import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import type { PassInput, PassRecord } from "./repository-types";
-import { PASS_STATUSES, threadPass } from "./schema/thread-pass";
+import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireInteger, requireNonEmpty, requireOrganizationId } from "./validation";
 
 const MAX_INT4 = 2_147_483_647;

@@ -1,7 +1,7 @@
 import type { DigestMap } from "@context-cleaner/assembler";
+import type { DigestKind, LeftBehindReason, PassStatus } from "@context-cleaner/assembler/internal";
 
-/** What produced a digest row. */
-export type DigestKind = "digest" | "superseded-search";
+export type { DigestKind, LeftBehindReason, PassStatus };
 
 /** One digest row as the worker writes it. Money in USD; stored as integer micro-USD. */
 export interface DigestRowInput {
@@ -30,9 +30,6 @@ export interface StoredDigest extends DigestRowInput {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/** How a digest pass ended. */
-export type PassStatus = "done" | "skipped" | "partial" | "failed";
 
 /** A pass to record for a thread (the latest pass wins; an older `at` never overwrites). */
 export interface PassInput {
@@ -63,9 +60,6 @@ export interface PassRecord {
   digestsWritten: number;
   at: Date;
 }
-
-/** Why the sweep should re-enqueue a thread. */
-export type LeftBehindReason = "failed" | "partial" | "turn_lock" | "budget" | "active_since_pass";
 
 /** A page request of {@link DigestRepository.listLeftBehind}. */
 export interface LeftBehindQuery {

@@ -1,3 +1,4 @@
+import { DIGEST_KINDS } from "@context-cleaner/assembler/internal";
 import { sql } from "drizzle-orm";
 import {
   bigint,
@@ -13,6 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { sameOrganization } from "./organization-policy";
 import { appUserRole } from "./roles";
+import { isOneOf } from "./value-list";
 
 /**
  * One digest (or deterministic stub) of one tool result, keyed by org, thread and tool
@@ -25,7 +27,7 @@ export const contextDigest = pgTable(
     orgId: text("org_id").notNull(),
     threadId: text("thread_id").notNull(),
     toolCallId: text("tool_call_id").notNull(),
-    kind: text("kind", { enum: ["digest", "superseded-search"] }).notNull(),
+    kind: text("kind", { enum: DIGEST_KINDS }).notNull(),
     toolName: text("tool_name").notNull(),
     provenanceArgs: jsonb("provenance_args").$type<Record<string, unknown>>().notNull(),
     contentSha256: text("content_sha256").notNull(),
@@ -45,7 +47,7 @@ export const contextDigest = pgTable(
     check("context_digest_org_id_nonempty", sql`${table.orgId} <> ''`),
     check("context_digest_thread_id_nonempty", sql`${table.threadId} <> ''`),
     check("context_digest_tool_call_id_nonempty", sql`${table.toolCallId} <> ''`),
-    check("context_digest_kind_valid", sql`${table.kind} in ('digest', 'superseded-search')`),
+    check("context_digest_kind_valid", isOneOf(table.kind, DIGEST_KINDS)),
     check("context_digest_tool_name_nonempty", sql`${table.toolName} <> ''`),
     check("context_digest_provenance_object", sql`jsonb_typeof(${table.provenanceArgs}) = 'object'`),
     check("context_digest_sha256_hex", sql`${table.contentSha256} ~ '^[0-9a-f]{64}$'`),

@@ -1,10 +1,9 @@
+import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { sql } from "drizzle-orm";
 import { check, index, integer, pgPolicy, pgTable, primaryKey, text, timestamp } from "drizzle-orm/pg-core";
 import { sameOrganization } from "./organization-policy";
 import { appSweeperRole, appUserRole } from "./roles";
-
-/** Outcomes of a digest pass. */
-export const PASS_STATUSES = ["done", "skipped", "partial", "failed"] as const;
+import { isOneOf } from "./value-list";
 
 /**
  * The latest digest pass of each thread: what it covered (for coalescing queued events)
@@ -28,7 +27,7 @@ export const threadPass = pgTable(
     index("thread_pass_recorded_at_idx").on(table.recordedAt),
     check("thread_pass_org_id_nonempty", sql`${table.orgId} <> ''`),
     check("thread_pass_thread_id_nonempty", sql`${table.threadId} <> ''`),
-    check("thread_pass_status_valid", sql`${table.status} in ('done', 'skipped', 'partial', 'failed')`),
+    check("thread_pass_status_valid", isOneOf(table.status, PASS_STATUSES)),
     check("thread_pass_counts_nonnegative", sql`${table.rawToolChars} >= 0 and ${table.digestsWritten} >= 0`),
     pgPolicy("thread_pass_org_isolation", {
       as: "permissive",

@@ -1,0 +1,41 @@
+/**
+ * The words the assembler, the worker and the storage package share. Each list is the one
+ * source of its values: types derive from it, and the database schema builds its enums and
+ * CHECK constraints from it.
+ */
+
+/**
+ * What produced a digest row: a model (or extractive) `digest` of one tool result, or the
+ * deterministic stub of a `superseded-search` result.
+ */
+export const DIGEST_KINDS = ["digest", "superseded-search"] as const;
+export type DigestKind = (typeof DIGEST_KINDS)[number];
+
+/** How a digest pass ended. */
+export const PASS_STATUSES = ["done", "skipped", "partial", "failed"] as const;
+export type PassStatus = (typeof PASS_STATUSES)[number];
+
+/**
+ * Why a pass was skipped (`disabled` … `budget`) or ended partial (`call_cap`, `budget`,
+ * `digest_failed`). `budget` is both: no candidate fit, or the budget ran out mid-pass.
+ */
+export const PASS_REASONS = [
+  "disabled",
+  "below_trigger",
+  "nothing_new",
+  "turn_lock",
+  "no_checkpoint",
+  "below_min_chars",
+  "budget",
+  "call_cap",
+  "digest_failed",
+] as const;
+export type PassReason = (typeof PASS_REASONS)[number];
+
+/**
+ * Why the nightly sweep re-enqueues a thread: its last pass failed, ended partial, was
+ * skipped for the turn lock or the budget, or the thread had a turn after its last
+ * covered one (`active_since_pass`).
+ */
+export const LEFT_BEHIND_REASONS = ["failed", "partial", "turn_lock", "budget", "active_since_pass"] as const;
+export type LeftBehindReason = (typeof LEFT_BEHIND_REASONS)[number];
