@@ -1,8 +1,43 @@
 /**
- * `@context-cleaner/assembler/internal`: what the sibling packages (the worker in
- * `@context-cleaner/core`, the storage in `@context-cleaner/db`) share with the assembler
- * and a runtime integrator does not need. No stability promise: names here may change
- * with any release.
+ * `@context-cleaner/assembler/internal`: the building blocks the sibling packages (the
+ * worker in `@context-cleaner/core`, the storage in `@context-cleaner/db`) share with the
+ * assembler and a runtime integrator does not need. No stability promise: names here may
+ * change or go away in any release.
  */
+export { messageChars } from "./compact-history";
+export { contentChars, contentText } from "./content";
+export { normalizeWhitespace } from "./figures";
+export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
+export { inlineStubs, isErrorResult } from "./inline-clean";
+export type { KeepReason, WindowReferences } from "./keep-rules";
+export {
+  hasEmptyToolCallId,
+  isConversationalMessage,
+  isInsideRecencyWall,
+  isInterruptResult,
+  isLedgerFirstPage,
+  isPolicyKept,
+  isReferencedByWindow,
+  KEEP_REASONS,
+  provenanceKeys,
+  readOffset,
+  recencyWallStart,
+  sourceKey,
+  windowReferences,
+} from "./keep-rules";
+export { resolveToolPolicy } from "./policy";
+export type { Protection } from "./protect";
+export { protectMessages } from "./protect";
+export {
+  COMPACTION_NOTE_PREFIX,
+  DIGEST_HEADER,
+  ERROR_GIST_MAX_CHARS,
+  isCleanerText,
+  renderDuplicateStub,
+  renderErrorRetryStub,
+  renderToolCall,
+} from "./stubs";
+export type { ThreadIndex } from "./thread-index";
+export { indexThread } from "./thread-index";
 export type { DigestKind, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
 export { DIGEST_KINDS, LEFT_BEHIND_REASONS, PASS_REASONS, PASS_STATUSES } from "./vocabulary";
