@@ -1,12 +1,20 @@
 import { defineConfig } from "vitest/config";
 
+// Pure tests live beside the code (packages/*/src) or in a package's test/ folder, plus the
+// repository-wide test/ and functions/. `*.int.test.ts` files reach real services and run
+// only in the services project (`npm run test:services`).
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "functions/**/*.test.ts", "test/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/*/test/**/*.test.ts",
+            "functions/**/*.test.ts",
+            "test/**/*.test.ts",
+          ],
           exclude: ["**/*.int.test.ts", "**/node_modules/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
@@ -15,7 +23,13 @@ export default defineConfig({
       {
         test: {
           name: "services",
-          include: ["packages/*/src/**/*.int.test.ts", "test/**/*.int.test.ts"],
+          include: [
+            "packages/*/src/**/*.int.test.ts",
+            "packages/*/test/**/*.int.test.ts",
+            "functions/**/*.int.test.ts",
+            "test/**/*.int.test.ts",
+          ],
+          exclude: ["**/node_modules/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -5,10 +5,10 @@
 
 import { contentSha256 } from "@context-cleaner/assembler";
 import { createDigestRepository, type Database, type DigestRowInput } from "@context-cleaner/db";
-import type { ConformanceHarness } from "../../packages/db/src/testing/conformance-harness";
-import { createPgliteHarness } from "../../packages/db/src/testing/pglite-harness";
-import { createServerHarness } from "../../packages/db/src/testing/server-harness";
-import { createScratchDatabase } from "../helpers/postgres";
+import type { ConformanceHarness } from "../../packages/db/test/conformance/conformance-harness";
+import { createPgliteHarness } from "../../packages/db/test/conformance/pglite-harness";
+import { createServerHarness } from "../../packages/db/test/conformance/server-harness";
+import { createScratchDatabase } from "../services/postgres";
 
 const DEFAULTS = {
   otherOrgs: 50,

@@ -1,6 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import {
+  digestMapArbitrary,
+  threadArbitrary,
+  threadWithDigestsArbitrary,
+} from "../test/fixtures/thread-arbitrary";
 import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
 import { compactHistory, messageChars } from "./compact-history";
 import { contentText } from "./content";
@@ -10,11 +15,6 @@ import { recencyWallStart } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
 import { COMPACTION_NOTE_PREFIX, isCleanerText } from "./stubs";
-import {
-  digestMapArbitrary,
-  threadArbitrary,
-  threadWithDigestsArbitrary,
-} from "./test-support/thread-arbitrary";
 import type { DigestMap, Message, ToolMessage } from "./types";
 
 /**

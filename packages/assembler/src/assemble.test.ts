@@ -1,9 +1,4 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type AssemblyReport, assembleModelView } from "./assemble";
-import { compactHistory, messageChars } from "./compact-history";
-import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
-import { recencyWallStart } from "./keep-rules";
-import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import {
   deepFreeze,
   digestFor,
@@ -13,7 +8,12 @@ import {
   systemMessage,
   toolExchange,
   userMessage,
-} from "./test-support/thread-builder";
+} from "../test/fixtures/thread-builder";
+import { type AssemblyReport, assembleModelView } from "./assemble";
+import { compactHistory, messageChars } from "./compact-history";
+import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
+import { recencyWallStart } from "./keep-rules";
+import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import type { DigestEntry, DigestMap, Message } from "./types";
 
 const LEDGER_PAGE = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_445", 1)}`;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 import {
   assistantText,
   digestFor,
   digestMap,
   toolExchange,
   userMessage,
-} from "./test-support/thread-builder";
+} from "../test/fixtures/thread-builder";
+import { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 import type { Message } from "./types";
 
 const pageA = "a".repeat(50_000);

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
-import { recencyWallStart } from "./keep-rules";
-import { COMPACTION_NOTE_PREFIX } from "./stubs";
 import {
   assistantCalling,
   documentPage,
@@ -10,7 +7,10 @@ import {
   toolExchange,
   toolResult,
   userMessage,
-} from "./test-support/thread-builder";
+} from "../test/fixtures/thread-builder";
+import { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
+import { recencyWallStart } from "./keep-rules";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
 import type { Message } from "./types";
 
 /** system, user, then `count` read exchanges of `pageChars` each, a closing user message and the active turn. */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { type InlineStub, inlineStubs, isErrorResult } from "./inline-clean";
-import { createToolPolicy } from "./policy";
-import { renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import {
   documentPage,
   resultIndex,
   toolExchange,
   toolResult,
   userMessage,
-} from "./test-support/thread-builder";
+} from "../test/fixtures/thread-builder";
+import { type InlineStub, inlineStubs, isErrorResult } from "./inline-clean";
+import { createToolPolicy } from "./policy";
+import { renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import { indexThread } from "./thread-index";
 import type { Message } from "./types";
 

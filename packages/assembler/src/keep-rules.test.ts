@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
+  assistantCalling,
+  assistantText,
+  documentPage,
+  resultIndex,
+  systemMessage,
+  toolCall,
+  toolExchange,
+  toolResult,
+  userMessage,
+} from "../test/fixtures/thread-builder";
+import {
   hasEmptyToolCallId,
   isConversationalMessage,
   isInsideRecencyWall,
@@ -15,17 +26,6 @@ import {
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
-import {
-  assistantCalling,
-  assistantText,
-  documentPage,
-  resultIndex,
-  systemMessage,
-  toolCall,
-  toolExchange,
-  toolResult,
-  userMessage,
-} from "./test-support/thread-builder";
 import type { Message } from "./types";
 
 const policy = createToolPolicy();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toolCall } from "../test/fixtures/thread-builder";
 import {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,
@@ -8,7 +9,6 @@ import {
   renderErrorRetryStub,
   renderToolCall,
 } from "./stubs";
-import { toolCall } from "./test-support/thread-builder";
 
 const GIST_PREFIX = "[Transient error, retried successfully below: ";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { InvalidThreadError } from "./errors";
 import {
   assistantCalling,
   systemMessage,
   toolCall,
   toolResult,
   userMessage,
-} from "./test-support/thread-builder";
+} from "../test/fixtures/thread-builder";
+import { InvalidThreadError } from "./errors";
 import { validateThread } from "./validate";
 
 function threadError(messages: unknown): InvalidThreadError {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NeonRelay, startNeonRelay } from "../../../test/helpers/neon-relay";
+import { type NeonRelay, startNeonRelay } from "../../../test/services/neon-relay";
 import {
   createScratchDatabase,
   requireTestPostgresUrl,
   type ScratchDatabase,
-} from "../../../test/helpers/postgres";
-import type { ConformanceHarness } from "./testing/conformance-harness";
-import { describeRepositoryConformance } from "./testing/repository-conformance";
-import { describeSecurityConformance } from "./testing/security-conformance";
-import { createServerHarness } from "./testing/server-harness";
+} from "../../../test/services/postgres";
+import type { ConformanceHarness } from "../test/conformance/conformance-harness";
+import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
+import { describeSecurityConformance } from "../test/conformance/security-conformance";
+import { createServerHarness } from "../test/conformance/server-harness";
 
 let scratch: ScratchDatabase;
 let relay: NeonRelay;

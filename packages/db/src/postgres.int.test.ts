@@ -3,13 +3,13 @@ import {
   createScratchDatabase,
   requireTestPostgresUrl,
   type ScratchDatabase,
-} from "../../../test/helpers/postgres";
+} from "../../../test/services/postgres";
+import type { ConformanceHarness } from "../test/conformance/conformance-harness";
+import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
+import { describeSecurityConformance } from "../test/conformance/security-conformance";
+import { createServerHarness } from "../test/conformance/server-harness";
 import { createDatabase } from "./database";
 import { createDigestRepository } from "./digest-repository";
-import type { ConformanceHarness } from "./testing/conformance-harness";
-import { describeRepositoryConformance } from "./testing/repository-conformance";
-import { describeSecurityConformance } from "./testing/security-conformance";
-import { createServerHarness } from "./testing/server-harness";
 
 let scratch: ScratchDatabase;
 let harness: ConformanceHarness;

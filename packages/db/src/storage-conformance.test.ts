@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
-import type { ConformanceHarness } from "./testing/conformance-harness";
-import { createPgliteHarness } from "./testing/pglite-harness";
-import { describeRepositoryConformance } from "./testing/repository-conformance";
-import { describeSecurityConformance } from "./testing/security-conformance";
+import type { ConformanceHarness } from "../test/conformance/conformance-harness";
+import { createPgliteHarness } from "../test/conformance/pglite-harness";
+import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
+import { describeSecurityConformance } from "../test/conformance/security-conformance";
 
 let harness: ConformanceHarness;
 

@@ -7,9 +7,9 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { digestFor, documentPage } from "../../test/fixtures/thread-builder";
 import { InvalidThreadError } from "../errors";
 import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "../stubs";
-import { digestFor, documentPage } from "../test-support/thread-builder";
 import { assembleLangChainView, fromLangChain, reviveLangChainMessages } from "./langchain-adapter";
 
 function isBaseMessageLike(value: unknown): boolean {

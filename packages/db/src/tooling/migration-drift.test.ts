@@ -15,7 +15,7 @@ describe("checkMigrationDrift (db:check)", () => {
 
   it("fails when the schema has something migrations/ lacks, writing nothing to the repository", async () => {
     const drift = await checkMigrationDrift({
-      schemaPath: fileURLToPath(new URL("./fixtures/drifted-schema.ts", import.meta.url)),
+      schemaPath: fileURLToPath(new URL("../../test/fixtures/drifted-schema.ts", import.meta.url)),
     });
     expect(drift.inSync).toBe(false);
     expect(drift.newFiles.some((file) => file.endsWith(".sql"))).toBe(true);

@@ -1,5 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
-import { createDatabase } from "../database";
+import { createDatabase } from "../../src/database";
 import type { ConformanceHarness } from "./conformance-harness";
 
 /** One in-memory PGlite per test file (creation takes seconds), migrated. */

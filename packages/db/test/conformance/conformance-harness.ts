@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { contentSha256 } from "@context-cleaner/assembler";
-import type { Database } from "../database";
-import type { DigestRowInput } from "../repository-types";
+import type { Database } from "../../src/database";
+import type { DigestRowInput } from "../../src/repository-types";
 
 /** What a conformance run needs from an engine. */
 export interface ConformanceHarness {

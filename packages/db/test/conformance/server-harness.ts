@@ -1,6 +1,6 @@
 import pg from "pg";
-import { runInTransaction } from "../../../../test/helpers/postgres";
-import { createDatabase, type DatabaseOptions } from "../database";
+import { runInTransaction } from "../../../../test/services/postgres";
+import { createDatabase, type DatabaseOptions } from "../../src/database";
 import type { ConformanceHarness } from "./conformance-harness";
 
 /**

@@ -2,12 +2,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { and, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDigestRepository } from "../digest-repository";
-import { RowSecurityError } from "../errors";
-import { defaultMigrationsFolder } from "../migrations-folder";
-import { contextDigest } from "../schema/context-digest";
-import { spendLedger } from "../schema/spend-ledger";
-import { threadPass } from "../schema/thread-pass";
+import { createDigestRepository } from "../../src/digest-repository";
+import { RowSecurityError } from "../../src/errors";
+import { defaultMigrationsFolder } from "../../src/migrations-folder";
+import { contextDigest } from "../../src/schema/context-digest";
+import { spendLedger } from "../../src/schema/spend-ledger";
+import { threadPass } from "../../src/schema/thread-pass";
 import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
 
 const FINGERPRINT_QUERIES = [

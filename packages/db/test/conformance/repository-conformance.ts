@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { createDigestRepository } from "../digest-repository";
-import { ConstraintViolationError, InvalidStorageInputError, MissingOrganizationError } from "../errors";
-import type { DigestRepository } from "../repository-types";
+import { createDigestRepository } from "../../src/digest-repository";
+import {
+  ConstraintViolationError,
+  InvalidStorageInputError,
+  MissingOrganizationError,
+} from "../../src/errors";
+import type { DigestRepository } from "../../src/repository-types";
 import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
 
 /**
