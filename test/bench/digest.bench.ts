@@ -58,8 +58,8 @@ for (let sample = 0; sample < SAMPLES; sample++) {
       store: repository,
       digester: createExtractiveDigester(),
       clock: systemClock,
-      options: { maxCallsPerJob: 1_000 },
     },
+    { maxCallsPerJob: 1_000 },
   );
   seconds.push((performance.now() - started) / 1000);
 }

@@ -1,12 +1,16 @@
-/** Base class of every error packages/core throws: sets `name`, keeps `cause`, says whether a retry can help. */
-export class CoreError extends Error {
-  /** Whether retrying the same operation later can succeed. */
-  readonly retryable: boolean;
+import { ContextCleanerError } from "@context-cleaner/assembler";
 
-  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
-    super(message, { cause: options.cause });
+/**
+ * Every error the worker package throws. Each extends {@link CoreError}, which extends the
+ * shared `ContextCleanerError`: a stable `code` for programs, `retryable` for retry loops,
+ * `cause` kept.
+ */
+
+/** Base class of every error packages/core throws. */
+export class CoreError extends ContextCleanerError {
+  constructor(message: string, options: { code: string; cause?: unknown; retryable?: boolean }) {
+    super(message, options);
     this.name = "CoreError";
-    this.retryable = options.retryable ?? false;
   }
 }
 
@@ -50,6 +54,7 @@ export class DigestModelError extends CoreError {
     },
   ) {
     super(message, {
+      code: "digest_model_failed",
       cause: details.cause,
       retryable: details.retryable ?? RETRYABLE_REASONS.has(details.reason),
     });
@@ -60,13 +65,110 @@ export class DigestModelError extends CoreError {
   }
 }
 
-/** An option of a core component out of its range; names the option. */
-export class InvalidCoreOptionError extends CoreError {
-  readonly field: string;
+/** A job payload that is not a valid post-turn event; names the field. Never retryable. */
+export class InvalidPayloadError extends CoreError {
+  readonly issues: readonly string[];
 
-  constructor(message: string, field: string) {
-    super(message);
-    this.name = "InvalidCoreOptionError";
-    this.field = field;
+  constructor(issues: readonly string[]) {
+    super(`invalid digest job payload: ${issues.join("; ")}`, { code: "invalid_payload", retryable: false });
+    this.name = "InvalidPayloadError";
+    this.issues = issues;
+  }
+}
+
+/** Why a checkpoint could not be read. */
+export const CHECKPOINT_READ_REASONS = {
+  /** The store failed (connection, permissions, missing tables). */
+  storeFailed: "store_failed",
+  /** The messages channel holds something other than an array of messages. */
+  invalidChannel: "invalid_channel",
+  /** A message in the channel could not be converted to the neutral model. */
+  invalidMessage: "invalid_message",
+  /** An optional peer dependency the reader needs is not installed. */
+  missingDependency: "missing_dependency",
+} as const;
+
+export type CheckpointReadReason = (typeof CHECKPOINT_READ_REASONS)[keyof typeof CHECKPOINT_READ_REASONS];
+
+/**
+ * A checkpoint that exists but could not be read. `retryable` is true only for store
+ * failures, where a later attempt may succeed; a malformed checkpoint stays malformed.
+ */
+export class CheckpointReadError extends CoreError {
+  readonly reason: CheckpointReadReason;
+  readonly threadId: string | undefined;
+
+  constructor(
+    message: string,
+    details: { reason: CheckpointReadReason; threadId?: string; cause?: unknown },
+  ) {
+    super(message, {
+      code: "checkpoint_unreadable",
+      cause: details.cause,
+      retryable: details.reason === CHECKPOINT_READ_REASONS.storeFailed,
+    });
+    this.name = "CheckpointReadError";
+    this.reason = details.reason;
+    this.threadId = details.threadId;
+  }
+}
+
+/** Why a thread file could not be read. */
+export const THREAD_FILE_REASONS = {
+  notFound: "not_found",
+  /** The file exists but cannot be read (a directory, no permission). */
+  unreadable: "unreadable",
+  invalidJson: "invalid_json",
+  unknownFormat: "unknown_format",
+  invalidField: "invalid_field",
+} as const;
+
+export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_FILE_REASONS];
+
+/**
+ * A thread file that cannot be used. The message is one line naming the file and the
+ * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
+ * `messages[3].toolCallId`), fit for a CLI to print as is.
+ */
+export class ThreadFileError extends CoreError {
+  readonly reason: ThreadFileReason;
+  readonly path: string | undefined;
+  /** 1-based line of a JSON syntax error. */
+  readonly line: number | undefined;
+  /** 1-based column of a JSON syntax error. */
+  readonly column: number | undefined;
+  /** Index of the offending message, for `invalid_field`. */
+  readonly index: number | undefined;
+  /** The offending field, e.g. `toolCalls[0].args`, for `invalid_field`. */
+  readonly field: string | undefined;
+
+  constructor(
+    message: string,
+    details: {
+      reason: ThreadFileReason;
+      path?: string;
+      line?: number;
+      column?: number;
+      index?: number;
+      field?: string;
+      cause?: unknown;
+    },
+  ) {
+    super(message, { code: "invalid_thread_file", cause: details.cause });
+    this.name = "ThreadFileError";
+    this.reason = details.reason;
+    this.path = details.path;
+    this.line = details.line;
+    this.column = details.column;
+    this.index = details.index;
+    this.field = details.field;
+  }
+}
+
+/** Bad command-line input (unknown command or flag, missing argument): exit code 2. */
+export class UsageError extends CoreError {
+  constructor(message: string) {
+    super(message, { code: "usage" });
+    this.name = "UsageError";
   }
 }

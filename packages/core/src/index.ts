@@ -1,76 +1,73 @@
-export type { CheckpointReader, CheckpointReadReason } from "./checkpoints/checkpoint-reader";
-export { CHECKPOINT_READ_REASONS, CheckpointReadError } from "./checkpoints/checkpoint-reader";
+/**
+ * `@context-cleaner/core`: the worker side of context-cleaner — the digest job and its
+ * stages' entry point, the digesters, the checkpoint readers, the neutral thread file,
+ * the ports they plug into, and the errors they throw. LangGraph readers live behind the
+ * `./langgraph` subpath so that importing this module never loads LangChain.
+ */
+
 export { createInMemoryCheckpointReader } from "./checkpoints/in-memory-checkpoint-reader";
-export type { CandidateCategory, Classification, DigestCandidate } from "./classify/classify-thread";
-export { CANDIDATE_CATEGORIES, classifyThread } from "./classify/classify-thread";
 export type { CleanedThread, CleanThreadOptions } from "./cli/clean-thread";
 export { CLEAN_THREAD_DEFAULTS, cleanThread } from "./cli/clean-thread";
-export { fixedClock, systemClock } from "./clock";
+export { systemClock } from "./clock";
 export type { AnthropicDigesterOptions, MessagesClient } from "./digesters/anthropic/anthropic-digester";
 export {
   ANTHROPIC_DIGESTER_DEFAULTS,
   createAnthropicDigester,
-  toDigestModelError,
 } from "./digesters/anthropic/anthropic-digester";
-export { DIGEST_SYSTEM_PROMPT, DIGEST_TOOL, DIGEST_TOOL_NAME } from "./digesters/anthropic/digest-prompt";
 export type { AnthropicModelId, ModelPrice } from "./digesters/anthropic/model-table";
-export {
-  ANTHROPIC_MODELS,
-  costUsd,
-  DEFAULT_ANTHROPIC_MODEL,
-  isKnownModel,
-} from "./digesters/anthropic/model-table";
+export { ANTHROPIC_MODELS, DEFAULT_ANTHROPIC_MODEL } from "./digesters/anthropic/model-table";
+// Digesters.
 export {
   createExtractiveDigester,
   EXTRACTIVE_DEFAULTS,
   EXTRACTIVE_MODEL_ID,
-  extractBullets,
 } from "./digesters/extractive-digester";
-export { FALLBACK_METRIC, withFallback } from "./digesters/with-fallback";
-export type { DigestFailureReason } from "./errors";
-export { CoreError, DIGEST_FAILURE_REASONS, DigestModelError, InvalidCoreOptionError } from "./errors";
-export type { DigestJobPayload } from "./job/payload";
-export { digestJobPayloadSchema, InvalidPayloadError, parseDigestJobPayload } from "./job/payload";
+export { withFallback } from "./digesters/with-fallback";
+// Errors.
+export type { CheckpointReadReason, DigestFailureReason, ThreadFileReason } from "./errors";
+export {
+  CHECKPOINT_READ_REASONS,
+  CheckpointReadError,
+  CoreError,
+  DIGEST_FAILURE_REASONS,
+  DigestModelError,
+  InvalidPayloadError,
+  THREAD_FILE_REASONS,
+  ThreadFileError,
+} from "./errors";
+export type { DigestJobPorts } from "./job/job-context";
+export { DIGEST_JOB_DEFAULTS, type DigestJobOptions } from "./job/options";
 export type {
-  DigestJobDependencies,
-  DigestJobOptions,
   DigestJobOutcome,
   DigestJobStats,
+  PartialReason,
   SkipReason,
-} from "./job/run-digest-job";
-export { DIGEST_JOB_DEFAULTS, runDigestJob, SKIP_REASONS } from "./job/run-digest-job";
-export type { DigestStore, TurnLock } from "./job-ports";
-export { NO_TURN_LOCK } from "./job-ports";
+} from "./job/outcome";
+export { PARTIAL_REASONS, SKIP_REASONS } from "./job/outcome";
+export { type DigestJobPayload, parseDigestJobPayload } from "./job/payload";
+// The digest job.
+export { runDigestJob } from "./job/run-digest-job";
+// Ports and the adapters that need no optional dependency.
 export type {
+  CheckpointReader,
   Clock,
   DigestBullets,
   DigestModel,
   DigestPageInput,
   DigestRequest,
   DigestResult,
+  DigestRow,
   DigestSection,
+  DigestStore,
   DigestUsage,
   Metric,
   MetricsSink,
   MetricUnit,
   PageDigest,
+  PassUpdate,
+  TurnLock,
 } from "./ports";
-export type { CheckedBullets } from "./render/check-bullets";
-export { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./render/check-bullets";
-export type { DigestRenderInput, RenderedDigest } from "./render/render-digest";
-export { DIGEST_RENDER_DEFAULTS, renderDigest } from "./render/render-digest";
-export type { SupersededSearchInput } from "./render/render-superseded-search-stub";
-export {
-  extractHitIds,
-  renderSupersededSearchStub,
-  SUPERSEDED_SEARCH_HEADER,
-} from "./render/render-superseded-search-stub";
-export type { ThreadFile, ThreadFileFormat, ThreadFileReason } from "./thread-file/thread-file";
-export {
-  parseThreadFile,
-  readThreadFile,
-  serializeThread,
-  THREAD_FILE_REASONS,
-  ThreadFileError,
-  writeThreadFile,
-} from "./thread-file/thread-file";
+export { NO_TURN_LOCK } from "./ports";
+// The neutral JSON thread file and the one-shot clean the CLI runs.
+export type { ThreadFile, ThreadFileFormat } from "./thread-file/thread-file";
+export { parseThreadFile, readThreadFile, serializeThread, writeThreadFile } from "./thread-file/thread-file";

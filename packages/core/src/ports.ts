@@ -1,8 +1,101 @@
+import type { DigestMap, Message } from "@context-cleaner/assembler";
+import type { DigestKind, PassReason, PassStatus } from "@context-cleaner/assembler/internal";
+
 /**
- * The ports of packages/core (STYLE §1): what the digest pipeline needs from the outside
- * world, as types only. Adapters (the Anthropic digester, the extractive digester, the
- * stores, the queue) implement them in their own modules.
+ * The ports of packages/core: everything the digest pipeline needs from the outside world,
+ * as types only. The pipeline depends on this module and nothing else of the outside;
+ * adapters (the readers in checkpoints/, the digesters in digesters/, the storage package's
+ * repository) implement these interfaces, and composition roots (the CLI, the Lambda
+ * functions) wire them together.
  */
+
+/**
+ * Reads a thread's raw record from the agent framework's checkpoint store.
+ *
+ * Read-only by contract: an implementation never writes, migrates or deletes anything in
+ * the checkpoint store — the cleaner's output lives in its own side table.
+ *
+ * @example
+ * const messages = await reader.readThread(threadId);
+ * if (messages === null) return { status: "skipped", reason: "no_checkpoint" };
+ */
+export interface CheckpointReader {
+  /**
+   * The messages of the thread's latest checkpoint, in the neutral model.
+   *
+   * @returns `null` when the store holds no checkpoint for `threadId`.
+   * @throws {CheckpointReadError} when the checkpoint exists but cannot be read as messages.
+   */
+  readThread(threadId: string): Promise<Message[] | null>;
+}
+
+/** One digest row as the worker writes it. Money in USD. */
+export interface DigestRow {
+  threadId: string;
+  /** Non-empty: results with an empty tool call id are never digested. */
+  toolCallId: string;
+  kind: DigestKind;
+  toolName: string;
+  /** The tool's id/offset args, enough to re-read the original in one call. */
+  provenanceArgs: Record<string, unknown>;
+  /** 64 lowercase hex chars: `contentSha256(content)` of the exact original. */
+  contentSha256: string;
+  digest: string;
+  originalChars: number;
+  /** Unicode code points of `digest`. */
+  digestChars: number;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}
+
+/** A pass to record for a thread: the latest pass wins, an older `at` never overwrites. */
+export interface PassUpdate {
+  status: PassStatus;
+  reason?: PassReason | null;
+  /** The latest turn end whose messages the digests now cover. Never moves backwards. */
+  coveredTurnEndedAt?: Date | null;
+  /** The latest turn end this pass saw (its event's). */
+  turnEndedAt?: Date | null;
+  rawToolChars?: number;
+  digestsWritten?: number;
+  /** When the pass ended. */
+  at: Date;
+}
+
+/**
+ * Org-scoped storage of digests, the daily spend ledger and the per-thread pass record.
+ * `@context-cleaner/db`'s repository implements it (Neon, node-postgres or PGlite behind it).
+ */
+export interface DigestStore {
+  /** Inserts or replaces rows (unique per org, thread, tool call id); returns rows changed. */
+  upsertDigests(orgId: string, rows: readonly DigestRow[]): Promise<number>;
+  /** The thread's digests keyed by tool call id: one indexed query. */
+  loadThreadDigests(orgId: string, threadId: string): Promise<DigestMap>;
+  /** Digests of the same content in the same org, by content hash, for reuse without a call. */
+  findReusableDigests(
+    orgId: string,
+    contentSha256s: readonly string[],
+  ): Promise<ReadonlyMap<string, DigestRow>>;
+  /** Reserves `amountUsd` of the org's budget for `day` unless it would exceed `budgetUsd`. */
+  reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<{ ok: boolean }>;
+  /** Replaces a reservation by what the call actually cost. */
+  settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
+  recordPass(orgId: string, threadId: string, pass: PassUpdate): Promise<void>;
+  getPass(orgId: string, threadId: string): Promise<{ coveredTurnEndedAt: Date | null } | null>;
+}
+
+/**
+ * Best-effort peek at whether a turn is running on a thread. Safety never depends on it:
+ * a mid-turn pass only adds rows for pre-existing messages, and a turn loads digests once.
+ */
+export interface TurnLock {
+  isHeld(orgId: string, threadId: string): Promise<boolean>;
+}
+
+/** A turn lock for embedded runs, where no turn runs beside the worker. */
+export const NO_TURN_LOCK: TurnLock = { isHeld: async () => false };
 
 /** The groups of a structured digest, in rendering order; `points` are ungrouped (headings, gist). */
 export type DigestSection =
@@ -89,7 +182,7 @@ export interface Clock {
   now(): Date;
 }
 
-/** Units of the metric set (DESIGN §11), as CloudWatch EMF names them. */
+/** Units of the metric set, as CloudWatch Embedded Metric Format names them. */
 export type MetricUnit = "Count" | "Milliseconds" | "None";
 
 /** One metric data point. */

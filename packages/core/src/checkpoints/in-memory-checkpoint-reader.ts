@@ -1,5 +1,5 @@
 import type { Message } from "@context-cleaner/assembler";
-import type { CheckpointReader } from "./checkpoint-reader";
+import type { CheckpointReader } from "../ports";
 
 /**
  * A checkpoint reader over threads held in memory: the CLI (a thread read from a file)

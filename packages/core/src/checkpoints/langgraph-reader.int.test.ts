@@ -9,9 +9,9 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { requireTestPostgresUrl } from "../../../../test/helpers/postgres";
+import { requireTestPostgresUrl } from "../../../../test/services/postgres";
 import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
-import { CheckpointReadError } from "./checkpoint-reader";
+import { CheckpointReadError } from "../errors";
 import { createPostgresCheckpointReader } from "./postgres-reader";
 
 const suffix = randomBytes(4).toString("hex");

@@ -10,7 +10,7 @@ import {
   recording,
   runLeaseTurn,
 } from "../../test/fixtures/lease-agent";
-import { CheckpointReadError } from "./checkpoint-reader";
+import { CheckpointReadError } from "../errors";
 import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./langgraph-reader";
 import { createPostgresCheckpointReader } from "./postgres-reader";
 

@@ -1,7 +1,8 @@
 import type { Message } from "@context-cleaner/assembler";
 import { fromLangChain, type LangChainMessageInput } from "@context-cleaner/assembler/langchain";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { CHECKPOINT_READ_REASONS, CheckpointReadError, type CheckpointReader } from "./checkpoint-reader";
+import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
+import type { CheckpointReader } from "../ports";
 
 /**
  * The only part of a LangGraph `BaseCheckpointSaver` the reader touches. Typing the

@@ -1,7 +1,8 @@
 import { InvalidOptionError, type Message } from "@context-cleaner/assembler";
 import type { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type { Pool } from "pg";
-import { CHECKPOINT_READ_REASONS, CheckpointReadError, type CheckpointReader } from "./checkpoint-reader";
+import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
+import type { CheckpointReader } from "../ports";
 import { LANGGRAPH_READER_DEFAULTS, LangGraphCheckpointReader } from "./langgraph-reader";
 
 /** Options of {@link createPostgresCheckpointReader}: exactly one of `pool` or `connectionString`. */

@@ -10,8 +10,10 @@ import {
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../clock";
-import { type DigestJobOptions, type DigestJobOutcome, runDigestJob } from "../job/run-digest-job";
-import type { DigestModel } from "../ports";
+import type { DigestJobOptions } from "../job/options";
+import type { DigestJobOutcome } from "../job/outcome";
+import { runDigestJob } from "../job/run-digest-job";
+import type { DigestModel, DigestStore } from "../ports";
 
 /** Defaults of a one-shot clean: every candidate is digested in one run, nothing waits. */
 export const CLEAN_THREAD_DEFAULTS = {
@@ -56,20 +58,25 @@ export async function cleanThread(
     const store = createDigestRepository(database);
     const { orgId, threadId } = CLEAN_THREAD_DEFAULTS;
     const disabled = options.disabled ?? killSwitchFromEnvironment();
-    const dependencies = {
+    const ports = {
       checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-      store,
+      store: store satisfies DigestStore,
       digester: options.digester,
       clock: systemClock,
+    };
+    const jobOptions = {
+      triggerChars: 0,
+      minCharsPerPass: 0,
+      ...options.job,
       ...(options.policy ? { policy: options.policy } : {}),
-      options: { triggerChars: 0, minCharsPerPass: 0, ...options.job, ...(disabled ? { disabled } : {}) },
+      ...(disabled ? { disabled } : {}),
     };
     const passes: DigestJobOutcome[] = [];
     const rawToolChars = effectiveToolChars(messages, null).rawChars;
     for (let pass = 0; pass < CLEAN_THREAD_DEFAULTS.maxPasses; pass++) {
       // Each pass stands for a later turn end so coalescing lets it run.
       const turnEndedAt = new Date(Date.UTC(2000, 0, 1) + pass * 1000).toISOString();
-      const outcome = await runDigestJob({ orgId, threadId, rawToolChars, turnEndedAt }, dependencies);
+      const outcome = await runDigestJob({ orgId, threadId, rawToolChars, turnEndedAt }, ports, jobOptions);
       passes.push(outcome);
       if (outcome.status !== "partial" || outcome.reason !== "call_cap") break;
     }

@@ -1,5 +1,5 @@
 import { contentText, type Message } from "@context-cleaner/assembler";
-import type { DigestJobOutcome } from "../job/run-digest-job";
+import type { DigestJobOutcome } from "../job/outcome";
 import type { CleanedThread } from "./clean-thread";
 
 function heading(message: Message, index: number): string {

@@ -1,5 +1,5 @@
+import { InvalidOptionError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { InvalidCoreOptionError } from "../errors";
 import { checkBullets } from "../render/check-bullets";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID, extractBullets } from "./extractive-digester";
 
@@ -65,6 +65,6 @@ describe("extractive digester", () => {
   });
 
   it("rejects a bad budget, naming the option", () => {
-    expect(() => createExtractiveDigester({ bulletBudgetChars: 0 })).toThrow(InvalidCoreOptionError);
+    expect(() => createExtractiveDigester({ bulletBudgetChars: 0 })).toThrow(InvalidOptionError);
   });
 });

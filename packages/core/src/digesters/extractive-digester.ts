@@ -1,4 +1,4 @@
-import { InvalidCoreOptionError } from "../errors";
+import { InvalidOptionError } from "@context-cleaner/assembler";
 import type {
   DigestBullets,
   DigestModel,
@@ -117,7 +117,7 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
  * terms, state amounts, obligations, dates, parties and cross-references, round-robin by
  * kind, in document order, within `bulletBudgetChars`.
  *
- * @throws {InvalidCoreOptionError} when `bulletBudgetChars` is not a positive integer.
+ * @throws {InvalidOptionError} when `bulletBudgetChars` is not a positive integer.
  * @example
  * const digester = createExtractiveDigester();
  * const result = await digester.digest({ toolName: "read_document", sourceLabel: "file_id=cd_9f2", pages });
@@ -125,7 +125,7 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
 export function createExtractiveDigester(options: { bulletBudgetChars?: number } = {}): DigestModel {
   const bulletBudgetChars = options.bulletBudgetChars ?? EXTRACTIVE_DEFAULTS.bulletBudgetChars;
   if (!Number.isInteger(bulletBudgetChars) || bulletBudgetChars < 1) {
-    throw new InvalidCoreOptionError(
+    throw new InvalidOptionError(
       `bulletBudgetChars must be a positive integer, got ${String(bulletBudgetChars)}`,
       "bulletBudgetChars",
     );

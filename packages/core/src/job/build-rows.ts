@@ -1,29 +1,14 @@
-import { canonicalJson, contentText, renderToolCall } from "@context-cleaner/assembler";
-import type { DigestRowInput, StoredDigest } from "@context-cleaner/db";
+import { canonicalJson, contentText } from "@context-cleaner/assembler";
 import type { DigestCandidate } from "../classify/classify-thread";
-import type { DigestRequest, DigestResult, PageDigest } from "../ports";
+import type { DigestResult, DigestRow, PageDigest } from "../ports";
 import { renderDigest } from "../render/render-digest";
 import { renderSupersededSearchStub } from "../render/render-superseded-search-stub";
-
-/** The rows a digest pass writes, built from its candidates (DESIGN §6, §9). */
-
-function provenanceArgs(candidate: DigestCandidate): Record<string, unknown> {
-  const args: Record<string, unknown> = {};
-  const names =
-    candidate.rule.provenanceArgs.length > 0
-      ? candidate.rule.provenanceArgs
-      : Object.keys(candidate.call.args);
-  for (const name of names) if (name in candidate.call.args) args[name] = candidate.call.args[name];
-  return args;
-}
+import { provenanceArgs } from "./provenance-args";
 
 function baseRow(
   threadId: string,
   candidate: DigestCandidate,
-): Omit<
-  DigestRowInput,
-  "digest" | "digestChars" | "kind" | "model" | "inputTokens" | "outputTokens" | "costUsd"
-> {
+): Omit<DigestRow, "digest" | "digestChars" | "kind" | "model" | "inputTokens" | "outputTokens" | "costUsd"> {
   return {
     threadId,
     toolCallId: candidate.message.toolCallId,
@@ -34,46 +19,8 @@ function baseRow(
   };
 }
 
-/** Groups digest candidates into requests: the pages of one document, in thread order. */
-export function digestRequests(
-  candidates: readonly DigestCandidate[],
-  maxPagesPerCall: number,
-): DigestCandidate[][] {
-  const byDocument = new Map<string, DigestCandidate[]>();
-  for (const candidate of candidates) {
-    const key = `${candidate.message.toolName}\u0000${candidate.source ?? candidate.message.toolCallId}`;
-    const group = byDocument.get(key);
-    if (group) group.push(candidate);
-    else byDocument.set(key, [candidate]);
-  }
-  const requests: DigestCandidate[][] = [];
-  for (const group of byDocument.values()) {
-    for (let start = 0; start < group.length; start += maxPagesPerCall)
-      requests.push(group.slice(start, start + maxPagesPerCall));
-  }
-  return requests;
-}
-
-export function toRequest(group: readonly DigestCandidate[]): DigestRequest {
-  const first = group[0] as DigestCandidate;
-  const idArg = first.rule.provenanceArgs[0];
-  return {
-    toolName: first.message.toolName,
-    sourceLabel: idArg && first.source !== undefined ? `${idArg}=${first.source}` : first.message.toolName,
-    pages: group.map((candidate) => ({
-      toolCallId: candidate.message.toolCallId,
-      content: contentText(candidate.message.content),
-      provenanceArgs: provenanceArgs(candidate),
-      reread: renderToolCall(candidate.call, candidate.rule.provenanceArgs),
-    })),
-  };
-}
-
-/** Cat. 3: the deterministic stub of a superseded search, or undefined when it cannot keep its promise. */
-export function supersededSearchRow(
-  threadId: string,
-  candidate: DigestCandidate,
-): DigestRowInput | undefined {
+/** The deterministic stub of a superseded search, or undefined when it cannot keep its promise. */
+export function supersededSearchRow(threadId: string, candidate: DigestCandidate): DigestRow | undefined {
   const stub = renderSupersededSearchStub({
     call: candidate.call,
     content: contentText(candidate.message.content),
@@ -99,8 +46,8 @@ export function supersededSearchRow(
 export function reusedRow(
   threadId: string,
   candidate: DigestCandidate,
-  reusable: StoredDigest | undefined,
-): DigestRowInput | undefined {
+  reusable: DigestRow | undefined,
+): DigestRow | undefined {
   if (
     reusable?.kind !== "digest" ||
     reusable.toolName !== candidate.message.toolName ||
@@ -131,7 +78,7 @@ export function digestedRow(
     pagesInCall: number;
     caps: { digestCharCap: number; digestCharCapMax: number };
   },
-): { row: DigestRowInput | undefined; droppedBullets: number } {
+): { row: DigestRow | undefined; droppedBullets: number } {
   const rendered = renderDigest(
     {
       call: candidate.call,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CoreError } from "../errors";
+import { InvalidPayloadError } from "../errors";
 
 /** The post-turn event a runtime publishes and the worker consumes (DESIGN §8). */
 export const digestJobPayloadSchema = z.object({
@@ -10,17 +10,6 @@ export const digestJobPayloadSchema = z.object({
 });
 
 export type DigestJobPayload = z.infer<typeof digestJobPayloadSchema>;
-
-/** A job payload that is not a valid post-turn event; names the field. Never retryable. */
-export class InvalidPayloadError extends CoreError {
-  readonly issues: readonly string[];
-
-  constructor(issues: readonly string[]) {
-    super(`invalid digest job payload: ${issues.join("; ")}`, { retryable: false });
-    this.name = "InvalidPayloadError";
-    this.issues = issues;
-  }
-}
 
 /**
  * Validates a job payload at the boundary.

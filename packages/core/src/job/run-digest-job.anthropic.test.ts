@@ -22,7 +22,8 @@ import { createAnthropicDigester } from "../digesters/anthropic/anthropic-digest
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../digesters/extractive-digester";
 import { withFallback } from "../digesters/with-fallback";
 import { comparisonForm } from "../render/check-bullets";
-import { type DigestJobOptions, runDigestJob } from "./run-digest-job";
+import type { DigestJobOptions } from "./options";
+import { runDigestJob } from "./run-digest-job";
 
 const MODEL = "claude-haiku-5-5";
 /** What the fake bills per call (12,000 input and 800 output tokens on Haiku 5.5). */
@@ -130,8 +131,8 @@ function setup(
         store: repository,
         digester,
         clock: fixedClock(at),
-        options: { ...jobOptions, ...overrides.options },
       },
+      { ...jobOptions, ...overrides.options },
     );
   const sources = new Map(
     messages.flatMap((message) =>

@@ -101,8 +101,8 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
         store: repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
-        options: { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
       },
+      { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
     );
     expect(calls).toEqual(["getTuple"]);
     expect(await countCheckpoints(memory, threadId)).toBe(checkpointsBefore);
@@ -153,8 +153,8 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
         store: repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
-        options: { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
       },
+      { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
     );
     expect(rerun).toMatchObject({ calls: 0, digestsWritten: 0 });
     expect(await repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
@@ -171,8 +171,8 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
         store: repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
-        options: { triggerChars: 10_000, minCharsPerPass: 10_000 },
       },
+      { triggerChars: 10_000, minCharsPerPass: 10_000 },
     );
     expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", calls: 0 });
     expect((await repository.loadThreadDigests("org-langgraph-2", threadId)).size).toBe(0);

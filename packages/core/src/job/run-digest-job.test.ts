@@ -11,10 +11,18 @@ import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpo
 import { buildHeavyThread } from "../cli/demo/heavy-thread";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
-import { DigestModelError } from "../errors";
+import { DigestModelError, InvalidPayloadError } from "../errors";
 import type { DigestModel, DigestRequest, Metric } from "../ports";
-import { InvalidPayloadError } from "./payload";
-import { type DigestJobDependencies, runDigestJob } from "./run-digest-job";
+import type { DigestJobPorts } from "./job-context";
+import type { DigestJobOptions } from "./options";
+import { runDigestJob } from "./run-digest-job";
+
+/** The ports of one test job and its options, split the way {@link runDigestJob} takes them. */
+type DigestJobDependencies = DigestJobPorts & { options?: Partial<DigestJobOptions> };
+
+function runJob(payload: unknown, { options, ...ports }: DigestJobDependencies) {
+  return runDigestJob(payload, ports, options);
+}
 
 const fixture = buildHeavyThread({
   name: "lease-and-credit",
@@ -78,7 +86,7 @@ function recordingDigester(costUsd = 0): DigestModel & { requests: DigestRequest
 describe("runDigestJob", () => {
   it("digests consumed pages and supersedes searches, and the assembler substitutes every row", async () => {
     const { payload, dependencies } = setup();
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome.status).toBe("done");
     expect(outcome.digestsWritten).toBeGreaterThan(5);
     const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
@@ -93,7 +101,7 @@ describe("runDigestJob", () => {
 
   it("never digests protected results: the wall, the interrupt, the memory save, the ledger first page", async () => {
     const { payload, dependencies } = setup();
-    await runDigestJob(payload, dependencies);
+    await runJob(payload, dependencies);
     const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
     const byId = new Map(
       fixture.messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message]] : [])),
@@ -112,13 +120,13 @@ describe("runDigestJob", () => {
   it("is idempotent: a redelivered job skips as nothing new and a forced rerun writes and spends nothing", async () => {
     const digester = recordingDigester(0.01);
     const { payload, dependencies } = setup({ digester });
-    const first = await runDigestJob(payload, dependencies);
+    const first = await runJob(payload, dependencies);
     const callsAfterFirst = digester.requests.length;
     const rowsBefore = await repository.loadThreadDigests(payload.orgId, payload.threadId);
-    const again = await runDigestJob(payload, dependencies);
+    const again = await runJob(payload, dependencies);
     expect(again).toMatchObject({ status: "skipped", reason: "nothing_new" });
     const later = { ...payload, turnEndedAt: new Date(at.getTime() + 60_000).toISOString() };
-    const rerun = await runDigestJob(later, dependencies);
+    const rerun = await runJob(later, dependencies);
     expect(rerun.status).toBe("skipped");
     expect(rerun.calls).toBe(0);
     expect(digester.requests.length).toBe(callsAfterFirst);
@@ -131,7 +139,7 @@ describe("runDigestJob", () => {
   it("stops at maxCallsPerJob and leaves the rest for the next pass", async () => {
     const digester = recordingDigester();
     const { payload, dependencies } = setup({ digester, options: { maxCallsPerJob: 1 } });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(digester.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "partial", reason: "call_cap" });
     expect(outcome.deferred).toBeGreaterThan(0);
@@ -143,7 +151,7 @@ describe("runDigestJob", () => {
   it("reserves against the daily budget before each call and never overspends", async () => {
     const digester = recordingDigester(0.4);
     const { payload, dependencies } = setup({ digester, options: { dailyBudgetUsd: 1, maxPagesPerCall: 2 } });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(digester.requests).toHaveLength(2);
     expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
     const spend = await repository.getSpend(payload.orgId, "2026-11-30");
@@ -157,7 +165,7 @@ describe("runDigestJob", () => {
       digester,
       options: { dailyBudgetUsd: 0.5, maxPagesPerCall: 2, minCharsPerPass: 60_000 },
     });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(digester.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
     const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
@@ -168,13 +176,10 @@ describe("runDigestJob", () => {
   it("reuses a digest of the same content in the same org without a call", async () => {
     const digester = recordingDigester();
     const first = setup({ digester });
-    await runDigestJob(first.payload, first.dependencies);
+    await runJob(first.payload, first.dependencies);
     const calls = digester.requests.length;
     const second = setup({ digester });
-    const outcome = await runDigestJob(
-      { ...second.payload, orgId: first.payload.orgId },
-      second.dependencies,
-    );
+    const outcome = await runJob({ ...second.payload, orgId: first.payload.orgId }, second.dependencies);
     expect(digester.requests.length).toBe(calls);
     expect(outcome.reused).toBeGreaterThan(0);
     expect(outcome.calls).toBe(0);
@@ -187,19 +192,20 @@ describe("runDigestJob", () => {
       },
     });
     const { payload, dependencies, metrics } = setup({ store: failing });
-    await expect(runDigestJob({ ...payload, rawToolChars: 10 }, dependencies)).resolves.toMatchObject({
+    await expect(runJob({ ...payload, rawToolChars: 10 }, dependencies)).resolves.toMatchObject({
       status: "skipped",
       reason: "below_trigger",
     });
-    await expect(
-      runDigestJob(payload, { ...dependencies, options: { disabled: true } }),
-    ).resolves.toMatchObject({ status: "skipped", reason: "disabled" });
+    await expect(runJob(payload, { ...dependencies, options: { disabled: true } })).resolves.toMatchObject({
+      status: "skipped",
+      reason: "disabled",
+    });
     expect(metrics.map((metric) => metric.dimensions?.reason)).toEqual(["below_trigger", "disabled"]);
   });
 
   it("skips a held turn lock with a requeue delay and records the pass for the sweep", async () => {
     const { payload, dependencies } = setup({ lock: { isHeld: async () => true } });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "skipped", reason: "turn_lock", requeueAfterSeconds: 60 });
     expect(await repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
       status: "skipped",
@@ -209,7 +215,7 @@ describe("runDigestJob", () => {
 
   it("writes nothing when the pass would save less than minCharsPerPass", async () => {
     const { payload, dependencies } = setup({ options: { minCharsPerPass: 10_000_000 } });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", digestsWritten: 0 });
     expect((await repository.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
   });
@@ -226,14 +232,14 @@ describe("runDigestJob", () => {
       },
     };
     const { payload, dependencies } = setup({ digester: flaky });
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "partial", reason: "digest_failed", failedCalls: 1 });
     expect(outcome.digestsWritten).toBeGreaterThan(0);
   });
 
   it("counts stale rows whose hash no longer matches the checkpoint", async () => {
     const { payload, dependencies } = setup();
-    await runDigestJob(payload, dependencies);
+    await runJob(payload, dependencies);
     const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
     const [staleId] = [...digests.keys()];
     const edited = fixture.messages.map((message) =>
@@ -242,7 +248,7 @@ describe("runDigestJob", () => {
         : message,
     );
     const next = setup({}, edited);
-    const outcome = await runDigestJob(
+    const outcome = await runJob(
       {
         ...next.payload,
         orgId: payload.orgId,
@@ -274,7 +280,7 @@ describe("runDigestJob", () => {
       { options: { minCharsPerPass: 0, recencyKeepExchanges: 0 } },
       messages,
     );
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
     const row = (await repository.loadThreadDigests(payload.orgId, payload.threadId)).get("p1");
     expect(row?.digest).toContain(`characters 58,000–${(58_000 + page.length).toLocaleString("en-US")}\n`);
@@ -305,7 +311,7 @@ describe("runDigestJob", () => {
       { options: { minCharsPerPass: 0, recencyKeepExchanges: 0 } },
       t.messages,
     );
-    const outcome = await runDigestJob(payload, dependencies);
+    const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
     const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect([...rows.keys()]).toEqual(["s_2"]);
@@ -314,11 +320,11 @@ describe("runDigestJob", () => {
 
   it("refuses an invalid payload naming the field", async () => {
     const { dependencies } = setup();
-    await expect(
-      runDigestJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies),
-    ).rejects.toThrow(InvalidPayloadError);
-    await expect(
-      runDigestJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies),
-    ).rejects.toThrow(/rawToolChars/);
+    await expect(runJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies)).rejects.toThrow(
+      InvalidPayloadError,
+    );
+    await expect(runJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies)).rejects.toThrow(
+      /rawToolChars/,
+    );
   });
 });

@@ -1,6 +1,11 @@
-import { createToolPolicy, DIGEST_HEADER, extractFigures, type ToolCall } from "@context-cleaner/assembler";
+import {
+  createToolPolicy,
+  DIGEST_HEADER,
+  extractFigures,
+  InvalidOptionError,
+  type ToolCall,
+} from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { InvalidCoreOptionError } from "../errors";
 import { renderDigest } from "./render-digest";
 
 const rule = createToolPolicy().ruleFor("read_document");
@@ -167,7 +172,7 @@ describe("renderDigest", () => {
 
   it("rejects caps out of range, naming the option", () => {
     expect(() => renderDigest({ call, rule, source, bullets: {} }, { digestCharCap: 10 })).toThrow(
-      InvalidCoreOptionError,
+      InvalidOptionError,
     );
     expect(() => renderDigest({ call, rule, source, bullets: {} }, { digestCharCapMax: 100 })).toThrow(
       /digestCharCapMax/,

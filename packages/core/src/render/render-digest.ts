@@ -1,11 +1,11 @@
 import {
   DIGEST_HEADER,
   extractFigures,
+  InvalidOptionError,
   readOffset,
   renderToolCall,
   type ToolCall,
 } from "@context-cleaner/assembler";
-import { InvalidCoreOptionError } from "../errors";
 import type { DigestBullets } from "../ports";
 import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
 
@@ -106,13 +106,13 @@ function figuresLine(figures: readonly string[], shown: number): string {
 
 function validateCaps(cap: number, capMax: number): void {
   if (!Number.isInteger(cap) || cap < 200) {
-    throw new InvalidCoreOptionError(
+    throw new InvalidOptionError(
       `digestCharCap must be an integer ≥ 200, got ${String(cap)}`,
       "digestCharCap",
     );
   }
   if (!Number.isInteger(capMax) || capMax < cap) {
-    throw new InvalidCoreOptionError(
+    throw new InvalidOptionError(
       `digestCharCapMax must be an integer ≥ digestCharCap (${cap}), got ${String(capMax)}`,
       "digestCharCapMax",
     );
@@ -126,7 +126,7 @@ function validateCaps(cap: number, capMax: number): void {
  * when the figures line alone exceeds the cap, the cap stretches up to `digestCharCapMax`
  * and the line says how many figures were left out. Deterministic: same input, same bytes.
  *
- * @throws {InvalidCoreOptionError} when a cap is not an integer, below 200, or max < cap.
+ * @throws {InvalidOptionError} when a cap is not an integer, below 200, or max < cap.
  * @example
  * renderDigest({ call, rule: policy.ruleFor(call.name), source: page, bullets: { amounts: ["Rent $1,250,000/yr"] } });
  */

@@ -11,14 +11,9 @@ import {
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
+import { ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
-import {
-  parseThreadFile,
-  readThreadFile,
-  serializeThread,
-  ThreadFileError,
-  writeThreadFile,
-} from "./thread-file";
+import { parseThreadFile, readThreadFile, serializeThread, writeThreadFile } from "./thread-file";
 
 let directory: string;
 

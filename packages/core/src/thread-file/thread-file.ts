@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { InvalidThreadError, type Message, validateThread } from "@context-cleaner/assembler";
-import { CoreError } from "../errors";
+import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 
 /** The two thread file formats: DESIGN §3's neutral format, or LangChain stored messages. */
@@ -10,58 +10,6 @@ export type ThreadFileFormat = "neutral" | "langchain";
 export interface ThreadFile {
   format: ThreadFileFormat;
   messages: Message[];
-}
-
-/** Why a thread file could not be read. */
-export const THREAD_FILE_REASONS = {
-  notFound: "not_found",
-  /** The file exists but cannot be read (a directory, no permission). */
-  unreadable: "unreadable",
-  invalidJson: "invalid_json",
-  unknownFormat: "unknown_format",
-  invalidField: "invalid_field",
-} as const;
-
-export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_FILE_REASONS];
-
-/**
- * A thread file that cannot be used. The message is one line naming the file and the
- * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
- * `messages[3].toolCallId`), fit for a CLI to print as is.
- */
-export class ThreadFileError extends CoreError {
-  readonly reason: ThreadFileReason;
-  readonly path: string | undefined;
-  /** 1-based line of a JSON syntax error. */
-  readonly line: number | undefined;
-  /** 1-based column of a JSON syntax error. */
-  readonly column: number | undefined;
-  /** Index of the offending message, for `invalid_field`. */
-  readonly index: number | undefined;
-  /** The offending field, e.g. `toolCalls[0].args`, for `invalid_field`. */
-  readonly field: string | undefined;
-
-  constructor(
-    message: string,
-    details: {
-      reason: ThreadFileReason;
-      path?: string;
-      line?: number;
-      column?: number;
-      index?: number;
-      field?: string;
-      cause?: unknown;
-    },
-  ) {
-    super(message, { cause: details.cause });
-    this.name = "ThreadFileError";
-    this.reason = details.reason;
-    this.path = details.path;
-    this.line = details.line;
-    this.column = details.column;
-    this.index = details.index;
-    this.field = details.field;
-  }
 }
 
 const EXPECTED =

@@ -1,12 +1,12 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { createToolPolicy, type ToolCall } from "@context-cleaner/assembler";
+import { createToolPolicy, InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   credentialOf,
   type FakeMessagesApi,
   startFakeMessagesApi,
 } from "../../../test/fakes/anthropic-messages";
-import { DigestModelError, InvalidCoreOptionError } from "../../errors";
+import { DigestModelError } from "../../errors";
 import type { DigestRequest, Metric } from "../../ports";
 import { renderDigest } from "../../render/render-digest";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../extractive-digester";
@@ -194,7 +194,7 @@ describe("Anthropic digester against the local Messages API fake", () => {
   });
 
   it("validates its options at construction, never reading the environment", () => {
-    expect(() => createAnthropicDigester({ apiKey: "" })).toThrow(InvalidCoreOptionError);
+    expect(() => createAnthropicDigester({ apiKey: "" })).toThrow(InvalidOptionError);
     // @ts-expect-error an unknown model has no prices
     expect(() => createAnthropicDigester({ apiKey: "k", model: "gpt-9" })).toThrow(/ANTHROPIC_MODELS/);
     expect(() => createAnthropicDigester({ apiKey: "k", timeoutMs: 0 })).toThrow(/timeoutMs/);

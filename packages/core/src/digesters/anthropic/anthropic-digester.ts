@@ -5,7 +5,8 @@ import Anthropic, {
   APIUserAbortError,
 } from "@anthropic-ai/sdk";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
-import { DigestModelError, InvalidCoreOptionError } from "../../errors";
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import { DigestModelError } from "../../errors";
 import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../../ports";
 import {
   buildMessagesRequest,
@@ -107,7 +108,7 @@ function usageOf(message: Message): DigestUsage {
 
 function positiveInteger(value: number, field: string, allowZero = false): number {
   if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new InvalidCoreOptionError(
+    throw new InvalidOptionError(
       `${field} must be a ${allowZero ? "non-negative" : "positive"} integer, got ${String(value)}`,
       field,
     );
@@ -120,7 +121,7 @@ function positiveInteger(value: number, field: string, allowZero = false): numbe
  * structured output by forced tool use, the document delimited as data. Never reads the
  * environment: pass a client, or an `apiKey` (and optionally `baseURL`, `fetch`).
  *
- * @throws {InvalidCoreOptionError} at construction on an unknown model or a bad limit.
+ * @throws {InvalidOptionError} at construction on an unknown model or a bad limit.
  * @throws {DigestModelError} from `digest` on HTTP failure, timeout, refusal, a malformed
  * response or tool input that breaks the schema (`reason` says which; `retryable` whether
  * a later pass can help).
@@ -130,10 +131,7 @@ function positiveInteger(value: number, field: string, allowZero = false): numbe
 export function createAnthropicDigester(options: AnthropicDigesterOptions): DigestModel {
   const model = options.model ?? ANTHROPIC_DIGESTER_DEFAULTS.model;
   if (!isKnownModel(model)) {
-    throw new InvalidCoreOptionError(
-      `model ${JSON.stringify(model)} has no prices in ANTHROPIC_MODELS`,
-      "model",
-    );
+    throw new InvalidOptionError(`model ${JSON.stringify(model)} has no prices in ANTHROPIC_MODELS`, "model");
   }
   const maxRetries = positiveInteger(
     options.maxRetries ?? ANTHROPIC_DIGESTER_DEFAULTS.maxRetries,
@@ -150,7 +148,7 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
     client = options.client;
   } else {
     if (typeof options.apiKey !== "string" || options.apiKey === "") {
-      throw new InvalidCoreOptionError("apiKey must be a non-empty string (or inject a client)", "apiKey");
+      throw new InvalidOptionError("apiKey must be a non-empty string (or inject a client)", "apiKey");
     }
     client = new Anthropic({
       apiKey: options.apiKey,

@@ -1,0 +1,90 @@
+import type { PassReason, PassStatus } from "@context-cleaner/assembler/internal";
+import type {
+  CheckpointReader,
+  Clock,
+  DigestModel,
+  DigestStore,
+  MetricsSink,
+  MetricUnit,
+  TurnLock,
+} from "../ports";
+import type { DigestJobOptions } from "./options";
+import { type DigestJobOutcome, type DigestJobStats, emptyStats, type SkipReason } from "./outcome";
+import type { DigestJobPayload } from "./payload";
+
+/** The ports a digest job runs on. */
+export interface DigestJobPorts {
+  checkpoints: CheckpointReader;
+  store: DigestStore;
+  digester: DigestModel;
+  clock: Clock;
+  /** @default no lock: the job never waits for a turn */
+  lock?: TurnLock;
+  /** @default no metrics */
+  metrics?: MetricsSink;
+}
+
+/** What every stage of one job reads and the stats it adds to. */
+export interface JobContext {
+  readonly job: DigestJobPayload;
+  readonly turnEndedAt: Date;
+  readonly ports: DigestJobPorts;
+  readonly options: DigestJobOptions;
+  readonly stats: DigestJobStats;
+  /** Epoch ms at which the job started, for the duration metric. */
+  readonly startedAt: number;
+}
+
+export function createJobContext(
+  job: DigestJobPayload,
+  ports: DigestJobPorts,
+  options: DigestJobOptions,
+): JobContext {
+  return {
+    job,
+    turnEndedAt: new Date(job.turnEndedAt),
+    ports,
+    options,
+    stats: emptyStats(),
+    startedAt: ports.clock.now().getTime(),
+  };
+}
+
+export function recordMetric(
+  context: JobContext,
+  name: string,
+  value: number,
+  unit: MetricUnit = "Count",
+  dimensions?: Record<string, string>,
+): void {
+  context.ports.metrics?.record({ name, value, unit, ...(dimensions ? { dimensions } : {}) });
+}
+
+/** Writes the thread's pass record; `covered` moves the covered turn to this job's turn. */
+export function recordPass(
+  context: JobContext,
+  status: PassStatus,
+  reason: PassReason | null,
+  covered: boolean,
+): Promise<void> {
+  const { job, turnEndedAt, stats, ports } = context;
+  return ports.store.recordPass(job.orgId, job.threadId, {
+    status,
+    reason,
+    ...(covered ? { coveredTurnEndedAt: turnEndedAt } : {}),
+    turnEndedAt,
+    rawToolChars: job.rawToolChars,
+    digestsWritten: stats.digestsWritten,
+    at: ports.clock.now(),
+  });
+}
+
+/** The outcome of a skipped job, counted in the `SkippedJobs` metric by reason. */
+export function skipped(
+  context: JobContext,
+  reason: SkipReason,
+  extra: { requeueAfterSeconds?: number } = {},
+): DigestJobOutcome {
+  recordMetric(context, "SkippedJobs", 1, "Count", { reason });
+  return { status: "skipped", reason, ...extra, ...context.stats };
+}

@@ -1,0 +1,41 @@
+import { KEEP_RULE_DEFAULTS, type ToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
+import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
+
+/** Defaults of {@link runDigestJob}'s options (see docs/architecture.md#the-worker). */
+export const DIGEST_JOB_DEFAULTS = {
+  /** Below this much raw tool output a thread is not worth a pass. */
+  triggerChars: 120_000,
+  /** Digest calls per job; the rest waits for the next pass. */
+  maxCallsPerJob: 12,
+  /** Per-org daily digest budget in USD. */
+  dailyBudgetUsd: 5,
+  /** A pass writes its rows only when they save at least this many chars (prompt-cache awareness). */
+  minCharsPerPass: 20_000,
+  /** Results shorter than this are not worth a digest call (the digest would not be shorter). */
+  minCandidateChars: 2_000,
+  /** Pages of one document sent in one digest call at most. */
+  maxPagesPerCall: 8,
+  /** How long a job skipped for the turn lock waits before it is retried. */
+  lockRequeueDelaySeconds: 60,
+  recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+  digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
+  digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,
+  disabled: false,
+} as const;
+
+type NumericAndSwitchOptions = {
+  -readonly [key in keyof typeof DIGEST_JOB_DEFAULTS]: (typeof DIGEST_JOB_DEFAULTS)[key] extends boolean
+    ? boolean
+    : number;
+};
+
+/** Options of {@link runDigestJob}; every field has a default in {@link DIGEST_JOB_DEFAULTS}. */
+export type DigestJobOptions = NumericAndSwitchOptions & {
+  /** The tool policy. @default the assembler's default policy */
+  policy?: ToolPolicy | ToolPolicyInput;
+};
+
+/** Fills the defaults in. */
+export function resolveJobOptions(options: Partial<DigestJobOptions> = {}): DigestJobOptions {
+  return { ...DIGEST_JOB_DEFAULTS, ...options };
+}

@@ -1,0 +1,57 @@
+import type { PassReason } from "@context-cleaner/assembler/internal";
+
+/** Why a job was skipped; each value is one of the shared pass reasons. */
+export const SKIP_REASONS = {
+  disabled: "disabled",
+  belowTrigger: "below_trigger",
+  nothingNew: "nothing_new",
+  turnLock: "turn_lock",
+  noCheckpoint: "no_checkpoint",
+  belowMinChars: "below_min_chars",
+  budget: "budget",
+} as const satisfies Record<string, PassReason>;
+export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
+
+/** Why a pass that wrote rows ended partial. */
+export const PARTIAL_REASONS = {
+  callCap: "call_cap",
+  budget: "budget",
+  digestFailed: "digest_failed",
+} as const satisfies Record<string, PassReason>;
+export type PartialReason = (typeof PARTIAL_REASONS)[keyof typeof PARTIAL_REASONS];
+
+/** What stopped the digest stage before every candidate had its call. */
+export type DigestStopReason = typeof PARTIAL_REASONS.callCap | typeof PARTIAL_REASONS.budget;
+
+export interface DigestJobStats {
+  digestsWritten: number;
+  calls: number;
+  costUsd: number;
+  reused: number;
+  stale: number;
+  fallbacks: number;
+  failedCalls: number;
+  /** Candidates left for the next pass (call cap, budget or a failed call). */
+  deferred: number;
+  charsSaved: number;
+  droppedBullets: number;
+}
+
+export type DigestJobOutcome =
+  | ({ status: "skipped"; reason: SkipReason; requeueAfterSeconds?: number } & DigestJobStats)
+  | ({ status: "done" | "partial"; reason?: PartialReason } & DigestJobStats);
+
+export function emptyStats(): DigestJobStats {
+  return {
+    digestsWritten: 0,
+    calls: 0,
+    costUsd: 0,
+    reused: 0,
+    stale: 0,
+    fallbacks: 0,
+    failedCalls: 0,
+    deferred: 0,
+    charsSaved: 0,
+    droppedBullets: 0,
+  };
+}
