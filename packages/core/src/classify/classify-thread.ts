@@ -22,11 +22,14 @@ function isTextOnly(message: ToolMessage): boolean {
   );
 }
 
-/** The junk categories the worker handles (DESIGN §5); cat. 2 and 4 are the assembler's. */
+/**
+ * The junk categories the worker handles (docs/architecture.md#junk-categories); the other
+ * two, `duplicate` and `error-retry`, are the assembler's inline stubs.
+ */
 export const CANDIDATE_CATEGORIES = {
-  consumedPage: 1,
-  supersededSearch: 3,
-  bulkyOutput: 5,
+  consumedPage: "consumed-page",
+  supersededSearch: "superseded-search",
+  bulkyOutput: "bulky-output",
 } as const;
 export type CandidateCategory = (typeof CANDIDATE_CATEGORIES)[keyof typeof CANDIDATE_CATEGORIES];
 
@@ -41,7 +44,7 @@ export interface DigestCandidate {
   source: string | undefined;
   contentSha256: string;
   originalChars: number;
-  /** Cat. 3: the later search of the same tool that supersedes this one. */
+  /** For a superseded search: the later search of the same tool that supersedes this one. */
   supersededBy?: string;
 }
 
@@ -51,14 +54,14 @@ export interface Classification {
   protectedResults: number;
   /** Results left raw because their tool is time-varying (not idempotent). */
   timeVarying: number;
-  /** Results the assembler already condenses inline (cat. 2 duplicates, cat. 4 errors). */
+  /** Results the assembler already condenses inline (duplicates, error/retry pairs). */
   inline: number;
 }
 
 /**
  * Classifies a thread's tool results for the worker: keep-rules first (the assembler's
- * one implementation), then cat. 1 consumed document pages, cat. 3 superseded searches and
- * cat. 5 bulky output of idempotent tools. Time-varying results are never digested.
+ * one implementation), then consumed document pages, superseded searches and bulky
+ * output of idempotent tools. Time-varying results are never digested.
  */
 export function classifyThread(
   messages: readonly Message[],

@@ -112,7 +112,7 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
 }
 
 /**
- * The extractive digester (DESIGN §6): no network, deterministic; the embedded default
+ * The extractive digester: no network, deterministic; the embedded default
  * and the fallback of the model digester. Selects headings and sentences that define
  * terms, state amounts, obligations, dates, parties and cross-references, round-robin by
  * kind, in document order, within `bulletBudgetChars`.

@@ -10,7 +10,7 @@ function hasBullets(page: PageDigest): boolean {
 }
 
 /**
- * Wraps a model digester with a fallback (DESIGN §6: the extractive digester is the
+ * Wraps a model digester with a fallback (the extractive digester is the
  * fallback when the model fails or breaks the contract). The fallback digests the whole
  * request when the primary throws (any reason but `aborted`), and the pages whose model
  * bullets all carry invented figures, or that got no bullets at all (`contract`).

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { InvalidPayloadError } from "../errors";
 
-/** The post-turn event a runtime publishes and the worker consumes (DESIGN §8). */
+/** The post-turn event a runtime publishes and the worker consumes (docs/architecture.md#the-worker). */
 export const digestJobPayloadSchema = z.object({
   orgId: z.string().trim().min(1, "must be a non-empty org id").max(200),
   threadId: z.string().trim().min(1, "must be a non-empty thread id").max(500),

@@ -108,7 +108,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     expect(await countCheckpoints(memory, threadId)).toBe(checkpointsBefore);
     expect(JSON.stringify([memory.storage, memory.writes])).toBe(storageBefore);
 
-    // Every page of the lease, one call; the failed mistyped read is the assembler's (cat. 4).
+    // Every page of the lease, one call; the failed mistyped read is the assembler's (error-retry).
     expect(outcome).toMatchObject({ status: "done", calls: 1, digestsWritten: PAGE_OFFSETS.length });
     const digests = await repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(pages.map((page) => page.tool_call_id).sort());

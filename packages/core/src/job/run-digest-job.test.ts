@@ -263,7 +263,7 @@ describe("runDigestJob", () => {
     expect(outcome.stale).toBe(1);
   });
 
-  it("digests a cat. 1 page given as text blocks from its text, with its figures and character range", async () => {
+  it("digests a consumed page given as text blocks from its text, with its figures and character range", async () => {
     const page = `Exhibit B: base rent $1,250,000/yr with a 2.5% escalator; see §8.3.\n${filler("B1", 5_000)}`;
     const t = threadBuilder();
     t.user("Read the lease.");

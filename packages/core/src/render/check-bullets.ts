@@ -103,7 +103,7 @@ export interface CheckedBullets {
 
 /**
  * Drops every bullet carrying a figure that does not occur verbatim in the source
- * (DESIGN §6: no invented figures; an injected instruction cannot plant one). Bullets are
+ * (the digest contract: no invented figures; an injected instruction cannot plant one). Bullets are
  * whitespace-collapsed; empty and repeated bullets are removed (not counted as dropped).
  */
 export function checkBullets(bullets: DigestBullets, source: string): CheckedBullets {

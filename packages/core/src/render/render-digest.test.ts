@@ -17,7 +17,7 @@ const source =
   'The "Stabilization Date" is defined in §1.44.';
 
 describe("renderDigest", () => {
-  it("renders exactly the DESIGN §6 format", () => {
+  it("renders exactly the digest contract's format", () => {
     const page = `GROUND LEASE — 445 W 35TH\n${source}`;
     const rendered = renderDigest({
       call,

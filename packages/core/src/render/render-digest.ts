@@ -9,7 +9,7 @@ import {
 import type { DigestBullets } from "../ports";
 import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
 
-/** Defaults of digest rendering (DESIGN §6). */
+/** Defaults of digest rendering (docs/architecture.md#the-digest-contract). */
 export const DIGEST_RENDER_DEFAULTS = {
   /** Upper bound of a digest in chars. */
   digestCharCap: 4_000,
@@ -69,7 +69,7 @@ function cutAtWord(text: string, max: number): string {
 
 /**
  * The model's title, whitespace-collapsed, or `undefined` when it carries a figure absent
- * from the source: a title is model text like a bullet and must not plant figures (DESIGN §6).
+ * from the source: a title is model text like a bullet and must not plant figures.
  */
 function checkedTitle(input: DigestRenderInput): string | undefined {
   const title = input.title?.replace(/\s+/g, " ").trim();
@@ -120,7 +120,7 @@ function validateCaps(cap: number, capMax: number): void {
 }
 
 /**
- * Renders the digest of one page in exactly the DESIGN §6 format. The `figures verbatim`
+ * Renders the digest of one page in exactly the digest contract's format (docs/architecture.md#the-digest-contract). The `figures verbatim`
  * line is extracted mechanically from the source; bullets carrying a figure absent from
  * the source are dropped (counted); bullets are trimmed first to meet `digestCharCap`;
  * when the figures line alone exceeds the cap, the cap stretches up to `digestCharCapMax`

@@ -1,6 +1,6 @@
 import { renderToolCall, type ToolCall } from "@context-cleaner/assembler";
 
-/** First line of every cat. 3 stub. */
+/** First line of every superseded-search stub. */
 export const SUPERSEDED_SEARCH_HEADER =
   "[Superseded search results — condensed by context-cleaner; every hit id kept verbatim.]";
 
@@ -31,7 +31,7 @@ export function extractHitIds(content: string, hitIdPattern: RegExp): string[] {
 }
 
 /**
- * Cat. 3 stub (DESIGN §5): an earlier search replaced by a later one of the same tool.
+ * The superseded-search stub: an earlier search replaced by a later one of the same tool.
  * Keeps every hit id verbatim and says that re-running the search returns current data,
  * pointing at the later search. Deterministic: same input, same bytes.
  *

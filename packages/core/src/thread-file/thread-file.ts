@@ -3,7 +3,7 @@ import { InvalidThreadError, type Message, validateThread } from "@context-clean
 import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 
-/** The two thread file formats: DESIGN §3's neutral format, or LangChain stored messages. */
+/** The two thread file formats: the neutral format, or LangChain stored messages. */
 export type ThreadFileFormat = "neutral" | "langchain";
 
 /** A thread read from a file, in the neutral model. */
@@ -65,7 +65,7 @@ async function convertLangChain(messages: readonly unknown[]): Promise<Message[]
 }
 
 /**
- * Parses the text of a thread file: the neutral format `{ "messages": [...] }` (DESIGN §3;
+ * Parses the text of a thread file: the neutral format `{ "messages": [...] }` (
  * a bare array of neutral messages is accepted too) or LangChain stored messages (an array
  * or `{ "messages": [...] }` of `mapChatMessagesToStoredMessages` or `toJSON()` forms).
  * The format is decided by the first message: `role` → neutral; `type` + `data`, or a

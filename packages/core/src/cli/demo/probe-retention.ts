@@ -11,7 +11,7 @@ export interface ProbeRetention {
 }
 
 /**
- * Whether each probe stays answerable (DESIGN §1 goal 3): its answer is in the assembled
+ * Whether each probe stays answerable : its answer is in the assembled
  * view, or the page it was read in is one recorded re-read call away.
  */
 export function probeRetention(view: readonly Message[], probes: readonly Probe[]): ProbeRetention {

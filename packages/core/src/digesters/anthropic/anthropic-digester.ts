@@ -117,7 +117,7 @@ function positiveInteger(value: number, field: string, allowZero = false): numbe
 }
 
 /**
- * The Anthropic digester (DESIGN §6): the pages of one document in one Messages call,
+ * The Anthropic digester: the pages of one document in one Messages call,
  * structured output by forced tool use, the document delimited as data. Never reads the
  * environment: pass a client, or an `apiKey` (and optionally `baseURL`, `fetch`).
  *

@@ -17,7 +17,7 @@ export interface ModelPrice {
 }
 
 /**
- * The one place model ids and prices live (TOOLCHAIN: they change; keep them out of code
+ * The one place model ids and prices live (they change; keep them out of code
  * paths). Prices from platform.claude.com model pages as of 2026-11; cache-read prices
  * are 10% of input, cache writes the 5-minute TTL price. Update this table, nothing else.
  */
