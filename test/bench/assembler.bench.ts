@@ -1,5 +1,5 @@
 /**
- * Assembler benchmark (issue 2 §4): `assembleModelView` on deterministic synthetic threads
+ * Assembler benchmark: `assembleModelView` on deterministic synthetic threads
  * of 1 M and 5 M raw chars, side by side in one run. Not a test: nothing here asserts a
  * time. Reports, per thread:
  *   - median ms per first call (fresh message objects each sample, so the hash cache is cold);

@@ -14,7 +14,7 @@ import { validateThread } from "./validate";
 export const ASSEMBLE_DEFAULTS = {
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   ...COMPACTION_DEFAULTS,
-  /** Deterministic inline cleaning (cat. 2 and 4). */
+  /** Deterministic inline cleaning: "duplicate" and "error-retry" stubs. */
   inline: true,
 } as const;
 
@@ -23,7 +23,7 @@ export interface AssembleOptions extends CompactionOptions {
   policy?: ToolPolicy | ToolPolicyInput;
   /** Assistant/tool exchanges kept raw before the latest user message. @default 3 */
   recencyKeepExchanges?: number;
-  /** Apply cat. 2 dedupe and cat. 4 error/retry stubs. @default true */
+  /** Apply the "duplicate" and "error-retry" stubs. @default true */
   inline?: boolean;
   /** Kill switch: return exactly what the backstop alone returns. @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
   disabled?: boolean;
@@ -102,8 +102,9 @@ function totalChars(messages: readonly Message[]): number {
 }
 
 /**
- * Builds the model's view of a thread (DESIGN §7): keep-rules, hash-gated digest
- * substitution, inline dedupe and error/retry stubs, then the history backstop.
+ * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules,
+ * hash-gated digest substitution, inline "duplicate" and "error-retry" stubs, then the
+ * history backstop.
  * Never mutates its input; untouched messages keep their object identity.
  *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
@@ -207,8 +208,9 @@ export function assembleModelView(
     }
   }
 
-  // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
-  // rest of its source, so assembling the view again would clean what this pass kept.
+  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
+  // would also unpin the rest of its source, so assembling the view again would clean
+  // what this pass kept.
   const compacted = compactHistory(view, wallStart, options, pinned);
   report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
   report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;

@@ -6,7 +6,10 @@ import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./poli
 import { protectMessages } from "./protect";
 import type { DigestMap, Message } from "./types";
 
-/** Defaults of the runtime's tool-output caps and of the budget refund (DESIGN §7). */
+/**
+ * Defaults of the runtime's tool-output caps and of the budget refund
+ * (docs/architecture.md#budget-refund).
+ */
 export const BUDGET_DEFAULTS = {
   /** No single tool result is longer than this. */
   perResultCapChars: 60_000,

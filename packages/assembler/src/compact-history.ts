@@ -3,7 +3,10 @@ import { canonicalArgs } from "./hash";
 import { COMPACTION_NOTE_PREFIX, DUPLICATE_PREFIX, ERROR_PREFIX } from "./stubs";
 import type { Message, UserMessage } from "./types";
 
-/** Defaults of the history-compaction backstop (DESIGN §7 step 5). */
+/**
+ * Defaults of the history-compaction backstop, the last step of assembly
+ * (docs/architecture.md#assembly).
+ */
 export const COMPACTION_DEFAULTS = {
   /** Past this many chars, the oldest whole exchanges are dropped. */
   historyBudgetChars: 320_000,
@@ -168,7 +171,7 @@ function renderNote(
  * Never splits a tool-call exchange, never drops system messages or the wall.
  *
  * @param pinned Messages that must not be dropped (the assembler pins results the recency
- * window references, keep-rule 6); an exchange holding one is kept whole.
+ * window references: the referenced-by-window keep-rule); an exchange holding one is kept whole.
  */
 export function compactHistory(
   messages: readonly Message[],

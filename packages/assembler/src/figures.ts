@@ -2,10 +2,10 @@ import { contentText } from "./content";
 import type { Message } from "./types";
 
 /**
- * Material figures of legal and financial text (DESIGN §6): amounts, percentages, dates,
- * section references, defined terms, party names. Every pattern is bounded (no nested
- * unbounded quantifiers, and number runs start only at a run's first digit), so a scan
- * is linear in the text length even on adversarial input.
+ * Material figures of legal and financial text (docs/architecture.md#the-digest-contract):
+ * amounts, percentages, dates, section references, defined terms, party names. Every
+ * pattern is bounded (no nested unbounded quantifiers, and number runs start only at a
+ * run's first digit), so a scan is linear in the text length even on adversarial input.
  */
 
 const MONTHS =

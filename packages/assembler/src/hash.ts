@@ -71,8 +71,8 @@ export function messageContentSha256(message: Message): string {
 const argsJsonByCall = new WeakMap<object, { args: unknown; json: string }>();
 
 /**
- * {@link canonicalJson} of a tool call's args, cached per call object: the key of cat. 2
- * dedupe and the size of the call in the prompt, computed once per process.
+ * {@link canonicalJson} of a tool call's args, cached per call object: the key of
+ * "duplicate" detection and the size of the call in the prompt, computed once per process.
  */
 export function canonicalArgs(call: ToolCall): string {
   const cached = argsJsonByCall.get(call);

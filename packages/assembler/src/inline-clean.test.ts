@@ -60,7 +60,7 @@ describe("isErrorResult", () => {
   });
 });
 
-describe("cat. 2 duplicates", () => {
+describe("duplicate stubs", () => {
   it("leaves a duplicate raw when the stub would be longer than the result", () => {
     const messages = [
       ...toolExchange("s1", "lookup", { key: "a" }, "ok"),
@@ -153,7 +153,7 @@ describe("cat. 2 duplicates", () => {
   });
 });
 
-describe("cat. 4 error/retry", () => {
+describe("error-retry stubs", () => {
   it("stubs an error followed by a success of the same tool, keeping the first line", () => {
     const messages = [
       ...toolExchange("e1", "read_document", readArgs, "Error: 503 upstream timeout\nstack…", "error"),

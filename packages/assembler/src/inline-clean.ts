@@ -63,9 +63,10 @@ interface InlineInput {
 }
 
 /**
- * Deterministic inline cleaning (DESIGN §5): cat. 2 exact duplicates (same tool, same
- * canonical args, identical content — earlier copies point to the latest, which stays)
- * and cat. 4 error/retry pairs (an error followed by a success of the same tool).
+ * Deterministic inline cleaning (docs/architecture.md#junk-categories): "duplicate" results
+ * (same tool, same canonical args, identical content — earlier copies point to the
+ * latest, which stays) and "error-retry" pairs (an error followed by a success of the
+ * same tool).
  */
 export function inlineStubs({
   messages,

@@ -30,7 +30,7 @@ import type { Message } from "./types";
 
 const policy = createToolPolicy();
 
-describe("rule 1: isConversationalMessage", () => {
+describe("conversational: isConversationalMessage", () => {
   it("is true for user, system and assistant messages, false for tool results", () => {
     expect(isConversationalMessage(userMessage("hi"))).toBe(true);
     expect(isConversationalMessage(systemMessage())).toBe(true);
@@ -39,7 +39,7 @@ describe("rule 1: isConversationalMessage", () => {
   });
 });
 
-describe("rule 2: recency wall", () => {
+describe("recency-wall: recencyWallStart and isInsideRecencyWall", () => {
   const exchanges = (from: number, count: number): Message[] =>
     Array.from({ length: count }, (_, offset) =>
       toolExchange(`c${from + offset}`, "search", { q: from + offset }, "hits"),
@@ -94,14 +94,14 @@ describe("rule 2: recency wall", () => {
   });
 });
 
-describe("rule 3: hasEmptyToolCallId", () => {
+describe("empty-tool-call-id: hasEmptyToolCallId", () => {
   it("is true only for an empty tool call id", () => {
     expect(hasEmptyToolCallId(toolResult("", "read_document", "Error: timeout", "error"))).toBe(true);
     expect(hasEmptyToolCallId(toolResult("c1", "read_document", "text"))).toBe(false);
   });
 });
 
-describe("rule 4: isInterruptResult", () => {
+describe("interrupt: isInterruptResult", () => {
   it("is true for ask_user and for tools the policy marks interrupt", () => {
     const custom = createToolPolicy({ tools: { send_mail: { kind: "interrupt" } } });
     expect(isInterruptResult(toolResult("c1", "ask_user", "yes"), policy)).toBe(true);
@@ -111,7 +111,7 @@ describe("rule 4: isInterruptResult", () => {
   });
 });
 
-describe("rule 5: isLedgerFirstPage", () => {
+describe("ledger-first-page: isLedgerFirstPage", () => {
   const ledgerText = "TRACKED CHANGES\n1. Deleted §4.2 (J. Smith)\n\nLease body …";
 
   it.each([
@@ -181,7 +181,7 @@ describe("rule 5: isLedgerFirstPage", () => {
   });
 });
 
-describe("rule 6: provenance keys and window references", () => {
+describe("referenced-by-window: provenance keys and window references", () => {
   it("provenanceKeys are the tool call id and the document id", () => {
     const call = toolCall("c7", "read_document", { file_id: "cd_9f2", offset: 58_000 });
     expect(provenanceKeys(toolResult("c7", "read_document", "x"), call, policy)).toEqual(["c7", "cd_9f2"]);
@@ -226,7 +226,7 @@ describe("rule 6: provenance keys and window references", () => {
   });
 });
 
-describe("rule 7: isPolicyKept", () => {
+describe("policy-keep: isPolicyKept", () => {
   it("is true for keep tools only", () => {
     expect(isPolicyKept(toolResult("c1", "save_memory", "ok"), policy)).toBe(true);
     expect(isPolicyKept(toolResult("c1", "load_skill", "steps"), policy)).toBe(true);

@@ -3,13 +3,13 @@ import { canonicalArgs } from "./hash";
 import type { ToolPolicy } from "./policy";
 import type { Message, ToolCall, ToolMessage } from "./types";
 
-/** Defaults of the keep-rules (DESIGN §4). */
+/** Defaults of the keep-rules (docs/architecture.md#keep-rules). */
 export const KEEP_RULE_DEFAULTS = {
   /** Assistant/tool exchanges kept raw before the latest user message. */
   recencyKeepExchanges: 3,
 } as const;
 
-/** Why a message is untouchable; one value per keep-rule of DESIGN §4. */
+/** Why a message is untouchable; one value per keep-rule (docs/architecture.md#keep-rules). */
 export const KEEP_REASONS = {
   conversational: "conversational",
   recencyWall: "recency-wall",
@@ -21,15 +21,19 @@ export const KEEP_REASONS = {
 } as const;
 export type KeepReason = (typeof KEEP_REASONS)[keyof typeof KEEP_REASONS];
 
-/** Rule 1: user, system and assistant messages are never condensed (v1 condenses tool results only). */
+/**
+ * The conversational keep-rule: user, system and assistant messages are never condensed
+ * (only tool results are).
+ */
 export function isConversationalMessage(message: Message): boolean {
   return message.role !== "tool";
 }
 
 /**
- * Rule 2: index of the first message of the recency wall — the latest user message, moved
- * back past the last `keepExchanges` assistant/tool exchanges before it. Everything at or
- * after the returned index is kept. With no user message, the wall is the last exchanges.
+ * The recency-wall keep-rule: index of the first message of the recency wall — the latest
+ * user message, moved back past the last `keepExchanges` assistant/tool exchanges before
+ * it. Everything at or after the returned index is kept. With no user message, the wall
+ * is the last exchanges.
  */
 export function recencyWallStart(
   messages: readonly Message[],
@@ -42,7 +46,7 @@ export function recencyWallStart(
       break;
     }
   }
-  // DESIGN §4 rule 2 counts the last exchanges before the latest user message, across
+  // The wall counts the last exchanges before the latest user message, across
   // earlier user messages (a chatty thread has one exchange per user turn).
   let exchanges = 0;
   for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
@@ -57,17 +61,23 @@ export function recencyWallStart(
   return start;
 }
 
-/** Rule 2: whether a message index lies inside the recency wall. */
+/** The recency-wall keep-rule: whether a message index lies inside the recency wall. */
 export function isInsideRecencyWall(index: number, wallStart: number): boolean {
   return index >= wallStart;
 }
 
-/** Rule 3: tool results with an empty tool call id (synthetic errors) stay raw. */
+/**
+ * The empty-tool-call-id keep-rule: tool results with an empty tool call id (synthetic
+ * errors) stay raw.
+ */
 export function hasEmptyToolCallId(message: ToolMessage): boolean {
   return message.toolCallId === "";
 }
 
-/** Rule 4: results of interrupt / confirmation tools; a paused thread resumes by their id. */
+/**
+ * The interrupt keep-rule: results of interrupt / confirmation tools; a paused thread
+ * resumes by their id.
+ */
 export function isInterruptResult(message: ToolMessage, policy: ToolPolicy): boolean {
   return policy.ruleFor(message.toolName).kind === "interrupt";
 }
@@ -86,8 +96,8 @@ export function readOffset(call: ToolCall | undefined, offsetArg: string | undef
 const ledgerByMessage = new WeakMap<object, { content: unknown; marker: RegExp; marked: boolean }>();
 
 /**
- * Rule 5: the first page (offset 0 or absent) of a document read that carries a
- * tracked-change or comment ledger (the policy's `ledgerMarker`).
+ * The ledger-first-page keep-rule: the first page (offset 0 or absent) of a document read
+ * that carries a tracked-change or comment ledger (the policy's `ledgerMarker`).
  */
 export function isLedgerFirstPage(
   message: ToolMessage,
@@ -123,7 +133,10 @@ export function sourceKey(
   return String(value);
 }
 
-/** Rule 6: the provenance keys of a result — its tool call id and its document id. */
+/**
+ * The referenced-by-window keep-rule: the provenance keys of a result — its tool call id
+ * and its document id.
+ */
 export function provenanceKeys(
   message: ToolMessage,
   call: ToolCall | undefined,
@@ -169,7 +182,10 @@ export interface WindowReferences {
   mentions(key: string): boolean;
 }
 
-/** Rule 6: collects the keys mentioned by the recency window (messages from `wallStart`). */
+/**
+ * The referenced-by-window keep-rule: collects the keys mentioned by the recency window
+ * (messages from `wallStart`).
+ */
 export function windowReferences(messages: readonly Message[], wallStart: number): WindowReferences {
   const window = messages.slice(wallStart);
   const tokenSets = window.map(messageTokens);
@@ -191,12 +207,15 @@ export function windowReferences(messages: readonly Message[], wallStart: number
   };
 }
 
-/** Rule 6: whether any provenance key of a result is mentioned by the recency window. */
+/**
+ * The referenced-by-window keep-rule: whether any provenance key of a result is mentioned
+ * by the recency window.
+ */
 export function isReferencedByWindow(keys: readonly string[], references: WindowReferences): boolean {
   return keys.some((key) => references.mentions(key));
 }
 
-/** Rule 7: tools the policy keeps (memory, skills, context blocks). */
+/** The policy-keep keep-rule: tools the policy keeps (memory, skills, context blocks). */
 export function isPolicyKept(message: ToolMessage, policy: ToolPolicy): boolean {
   return policy.ruleFor(message.toolName).kind === "keep";
 }

@@ -1,6 +1,6 @@
 import { InvalidToolPolicyError } from "./errors";
 
-/** What a tool is, for cleaning purposes (DESIGN §5). */
+/** What a tool is, for cleaning purposes (docs/architecture.md#junk-categories). */
 export const TOOL_KINDS = ["document-read", "search", "interrupt", "keep", "other"] as const;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 
@@ -39,7 +39,7 @@ export interface ToolPolicyInput {
   tools?: Record<string, ToolRuleInput>;
   /** Drop the default tool rules entirely. @default false */
   replaceDefaults?: boolean;
-  /** Bulky-output threshold for cat. 5 (idempotent tools only). @default 8000 */
+  /** Threshold of the "bulky-output" category (idempotent tools only). @default 8000 */
   bulkMinChars?: number;
 }
 

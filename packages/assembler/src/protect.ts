@@ -30,8 +30,8 @@ export interface Protection {
 }
 
 /**
- * Evaluates every keep-rule of DESIGN §4 over a thread. The worker's classification and
- * the assembler both call this: one implementation of "never junk".
+ * Evaluates every keep-rule (docs/architecture.md#keep-rules) over a thread. The worker's
+ * classification and the assembler both call this: one implementation of "never junk".
  */
 export function protectMessages(
   messages: readonly Message[],
@@ -89,9 +89,9 @@ interface StaticFacts {
   readonly content: unknown;
   readonly call: ToolCall | undefined;
   readonly policy: ToolPolicy;
-  /** Rules 3, 4, 7 and 5, in that order. */
+  /** The empty-tool-call-id, interrupt, policy-keep and ledger-first-page keep-rules, in that order. */
   readonly reason: KeepReason | undefined;
-  /** Rule 6's provenance keys. */
+  /** The provenance keys the referenced-by-window keep-rule looks for. */
   readonly keys: readonly string[];
   /** The tool and document the result came from, for "every result of that source". */
   readonly source: string | undefined;

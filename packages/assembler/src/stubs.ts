@@ -1,18 +1,19 @@
 import type { ToolCall } from "./types";
 
-/** First line of every digest the worker renders (DESIGN §6). */
+/** First line of every digest the worker renders (docs/architecture.md#the-digest-contract). */
 export const DIGEST_HEADER = "[Condensed by context-cleaner — original preserved and re-readable.]";
 export const DUPLICATE_PREFIX = "[Duplicate result — identical to the result of tool call ";
 export const ERROR_PREFIX = "[Transient error, retried successfully below: ";
 /** First line of the backstop's note standing for dropped history. */
 export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
 
-/** The longest error gist a cat. 4 stub keeps. */
+/** The longest error gist an "error-retry" stub keeps. */
 export const ERROR_GIST_MAX_CHARS = 200;
 
 /**
  * Whether text is something the cleaner wrote: any text whose bracketed first line names
- * context-cleaner (digests, search stubs, the compaction note), or a cat. 2 / cat. 4 stub.
+ * context-cleaner (digests, search stubs, the compaction note), or a "duplicate" /
+ * "error-retry" stub.
  */
 export function isCleanerText(text: string): boolean {
   if (!text.startsWith("[")) return false;
@@ -35,7 +36,7 @@ export function renderToolCall(call: ToolCall, argNames?: readonly string[]): st
 }
 
 /**
- * Cat. 2 stub: an earlier exact duplicate points to the latest occurrence. When the latest
+ * The "duplicate" stub: an earlier exact duplicate points to the latest occurrence. When the latest
  * is itself condensed, the stub carries the call that re-reads the original.
  */
 export function renderDuplicateStub(toolName: string, latestCallId: string, reread?: string): string {
@@ -45,7 +46,10 @@ export function renderDuplicateStub(toolName: string, latestCallId: string, rere
     : `${where}, which is condensed; the original is one call away: ${reread}]`;
 }
 
-/** Cat. 4 stub: keeps the gist of the error so the agent does not retry a known-failed approach. */
+/**
+ * The "error-retry" stub: keeps the gist of the error so the agent does not retry a
+ * known-failed approach.
+ */
 export function renderErrorRetryStub(errorText: string): string {
   const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
   const gist =

@@ -1,7 +1,7 @@
 import type { DigestKind } from "./vocabulary";
 
 /**
- * The neutral message model (DESIGN §3). The same field names are the neutral JSON
+ * The neutral message model. The same field names are the neutral JSON
  * thread format `{ "messages": [...] }` that the CLI reads and writes.
  */
 

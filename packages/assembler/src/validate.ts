@@ -42,7 +42,7 @@ function validateToolCalls(index: number, toolCalls: unknown): void {
 }
 
 /**
- * Checks that `messages` is a well-formed neutral thread (DESIGN §3).
+ * Checks that `messages` is a well-formed neutral thread (the message model of `types.ts`).
  * Odd but valid input (unknown tools, block or empty content, "" tool call ids) passes.
  *
  * @throws {InvalidThreadError} naming the message index and the field at fault.

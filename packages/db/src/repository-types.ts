@@ -6,7 +6,7 @@ export type { DigestKind, LeftBehindReason, PassStatus };
 /** One digest row as the worker writes it. Money in USD; stored as integer micro-USD. */
 export interface DigestRowInput {
   threadId: string;
-  /** Non-empty: results with an empty tool call id are never digested (keep-rule 3). */
+  /** Non-empty: the empty-tool-call-id keep-rule never lets such a result be digested. */
   toolCallId: string;
   kind: DigestKind;
   toolName: string;
