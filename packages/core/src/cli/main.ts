@@ -1,17 +1,18 @@
 import { parseArgs } from "node:util";
-import { ContextCleanerError, createToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
+import { createToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
 import {
   ANTHROPIC_DIGESTER_DEFAULTS,
   createAnthropicDigester,
 } from "../digesters/anthropic/anthropic-digester";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { withFallback } from "../digesters/with-fallback";
-import { CoreError } from "../errors";
+import { UsageError } from "../errors";
 import type { DigestModel } from "../ports";
 import { readThreadFile } from "../thread-file/thread-file";
 import { cleanThread } from "./clean-thread";
 import { runDemo } from "./demo/demo";
 import { renderSummary, renderViewText, summarizePasses } from "./render-view";
+import { reportFailure } from "./report-failure";
 
 const USAGE = `Usage:
   context-cleaner clean <thread.json> [--json] [--model extractive|anthropic] [--policy policy.json]
@@ -25,12 +26,7 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or La
         --policy   a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
 demo    Runs the bundled example thread through the worker and the assembler.
 
-Exit codes: 0 done, 2 bad input, 1 unexpected failure.`;
-
-/** Bad command-line input: one line on stderr, exit code 2. */
-class UsageError extends Error {
-  override name = "UsageError";
-}
+Exit codes: 0 done, 2 bad input, 1 the environment failed (database, permission) or a bug.`;
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -96,7 +92,8 @@ async function clean(
 
 /**
  * The `context-cleaner` command. Returns the exit code: 0 done, 2 bad input (one line on
- * stderr naming the problem), 1 an unexpected failure.
+ * stderr naming the problem), 1 the environment failed (one line: database out of reach,
+ * permission missing) or an unexpected failure (with its stack).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<
@@ -136,15 +133,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || error instanceof ContextCleanerError) {
-      io.stderr(`context-cleaner: ${error.message.split("\n")[0]}\n`);
-      return 2;
-    }
-    if (error instanceof CoreError && !error.retryable) {
-      io.stderr(`context-cleaner: ${error.message.split("\n")[0]}\n`);
-      return 2;
-    }
-    io.stderr(`context-cleaner: unexpected failure: ${(error as Error)?.stack ?? String(error)}\n`);
-    return 1;
+    const failure = reportFailure(error);
+    io.stderr(`${failure.line}\n`);
+    return failure.exitCode;
   }
 }

@@ -1,0 +1,31 @@
+import { ContextCleanerError } from "@context-cleaner/assembler";
+
+/**
+ * Error codes that mean the environment failed (a database out of reach, a permission
+ * missing), not the input: exit code 1. Retryable errors count as environment too.
+ */
+const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["database_unreachable", "row_security"]);
+
+/** What the CLI prints for a failure and the exit code it returns. */
+export interface Failure {
+  /** One line for stderr (a stack only for an unexpected failure: that is a bug to report). */
+  readonly line: string;
+  readonly exitCode: 1 | 2;
+}
+
+/**
+ * Maps a failure to the CLI's answer: any context-cleaner error is one line, exit code 2
+ * for bad input and 1 for the environment; anything else is unexpected (exit 1, with its
+ * stack).
+ */
+export function reportFailure(error: unknown): Failure {
+  if (error instanceof ContextCleanerError) {
+    const environment = error.retryable || ENVIRONMENT_CODES.has(error.code);
+    return {
+      line: `context-cleaner: ${error.message.split("\n")[0]}`,
+      exitCode: environment ? 1 : 2,
+    };
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { line: `context-cleaner: unexpected failure: ${detail}`, exitCode: 1 };
+}
