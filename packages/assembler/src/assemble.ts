@@ -128,9 +128,26 @@ export function assembleModelView(
     );
   }
   const rawChars = totalChars(messages);
-  const report: AssemblyReport = {
+  const report = emptyReport(disabled, messages.length, rawChars);
+  const cleaned = disabled
+    ? { view: messages, wallStart: recencyWallStart(messages, recencyKeepExchanges), pinned: undefined }
+    : cleanView(messages, digests, options, recencyKeepExchanges, report);
+
+  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
+  // would also unpin the rest of its source, so assembling the view again would clean
+  // what this pass kept.
+  const compacted = compactHistory(cleaned.view, cleaned.wallStart, options, cleaned.pinned);
+  report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
+  report.assembledChars =
+    compacted.fired || cleaned.view !== messages ? totalChars(compacted.messages) : rawChars;
+  options.onReport?.(report);
+  return { messages: [...compacted.messages], report };
+}
+
+function emptyReport(disabled: boolean, messages: number, rawChars: number): AssemblyReport {
+  return {
     disabled,
-    messages: messages.length,
+    messages,
     rawChars,
     assembledChars: rawChars,
     substitutions: 0,
@@ -140,80 +157,100 @@ export function assembleModelView(
     protected: 0,
     compaction: { fired: false, droppedMessages: 0 },
   };
+}
 
-  let view: readonly Message[] = messages;
-  let wallStart: number;
-  let pinned: ((index: number) => boolean) | undefined;
-  if (disabled) {
-    wallStart = recencyWallStart(messages, recencyKeepExchanges);
-  } else {
-    // Resolved only here: the kill switch must work even with a broken policy.
-    const policy = resolveToolPolicy(options.policy);
-    const protection = protectMessages(messages, policy, recencyKeepExchanges);
-    wallStart = protection.wallStart;
-    pinned = (index) =>
-      protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
-    const replaced = new Map<number, string>();
-    const condensed = new Set<number>();
-    const cleanable = (index: number) => protection.reasons[index] === undefined;
-    report.protected = protection.reasons.filter(
-      (reason) => reason !== undefined && reason !== "conversational",
-    ).length;
+/** The view before the backstop: what the keep-rules allow, condensed by digests and inline stubs. */
+interface CleanedView {
+  view: readonly Message[];
+  wallStart: number;
+  /** Messages the backstop must not drop. */
+  pinned: ((index: number) => boolean) | undefined;
+}
 
-    if (digests && digests.size > 0) {
-      messages.forEach((message, index) => {
-        if (message.role !== "tool" || !cleanable(index)) return;
-        const entry = digests.get(message.toolCallId);
-        if (!entry) return;
-        checkDigestEntry(message.toolCallId, entry);
-        if (typeof message.content === "string" && message.content === entry.digest) {
-          condensed.add(index);
-        } else if (typeof message.content === "string" && isCleanerText(message.content)) {
-          // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
-        } else if (messageContentSha256(message) === entry.contentSha256) {
-          replaced.set(index, entry.digest);
-          condensed.add(index);
-          report.substitutions++;
-        } else {
-          report.stale++;
-        }
-      });
-    }
+function cleanView(
+  messages: readonly Message[],
+  digests: DigestMap | null | undefined,
+  options: AssembleOptions,
+  recencyKeepExchanges: number,
+  report: AssemblyReport,
+): CleanedView {
+  // Resolved only here: the kill switch must work even with a broken policy.
+  const policy = resolveToolPolicy(options.policy);
+  const protection = protectMessages(messages, policy, recencyKeepExchanges);
+  const pinned = (index: number) =>
+    protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
+  const cleanable = (index: number) => protection.reasons[index] === undefined;
+  report.protected = protection.reasons.filter(
+    (reason) => reason !== undefined && reason !== "conversational",
+  ).length;
 
-    if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
-      const stubs = inlineStubs({
-        messages,
-        cleanable,
-        threadIndex: protection.threadIndex,
-        policy,
-        condensed,
-      });
-      for (const stub of stubs) {
-        if (replaced.has(stub.index)) report.substitutions--;
-        replaced.set(stub.index, stub.text);
-        if (stub.category === "duplicate") report.stubs.duplicate++;
-        else report.stubs.errorRetry++;
-      }
-    }
-
-    if (replaced.size > 0) {
-      view = messages.map((message, index) => {
-        const text = replaced.get(index);
-        if (text === undefined) return message;
-        report.charsSaved += messageChars(message) - text.length;
-        const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
-        replacedFrom.set(replacement, message);
-        return replacement;
-      });
+  const replaced = new Map<number, string>();
+  const condensed = new Set<number>();
+  if (digests && digests.size > 0) {
+    substituteDigests(messages, digests, cleanable, { replaced, condensed }, report);
+  }
+  if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
+    const stubs = inlineStubs({
+      messages,
+      cleanable,
+      threadIndex: protection.threadIndex,
+      policy,
+      condensed,
+    });
+    for (const stub of stubs) {
+      if (replaced.has(stub.index)) report.substitutions--;
+      replaced.set(stub.index, stub.text);
+      if (stub.category === "duplicate") report.stubs.duplicate++;
+      else report.stubs.errorRetry++;
     }
   }
+  const view = replaced.size > 0 ? replaceContents(messages, replaced, report) : messages;
+  return { view, wallStart: protection.wallStart, pinned };
+}
 
-  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
-  // would also unpin the rest of its source, so assembling the view again would clean
-  // what this pass kept.
-  const compacted = compactHistory(view, wallStart, options, pinned);
-  report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
-  report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
-  options.onReport?.(report);
-  return { messages: [...compacted.messages], report };
+/**
+ * Marks the cleanable results whose digest row matches their live content: `replaced`
+ * gets the digest text, `condensed` every result the view shows condensed (including one
+ * whose content already is its digest). A row whose hash does not match counts as stale.
+ */
+function substituteDigests(
+  messages: readonly Message[],
+  digests: DigestMap,
+  cleanable: (index: number) => boolean,
+  into: { replaced: Map<number, string>; condensed: Set<number> },
+  report: AssemblyReport,
+): void {
+  messages.forEach((message, index) => {
+    if (message.role !== "tool" || !cleanable(index)) return;
+    const entry = digests.get(message.toolCallId);
+    if (!entry) return;
+    checkDigestEntry(message.toolCallId, entry);
+    if (typeof message.content === "string" && message.content === entry.digest) {
+      into.condensed.add(index);
+    } else if (typeof message.content === "string" && isCleanerText(message.content)) {
+      // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
+    } else if (messageContentSha256(message) === entry.contentSha256) {
+      into.replaced.set(index, entry.digest);
+      into.condensed.add(index);
+      report.substitutions++;
+    } else {
+      report.stale++;
+    }
+  });
+}
+
+/** A copy of the thread with the replaced tool results' content swapped; the rest keep identity. */
+function replaceContents(
+  messages: readonly Message[],
+  replaced: ReadonlyMap<number, string>,
+  report: AssemblyReport,
+): Message[] {
+  return messages.map((message, index) => {
+    const text = replaced.get(index);
+    if (text === undefined) return message;
+    report.charsSaved += messageChars(message) - text.length;
+    const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
+    replacedFrom.set(replacement, message);
+    return replacement;
+  });
 }

@@ -170,8 +170,8 @@ function renderNote(
  * exchanges before the recency wall and puts one note of short snippets in their place.
  * Never splits a tool-call exchange, never drops system messages or the wall.
  *
- * @param pinned Messages that must not be dropped (the assembler pins results the recency
- * window references: the referenced-by-window keep-rule); an exchange holding one is kept whole.
+ * @param pinned Messages that must not be dropped (the assembler pins the results the
+ * referenced-by-window keep-rule protects); an exchange holding one is kept whole.
  */
 export function compactHistory(
   messages: readonly Message[],
@@ -191,6 +191,32 @@ export function compactHistory(
   }
   if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
 
+  const { dropped, droppedCount, firstDropped } = chooseDropped(messages, wallStart, pinned, {
+    sizes,
+    total,
+    budget,
+    snippetChars,
+    noteMaxChars,
+  });
+  if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
+
+  const note: UserMessage = {
+    role: "user",
+    content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
+  };
+  const result: Message[] = [];
+  for (let position = 0; position < messages.length; position++) {
+    if (position === firstDropped) result.push(note);
+    if (dropped[position] !== 1) result.push(messages[position] as Message);
+  }
+  return { messages: result, fired: true, droppedMessages: droppedCount };
+}
+
+/** Where the last result of each tool call id, and the last success of each tool, sit. */
+function lastResultPositions(messages: readonly Message[]): {
+  lastResultAt: Map<string, number>;
+  lastSuccessAt: Map<string, number>;
+} {
   const lastResultAt = new Map<string, number>();
   const lastSuccessAt = new Map<string, number>();
   messages.forEach((message, position) => {
@@ -200,8 +226,30 @@ export function compactHistory(
       lastSuccessAt.set(message.toolName, position);
     }
   });
+  return { lastResultAt, lastSuccessAt };
+}
+
+/**
+ * Walks the units before the wall oldest first, dropping whole, unpinned exchanges until
+ * the kept messages and the note fit the budget. `dropped[i]` is 1 for a dropped message.
+ */
+function chooseDropped(
+  messages: readonly Message[],
+  wallStart: number,
+  pinned: ((index: number) => boolean) | undefined,
+  sizing: {
+    sizes: readonly number[];
+    total: number;
+    budget: number;
+    snippetChars: number;
+    noteMaxChars: number;
+  },
+): { dropped: Uint8Array; droppedCount: number; firstDropped: number } {
+  const { sizes, budget, snippetChars, noteMaxChars } = sizing;
+  const { lastResultAt, lastSuccessAt } = lastResultPositions(messages);
   const stubPins = new Set<number>();
   const dropped = new Uint8Array(messages.length);
+  let total = sizing.total;
   let droppedCount = 0;
   let firstDropped = -1;
   let index = 0;
@@ -239,16 +287,5 @@ export function compactHistory(
     }
     index = end;
   }
-  if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
-
-  const note: UserMessage = {
-    role: "user",
-    content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
-  };
-  const result: Message[] = [];
-  for (let position = 0; position < messages.length; position++) {
-    if (position === firstDropped) result.push(note);
-    if (dropped[position] !== 1) result.push(messages[position] as Message);
-  }
-  return { messages: result, fired: true, droppedMessages: droppedCount };
+  return { dropped, droppedCount, firstDropped };
 }

@@ -68,18 +68,27 @@ interface InlineInput {
  * latest, which stays) and "error-retry" pairs (an error followed by a success of the
  * same tool).
  */
-export function inlineStubs({
-  messages,
-  cleanable,
-  threadIndex,
-  policy,
-  condensed,
-}: InlineInput): InlineStub[] {
-  const stubs: InlineStub[] = [];
+export function inlineStubs(input: InlineInput): InlineStub[] {
+  const scan = scanResults(input);
+  const duplicates = duplicateStubs(input, scan);
+  const stubbed = new Set(duplicates.map((stub) => stub.index));
+  const stubs = [...duplicates, ...errorRetryStubs(input, scan, stubbed)];
+  return stubs.sort((a, b) => a.index - b.index);
+}
+
+/** What one pass over the tool results learns: per-result facts and the two groupings. */
+interface ResultScan {
+  factsAt: (ResultFacts | undefined)[];
+  /** Result indices per duplicate key (tool and canonical args), in thread order. */
+  byCallKey: Map<string, number[]>;
+  /** The last successful result of each tool. */
+  lastSuccessByTool: Map<string, number>;
+}
+
+function scanResults({ messages, threadIndex }: InlineInput): ResultScan {
   const byCallKey = new Map<string, number[]>();
   const lastSuccessByTool = new Map<string, number>();
   const factsAt: (ResultFacts | undefined)[] = new Array(messages.length);
-
   messages.forEach((message, index) => {
     if (message.role !== "tool") return;
     // Cleaner text (a digest or stub from an earlier assembly) hides whether the original
@@ -95,8 +104,15 @@ export function inlineStubs({
     if (group) group.push(index);
     else byCallKey.set(key, [index]);
   });
+  return { factsAt, byCallKey, lastSuccessByTool };
+}
 
-  const stubbed = new Set<number>();
+/** "duplicate" stubs: every earlier copy of identical content points to the latest copy. */
+function duplicateStubs(
+  { messages, cleanable, threadIndex, policy, condensed }: InlineInput,
+  { factsAt, byCallKey }: ResultScan,
+): InlineStub[] {
+  const stubs: InlineStub[] = [];
   for (const group of byCallKey.values()) {
     if (group.length < 2) continue;
     const latestByHash = new Map<string, number>();
@@ -113,10 +129,18 @@ export function inlineStubs({
       const text = renderDuplicateStub(message.toolName, latestMessage.toolCallId, reread);
       if (text.length >= contentChars(message.content)) continue;
       stubs.push({ index, category: "duplicate", text });
-      stubbed.add(index);
     }
   }
+  return stubs;
+}
 
+/** "error-retry" stubs: a failed result that a later success of the same tool retried. */
+function errorRetryStubs(
+  { messages, cleanable }: InlineInput,
+  { factsAt, lastSuccessByTool }: ResultScan,
+  stubbed: ReadonlySet<number>,
+): InlineStub[] {
+  const stubs: InlineStub[] = [];
   messages.forEach((message, index) => {
     if (message.role !== "tool" || stubbed.has(index) || !cleanable(index)) return;
     const retriedAt = lastSuccessByTool.get(message.toolName);
@@ -125,5 +149,5 @@ export function inlineStubs({
     // Always collapsed, even when short: the stub also tells the model the retry worked.
     stubs.push({ index, category: "error-retry", text: renderErrorRetryStub(contentText(message.content)) });
   });
-  return stubs.sort((a, b) => a.index - b.index);
+  return stubs;
 }

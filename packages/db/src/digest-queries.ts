@@ -26,27 +26,7 @@ export async function upsertDigests(
   rows: readonly DigestRowInput[],
 ): Promise<number> {
   const organization = requireOrganizationId(orgId);
-  const latestByKey = new Map<string, DigestRowInput>();
-  for (const row of rows) {
-    // A duplicate key in one INSERT … ON CONFLICT is an error (21000): the last one wins.
-    latestByKey.set(JSON.stringify([row.threadId, row.toolCallId]), row);
-  }
-  const values = [...latestByKey.values()].map((row) => ({
-    orgId: organization,
-    threadId: row.threadId,
-    toolCallId: row.toolCallId,
-    kind: row.kind,
-    toolName: row.toolName,
-    provenanceArgs: row.provenanceArgs,
-    contentSha256: row.contentSha256,
-    digest: row.digest,
-    originalChars: row.originalChars,
-    digestChars: row.digestChars,
-    model: row.model,
-    inputTokens: row.inputTokens,
-    outputTokens: row.outputTokens,
-    costMicroUsd: usdToMicros(row.costUsd, "costUsd"),
-  }));
+  const values = digestValues(organization, rows);
   if (values.length === 0) {
     return 0;
   }
@@ -82,6 +62,37 @@ export async function upsertDigests(
     }
     return written;
   });
+}
+
+/**
+ * The table rows of one upsert call, one per (thread, tool call id): a duplicate key in
+ * one INSERT … ON CONFLICT is an error (21000), so the last row given for a key wins.
+ * @throws {InvalidStorageInputError} for a cost that is not a finite USD amount ≥ 0.
+ */
+function digestValues(
+  organization: string,
+  rows: readonly DigestRowInput[],
+): (typeof contextDigest.$inferInsert)[] {
+  const latestByKey = new Map<string, DigestRowInput>();
+  for (const row of rows) {
+    latestByKey.set(JSON.stringify([row.threadId, row.toolCallId]), row);
+  }
+  return [...latestByKey.values()].map((row) => ({
+    orgId: organization,
+    threadId: row.threadId,
+    toolCallId: row.toolCallId,
+    kind: row.kind,
+    toolName: row.toolName,
+    provenanceArgs: row.provenanceArgs,
+    contentSha256: row.contentSha256,
+    digest: row.digest,
+    originalChars: row.originalChars,
+    digestChars: row.digestChars,
+    model: row.model,
+    inputTokens: row.inputTokens,
+    outputTokens: row.outputTokens,
+    costMicroUsd: usdToMicros(row.costUsd, "costUsd"),
+  }));
 }
 
 /**
