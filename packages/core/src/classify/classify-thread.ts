@@ -59,10 +59,42 @@ export interface Classification {
 }
 
 /**
+ * How many results carry each tool call id. Digest rows are keyed by tool call id: a
+ * result sharing its id with another (some OpenAI-compatible models reuse ids) has no
+ * stable row, so it is never a candidate.
+ */
+function resultsPerToolCallId(messages: readonly Message[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const message of messages) {
+    if (message.role === "tool") counts.set(message.toolCallId, (counts.get(message.toolCallId) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The worker's category of a cleanable result of an idempotent tool or a search, if any. */
+function categoryOf(result: {
+  rule: ToolRule;
+  call: ToolCall;
+  supersededBy: string | undefined;
+  originalChars: number;
+  bulkMinChars: number;
+}): CandidateCategory | undefined {
+  const { rule, call } = result;
+  if (rule.kind === "search") {
+    return result.supersededBy !== undefined ? CANDIDATE_CATEGORIES.supersededSearch : undefined;
+  }
+  if (rule.kind === "document-read" && (readOffset(call, rule.offsetArg) ?? 0) > 0) {
+    return CANDIDATE_CATEGORIES.consumedPage;
+  }
+  return result.originalChars >= result.bulkMinChars ? CANDIDATE_CATEGORIES.bulkyOutput : undefined;
+}
+
+/**
  * Classifies a thread's tool results for the worker: keep-rules first (the assembler's
  * one implementation), then consumed document pages, superseded searches and bulky
  * output of idempotent tools. Time-varying results are never digested.
  */
+// Slightly over 60 lines: one backward scan whose steps share the later-search map.
 export function classifyThread(
   messages: readonly Message[],
   policy: ToolPolicy,
@@ -78,13 +110,7 @@ export function classifyThread(
   let protectedResults = 0;
   let timeVarying = 0;
   const laterSearch = new Map<string, string>();
-  // Digest rows are keyed by tool call id: a result sharing its id with another (some
-  // OpenAI-compatible models reuse ids) has no stable row, so it is never a candidate.
-  const resultsPerId = new Map<string, number>();
-  for (const message of messages) {
-    if (message.role === "tool")
-      resultsPerId.set(message.toolCallId, (resultsPerId.get(message.toolCallId) ?? 0) + 1);
-  }
+  const resultsPerId = resultsPerToolCallId(messages);
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
     if (message?.role !== "tool") continue;
@@ -104,16 +130,17 @@ export function classifyThread(
     if ((resultsPerId.get(message.toolCallId) ?? 0) > 1) continue;
     if (isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
-    let category: CandidateCategory | undefined;
-    if (rule.kind === "search") {
-      if (supersededBy !== undefined) category = CANDIDATE_CATEGORIES.supersededSearch;
-    } else if (!rule.idempotent) {
+    if (rule.kind !== "search" && !rule.idempotent) {
       timeVarying++;
-    } else if (rule.kind === "document-read" && (readOffset(call, rule.offsetArg) ?? 0) > 0) {
-      category = CANDIDATE_CATEGORIES.consumedPage;
-    } else if (originalChars >= policy.bulkMinChars) {
-      category = CANDIDATE_CATEGORIES.bulkyOutput;
+      continue;
     }
+    const category = categoryOf({
+      rule,
+      call,
+      supersededBy,
+      originalChars,
+      bulkMinChars: policy.bulkMinChars,
+    });
     if (category === undefined) continue;
     candidates.push({
       index,

@@ -116,6 +116,59 @@ function positiveInteger(value: number, field: string, allowZero = false): numbe
   return value;
 }
 
+/** The injected client, or the SDK's client built from `apiKey` (never from the environment). */
+function clientFor(
+  options: AnthropicDigesterOptions,
+  limits: { maxRetries: number; timeout: number },
+): MessagesClient {
+  if ("client" in options) return options.client;
+  if (typeof options.apiKey !== "string" || options.apiKey === "") {
+    throw new InvalidOptionError("apiKey must be a non-empty string (or inject a client)", "apiKey");
+  }
+  return new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? ANTHROPIC_DIGESTER_DEFAULTS.baseURL,
+    maxRetries: limits.maxRetries,
+    timeout: limits.timeout,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}
+
+/**
+ * The page digests in a Messages response, or a {@link DigestModelError} saying why not.
+ * Once a response arrived it was billed: every failure from here carries its cost.
+ */
+function readDigestResponse(message: Message, request: DigestRequest, model: AnthropicModelId): DigestResult {
+  if (message === null || typeof message !== "object" || !Array.isArray(message.content)) {
+    throw new DigestModelError("digest response is not a Messages API message", { reason: "malformed" });
+  }
+  const usage = usageOf(message);
+  const billed = costUsd(model, usage);
+  if (message.stop_reason === "refusal") {
+    throw new DigestModelError("the model refused to digest the document", {
+      reason: "refusal",
+      costUsd: billed,
+    });
+  }
+  const toolUse = message.content.find(
+    (block) => block.type === "tool_use" && block.name === DIGEST_TOOL_NAME,
+  );
+  if (toolUse?.type !== "tool_use") {
+    throw new DigestModelError(`digest response has no ${DIGEST_TOOL_NAME} tool call`, {
+      reason: "malformed",
+      costUsd: billed,
+    });
+  }
+  const pages = parseToolInput(toolUse.input, request);
+  if (!pages) {
+    throw new DigestModelError(`${DIGEST_TOOL_NAME} input does not match its schema`, {
+      reason: "contract",
+      costUsd: billed,
+    });
+  }
+  return { pages, model, usage, costUsd: billed };
+}
+
 /**
  * The Anthropic digester: the pages of one document in one Messages call,
  * structured output by forced tool use, the document delimited as data. Never reads the
@@ -143,21 +196,7 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
     options.maxOutputTokens ?? ANTHROPIC_DIGESTER_DEFAULTS.maxOutputTokens,
     "maxOutputTokens",
   );
-  let client: MessagesClient;
-  if ("client" in options) {
-    client = options.client;
-  } else {
-    if (typeof options.apiKey !== "string" || options.apiKey === "") {
-      throw new InvalidOptionError("apiKey must be a non-empty string (or inject a client)", "apiKey");
-    }
-    client = new Anthropic({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? ANTHROPIC_DIGESTER_DEFAULTS.baseURL,
-      maxRetries,
-      timeout,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
-  }
+  const client = clientFor(options, { maxRetries, timeout });
   return {
     id: `anthropic:${model}`,
     estimateCostUsd(request: DigestRequest): number {
@@ -182,35 +221,7 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
       } catch (error) {
         throw toDigestModelError(error);
       }
-      if (message === null || typeof message !== "object" || !Array.isArray(message.content)) {
-        throw new DigestModelError("digest response is not a Messages API message", { reason: "malformed" });
-      }
-      // From here on a response arrived and was billed: failures carry its cost for the ledger.
-      const usage = usageOf(message);
-      const billed = costUsd(model, usage);
-      if (message.stop_reason === "refusal") {
-        throw new DigestModelError("the model refused to digest the document", {
-          reason: "refusal",
-          costUsd: billed,
-        });
-      }
-      const toolUse = message.content.find(
-        (block) => block.type === "tool_use" && block.name === DIGEST_TOOL_NAME,
-      );
-      if (toolUse?.type !== "tool_use") {
-        throw new DigestModelError(`digest response has no ${DIGEST_TOOL_NAME} tool call`, {
-          reason: "malformed",
-          costUsd: billed,
-        });
-      }
-      const pages = parseToolInput(toolUse.input, request);
-      if (!pages) {
-        throw new DigestModelError(`${DIGEST_TOOL_NAME} input does not match its schema`, {
-          reason: "contract",
-          costUsd: billed,
-        });
-      }
-      return { pages, model, usage, costUsd: billed };
+      return readDigestResponse(message, request, model);
     },
   };
 }
