@@ -15,14 +15,13 @@ import { performance } from "node:perf_hooks";
 import {
   assembleModelView,
   contentSha256,
-  DIGEST_HEADER,
   type DigestEntry,
   type DigestMap,
   type Message,
-  messageChars,
   type ToolCall,
   type ToolMessage,
 } from "@context-cleaner/assembler";
+import { DIGEST_HEADER, messageChars } from "@context-cleaner/assembler/internal";
 
 /** A small seeded PRNG (mulberry32): the same threads, byte for byte, on every machine. */
 function seededRandom(seed: number): () => number {

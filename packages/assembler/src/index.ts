@@ -5,6 +5,7 @@ export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { CompactionOptions, CompactionResult } from "./compact-history";
 export { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
 export { contentChars, contentText } from "./content";
+export type { ContextCleanerErrorOptions } from "./errors";
 export {
   ContextCleanerError,
   InvalidOptionError,
