@@ -6,7 +6,8 @@
  *
  *   npm run bench:digest
  */
-import { contentText, extractFigures, type Message } from "@context-cleaner/assembler";
+import { extractFigures, type Message } from "@context-cleaner/assembler";
+import { contentText } from "@context-cleaner/assembler/internal";
 import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,

@@ -3,8 +3,7 @@ export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { CompactionOptions, CompactionResult } from "./compact-history";
-export { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
-export { contentChars, contentText } from "./content";
+export { COMPACTION_DEFAULTS, compactHistory } from "./compact-history";
 export type { ContextCleanerErrorOptions } from "./errors";
 export {
   ContextCleanerError,
@@ -13,26 +12,9 @@ export {
   InvalidToolPolicyError,
 } from "./errors";
 export type { FigureProvenanceResult } from "./figures";
-export { checkFigureProvenance, extractFigures, normalizeWhitespace } from "./figures";
-export { canonicalArgs, canonicalJson, contentSha256, messageContentSha256 } from "./hash";
-export { inlineStubs, isErrorResult } from "./inline-clean";
-export type { KeepReason, WindowReferences } from "./keep-rules";
-export {
-  hasEmptyToolCallId,
-  isConversationalMessage,
-  isInsideRecencyWall,
-  isInterruptResult,
-  isLedgerFirstPage,
-  isPolicyKept,
-  isReferencedByWindow,
-  KEEP_REASONS,
-  KEEP_RULE_DEFAULTS,
-  provenanceKeys,
-  readOffset,
-  recencyWallStart,
-  sourceKey,
-  windowReferences,
-} from "./keep-rules";
+export { checkFigureProvenance, extractFigures } from "./figures";
+export { contentSha256 } from "./hash";
+export { KEEP_RULE_DEFAULTS } from "./keep-rules";
 export { killSwitchFromEnvironment } from "./kill-switch";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
@@ -40,22 +22,8 @@ export {
   DEFAULT_HIT_ID_PATTERN,
   DEFAULT_LEDGER_MARKER,
   POLICY_DEFAULTS,
-  resolveToolPolicy,
   TOOL_KINDS,
 } from "./policy";
-export type { Protection } from "./protect";
-export { protectMessages } from "./protect";
-export {
-  COMPACTION_NOTE_PREFIX,
-  DIGEST_HEADER,
-  ERROR_GIST_MAX_CHARS,
-  isCleanerText,
-  renderDuplicateStub,
-  renderErrorRetryStub,
-  renderToolCall,
-} from "./stubs";
-export type { ThreadIndex } from "./thread-index";
-export { indexThread } from "./thread-index";
 export type {
   AssistantMessage,
   ContentBlock,

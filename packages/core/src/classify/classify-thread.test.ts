@@ -1,4 +1,5 @@
-import { contentSha256, createToolPolicy, type Message, protectMessages } from "@context-cleaner/assembler";
+import { contentSha256, createToolPolicy, type Message } from "@context-cleaner/assembler";
+import { protectMessages } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { filler, goldenThreads, threadBuilder } from "../../test/fixtures/golden-threads";
 import { CANDIDATE_CATEGORIES, classifyThread } from "./classify-thread";

@@ -1,19 +1,15 @@
+import type { Message, ToolCall, ToolMessage, ToolPolicy, ToolRule } from "@context-cleaner/assembler";
 import {
   contentChars,
   contentText,
   inlineStubs,
   isCleanerText,
   isErrorResult,
-  type Message,
   messageContentSha256,
   protectMessages,
   readOffset,
   sourceKey,
-  type ToolCall,
-  type ToolMessage,
-  type ToolPolicy,
-  type ToolRule,
-} from "@context-cleaner/assembler";
+} from "@context-cleaner/assembler/internal";
 
 /** Whether content is all text: a string, or blocks that each carry a string `text`. */
 function isTextOnly(message: ToolMessage): boolean {

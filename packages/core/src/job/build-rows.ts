@@ -1,4 +1,4 @@
-import { canonicalJson, contentText } from "@context-cleaner/assembler";
+import { canonicalJson, contentText } from "@context-cleaner/assembler/internal";
 import type { DigestCandidate } from "../classify/classify-thread";
 import type { DigestResult, DigestRow, PageDigest } from "../ports";
 import { renderDigest } from "../render/render-digest";

@@ -1,4 +1,4 @@
-import { contentText, renderToolCall } from "@context-cleaner/assembler";
+import { contentText, renderToolCall } from "@context-cleaner/assembler/internal";
 import type { DigestCandidate } from "../classify/classify-thread";
 import type { DigestRequest } from "../ports";
 import { provenanceArgs } from "./provenance-args";

@@ -1,9 +1,5 @@
-import {
-  type DigestMap,
-  type Message,
-  messageContentSha256,
-  resolveToolPolicy,
-} from "@context-cleaner/assembler";
+import type { DigestMap, Message } from "@context-cleaner/assembler";
+import { messageContentSha256, resolveToolPolicy } from "@context-cleaner/assembler/internal";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
 import { reusedRow, supersededSearchRow } from "./build-rows";

@@ -1,10 +1,10 @@
 import {
   createToolPolicy,
-  DIGEST_HEADER,
   extractFigures,
   InvalidOptionError,
   type ToolCall,
 } from "@context-cleaner/assembler";
+import { DIGEST_HEADER } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { renderDigest } from "./render-digest";
 

@@ -1,11 +1,5 @@
-import {
-  DIGEST_HEADER,
-  extractFigures,
-  InvalidOptionError,
-  readOffset,
-  renderToolCall,
-  type ToolCall,
-} from "@context-cleaner/assembler";
+import { extractFigures, InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
+import { DIGEST_HEADER, readOffset, renderToolCall } from "@context-cleaner/assembler/internal";
 import type { DigestBullets } from "../ports";
 import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
 

@@ -1,4 +1,5 @@
-import { renderToolCall, type ToolCall } from "@context-cleaner/assembler";
+import type { ToolCall } from "@context-cleaner/assembler";
+import { renderToolCall } from "@context-cleaner/assembler/internal";
 
 /** First line of every superseded-search stub. */
 export const SUPERSEDED_SEARCH_HEADER =

@@ -1,4 +1,5 @@
-import { contentText, type Message } from "@context-cleaner/assembler";
+import type { Message } from "@context-cleaner/assembler";
+import { contentText } from "@context-cleaner/assembler/internal";
 import type { Probe } from "./heavy-thread";
 
 export interface ProbeRetention {
