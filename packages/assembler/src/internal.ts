@@ -39,5 +39,5 @@ export {
 } from "./stubs";
 export type { ThreadIndex } from "./thread-index";
 export { indexThread } from "./thread-index";
-export type { DigestKind, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
+export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
 export { DIGEST_KINDS, LEFT_BEHIND_REASONS, PASS_REASONS, PASS_STATUSES } from "./vocabulary";

@@ -1,3 +1,5 @@
+import type { DigestEntry } from "./types";
+
 /**
  * The words the assembler, the worker and the storage package share. Each list is the one
  * source of its values: types derive from it, and the database schema builds its enums and
@@ -39,3 +41,27 @@ export type PassReason = (typeof PASS_REASONS)[number];
  */
 export const LEFT_BEHIND_REASONS = ["failed", "partial", "turn_lock", "budget", "active_since_pass"] as const;
 export type LeftBehindReason = (typeof LEFT_BEHIND_REASONS)[number];
+
+/**
+ * One digest row as the worker writes it and the storage package stores it (the runtime
+ * loads only its {@link DigestEntry} part). Money in USD.
+ */
+export interface DigestRow {
+  threadId: string;
+  /** Non-empty: the empty-tool-call-id keep-rule never lets such a result be digested. */
+  toolCallId: string;
+  kind: DigestKind;
+  toolName: string;
+  /** The tool's id/offset args, enough to re-read the original in one call. */
+  provenanceArgs: Record<string, unknown>;
+  /** 64 lowercase hex chars: `contentSha256(content)` of the exact original. */
+  contentSha256: string;
+  digest: string;
+  originalChars: number;
+  /** Unicode code points of `digest` (Postgres `char_length`, `[...digest].length`). */
+  digestChars: number;
+  model: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+}

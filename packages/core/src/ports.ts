@@ -1,5 +1,8 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import type { DigestKind, PassReason, PassStatus } from "@context-cleaner/assembler/internal";
+import type { DigestRow, PassReason, PassStatus } from "@context-cleaner/assembler/internal";
+
+/** One digest row as the worker writes it (the shape the storage package stores). */
+export type { DigestRow };
 
 /**
  * The ports of packages/core: everything the digest pipeline needs from the outside world,
@@ -27,27 +30,6 @@ export interface CheckpointReader {
    * @throws {CheckpointReadError} when the checkpoint exists but cannot be read as messages.
    */
   readThread(threadId: string): Promise<Message[] | null>;
-}
-
-/** One digest row as the worker writes it. Money in USD. */
-export interface DigestRow {
-  threadId: string;
-  /** Non-empty: results with an empty tool call id are never digested. */
-  toolCallId: string;
-  kind: DigestKind;
-  toolName: string;
-  /** The tool's id/offset args, enough to re-read the original in one call. */
-  provenanceArgs: Record<string, unknown>;
-  /** 64 lowercase hex chars: `contentSha256(content)` of the exact original. */
-  contentSha256: string;
-  digest: string;
-  originalChars: number;
-  /** Unicode code points of `digest`. */
-  digestChars: number;
-  model: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
 }
 
 /** A pass to record for a thread: the latest pass wins, an older `at` never overwrites. */

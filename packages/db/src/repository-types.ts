@@ -1,28 +1,15 @@
 import type { DigestMap } from "@context-cleaner/assembler";
-import type { DigestKind, LeftBehindReason, PassStatus } from "@context-cleaner/assembler/internal";
+import type {
+  DigestKind,
+  DigestRow,
+  LeftBehindReason,
+  PassStatus,
+} from "@context-cleaner/assembler/internal";
 
 export type { DigestKind, LeftBehindReason, PassStatus };
 
-/** One digest row as the worker writes it. Money in USD; stored as integer micro-USD. */
-export interface DigestRowInput {
-  threadId: string;
-  /** Non-empty: the empty-tool-call-id keep-rule never lets such a result be digested. */
-  toolCallId: string;
-  kind: DigestKind;
-  toolName: string;
-  /** The tool's id/offset args, enough to re-read the original in one call. */
-  provenanceArgs: Record<string, unknown>;
-  /** 64 lowercase hex chars: `contentSha256(content)` of the exact original. */
-  contentSha256: string;
-  digest: string;
-  originalChars: number;
-  /** Unicode code points of `digest` (Postgres `char_length`, `[...digest].length`). */
-  digestChars: number;
-  model: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
+/** One digest row as the worker writes it: the shared row shape. Money in USD; stored as integer micro-USD. */
+export type DigestRowInput = DigestRow;
 
 /** A stored digest row. */
 export interface StoredDigest extends DigestRowInput {
