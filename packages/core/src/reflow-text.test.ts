@@ -68,6 +68,12 @@ describe("reflowText", () => {
     ]);
   });
 
+  it("gives an enumerator glued to its clause its space back", () => {
+    expect(
+      paragraphs(reflowText("The terms are these.\n(b)For the purposes of this Lease, rent is due.")),
+    ).toEqual(["The terms are these.", "(b) For the purposes of this Lease, rent is due."]);
+  });
+
   it("takes an ARTICLE line with the title on the next line as one heading", () => {
     const blocks = reflowText(
       "ARTICLE 8\n\nASSIGNMENT AND SUBLETTING\n\nTenant shall not assign this Lease.",

@@ -63,6 +63,7 @@ const LABEL_LINE_MAX_CHARS = 50;
 const LABEL_LINES_MAX = 4;
 /** A run-in title (`4.8 Compliance with Laws; Permits. The Company…`) is at most this long. */
 const RUN_IN_TITLE_MAX_CHARS = 90;
+const GLUED_ENUMERATOR = /^(\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2}|[A-Z])\))(?=[\p{Lu}“"])/u;
 /** A line that opens a numbered section: `4.8 Compliance…`, `Section 8.3 Affiliates…`, `§ 2.1 …`. */
 const SECTION_START = /^(?:(?:Section|SECTION)\s+|§\s?)?\d{1,3}(?:\.\d{1,3}){1,3}\.?\s+[\p{Lu}“"]/u;
 const RUN_IN =
@@ -207,6 +208,8 @@ export function reflowText(page: string): ReflowedBlock[] {
       blocks.push({ kind: "heading", level: 2, text: runIn.title });
       text = runIn.rest;
     }
+    // An enumerator glued to its clause (`(b)For the purposes`) gets its space back.
+    text = text.replace(GLUED_ENUMERATOR, "$1 ");
     if (text !== "") blocks.push({ kind: "paragraph", text });
   };
   const bufferIsLabels = () =>
