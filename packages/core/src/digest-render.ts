@@ -1,6 +1,7 @@
 import {
   DIGEST_HEADER,
   extractFigures,
+  normalizeWhitespace,
   readOffset,
   renderToolCall,
   type ToolCall,
@@ -141,7 +142,9 @@ export function renderDigest(
     "\n",
   );
   const reread = `re-read: ${renderToolCall(input.call, input.rule.provenanceArgs)}`;
-  const figures = extractFigures(input.source);
+  // Hard-wrapped text breaks figures across lines (`April 29,` / `2020`); whitespace-normalised
+  // they are found, and still occur verbatim in the whitespace-normalised comparison.
+  const figures = extractFigures(normalizeWhitespace(input.source));
   const fixedChars = (line: string) =>
     head.length + 1 + EMPTY_BULLET.length + 1 + line.length + 1 + reread.length;
 
