@@ -29,20 +29,23 @@ export function digestFigures(digest: string): string[] {
 
 const ENDS_CLAUSE = /[.;:!?][”"’')\]]*$/;
 const TRIMMED_AT_CLAUSE = /[,;:—–] …$/;
+/** An outline entry opens with a heading: a numbered or lettered heading, an ALL-CAPS run. */
 const OUTLINE_ENTRY =
-  /^(?:(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex)\s+[\dIVXLC]|§\s?\d|\d{1,3}(?:\.\d{1,3})*\.?\s+[A-Z])|^[^a-z]{4,}$/;
+  /^(?:(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)\s+[\dA-Z]|§\s?\d|\(?[\da-z]{1,3}(?:\.\d{1,3})*[.)]?\s*[A-Z]|[^a-z]{4,}(?::|$))/;
+const OUTLINE_MAX_CHARS = 240;
 const NUMBER_OR_FIGURE = /[$€£]?\d[\d,.]*%?/g;
 
 /**
  * Whether a bullet stops in the middle of a sentence: it does not end with `.` `;` `:` `!`
  * or `?` (a closing quote or bracket may follow), is not a clause trimmed at a clause
- * boundary and marked ` …`, and is neither an outline entry (an ARTICLE / Section heading,
- * an ALL-CAPS line) nor a table row (a short label with figures, ending in a figure).
+ * boundary and marked ` …`, and is neither an outline entry (at most 240 chars opening with
+ * an ARTICLE / Section / numbered heading or an ALL-CAPS run) nor a table row (a short
+ * label with figures, ending in a figure).
  */
 export function endsMidSentence(bullet: string): boolean {
   const text = bullet.trim();
   if (ENDS_CLAUSE.test(text) || TRIMMED_AT_CLAUSE.test(text)) return false;
-  if (text.length <= 160 && OUTLINE_ENTRY.test(text)) return false;
+  if (text.length <= OUTLINE_MAX_CHARS && OUTLINE_ENTRY.test(text)) return false;
   const words = text
     .replace(NUMBER_OR_FIGURE, "")
     .replace(/[|·\s]+/g, " ")
@@ -52,9 +55,14 @@ export function endsMidSentence(bullet: string): boolean {
   return true;
 }
 
-/** Whether a bullet starts in the middle of a sentence: with a lowercase word, or with closing punctuation. */
+/**
+ * Whether a bullet starts in the middle of a sentence: with a lowercase word (not an
+ * enumerator such as `z. Use of Proceeds`), or with closing punctuation.
+ */
 export function startsMidSentence(bullet: string): boolean {
-  return /^(?:\p{Ll}|[),;.\]])/u.test(bullet.trim());
+  const text = bullet.trim();
+  // An enumerator (`z. Use of Proceeds`) opens a clause or a heading, not the middle of a sentence.
+  return /^(?:\p{Ll}|[),;.\]])/u.test(text) && !/^[a-z]{1,3}[.)]\s?\p{Lu}/u.test(text);
 }
 
 const FURNITURE = [
