@@ -19,6 +19,8 @@ describe("extractFigures", () => {
     ["a 2.5% annual escalator", ["2.5%"]],
     ["interest at 12 percent per annum", ["12 percent"]],
     ["a margin of 3.75 per cent over base", ["3.75 per cent"]],
+    ["each Member holds 33.333333333% of the Units", ["33.333333333%"]],
+    ["a ratio of 0.123456789012 percent", ["0.123456789012 percent"]],
   ])("finds percentages in %j", (text, expected) => {
     expect(extractFigures(text)).toEqual(expected);
   });
@@ -76,6 +78,13 @@ describe("extractFigures", () => {
   it("returns unique figures in order of first occurrence, verbatim", () => {
     const text = "Pay $500 by July 1, 2021, then 2.5% more, then $500 again under §4.2; 2.5% is fixed.";
     expect(extractFigures(text)).toEqual(["$500", "July 1, 2021", "2.5%", "§4.2"]);
+  });
+
+  it("takes a number whole or not at all: no figure is a prefix of a longer number", () => {
+    expect(extractFigures("a unit price of $1.333333333 per share")).toEqual(["$1.333333333"]);
+    expect(extractFigures("$1,250,000 and $1,250 differ")).toEqual(["$1,250,000", "$1,250"]);
+    // More decimals than a figure carries: nothing, rather than a figure cut short.
+    expect(extractFigures("a share of 33.3333333333333% each")).toEqual([]);
   });
 
   it("prefers the longest figure where matches overlap", () => {

@@ -10,8 +10,11 @@ import type { Message } from "./types";
 
 const MONTHS =
   "(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan\\.|Feb\\.|Mar\\.|Apr\\.|Jun\\.|Jul\\.|Aug\\.|Sept?\\.|Oct\\.|Nov\\.|Dec\\.)";
-/** A number that starts at the first digit of its run: `1,250,000`, `2.5`, `12`. */
-const NUMBER = "(?<![\\d.,])(?:\\d{1,3}(?:,\\d{3}){1,6}|\\d{1,15})(?:\\.\\d{1,6})?";
+/**
+ * A whole number: it starts at the first digit of its run and ends at the last (`1,250,000`,
+ * `2.5`, `12`, `33.333333333`); up to 12 decimals, so a long fraction is not cut short.
+ */
+const NUMBER = "(?<![\\d.,])(?:\\d{1,3}(?:,\\d{3}){1,6}|\\d{1,15})(?:\\.\\d{1,12})?(?!\\d)";
 const SCALE = "(?:[ \\t]?(?:million|billion|thousand|trillion)\\b|(?:mm|bn|m|k|M|K|B)(?![A-Za-z]))";
 const CURRENCY_CODE = "(?:USD|US\\$|EUR|GBP|CHF|CAD|AUD|JPY)";
 const ORDINAL = "(?:st|nd|rd|th)";

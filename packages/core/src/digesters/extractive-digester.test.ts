@@ -1,6 +1,8 @@
-import { InvalidOptionError } from "@context-cleaner/assembler";
+import { createToolPolicy, extractFigures, InvalidOptionError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
+import { carriesFurniture, digestBullets, endsMidSentence } from "../../../../test/eval/digest-quality";
 import { checkBullets } from "../render/check-bullets";
+import { renderDigest } from "../render/render-digest";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID, extractBullets } from "./extractive-digester";
 
 const lease = [
@@ -15,10 +17,136 @@ const lease = [
   "Notices are governed by Section 14.2 and the procedures in Exhibit C hereto.",
 ].join("\n");
 
+const RULE = "-".repeat(80);
+const FOOTER = ["- 12 -", "Northwind Credit Agreement", "Execution Version", "", RULE, ""];
+
+/** A page in the format of a filing converted to text: hard wraps, furniture mid-sentence, flattened tables. */
+const filingPage = [
+  "ing the Closing Date, the Borrower shall deliver the certificates described in",
+  "Section 4.1(c).",
+  "",
+  "ARTICLE 2",
+  "THE CREDITS",
+  "",
+  "2.1 Commitments. Subject to the terms and conditions set forth herein, each",
+  "Lender agrees to make Term Loans to the Borrower on the Closing Date in an",
+  "aggregate principal amount not exceeding its Commitment, as set forth opposite",
+  "its name on Schedule 2.01 (the “Commitments”). Amounts repaid or prepaid in",
+  "respect of Term Loans may not be reborrowed.",
+  "2.2 Repayment of Loans. The Borrower shall repay the Term Loans in consecutive",
+  "quarterly installments of $2,500,000.00 each, commencing on June 30,",
+  "2027, with the balance due on the Maturity Date; provided that the final",
+  ...FOOTER,
+  "installment shall be in an amount equal to the aggregate principal amount of",
+  "all Term Loans then outstanding, together with accrued interest thereon.",
+  "(a)       “Applicable Margin” means 3.125% per annum for Term SOFR Loans and",
+  "2.125% per annum for Base Rate Loans, subject to adjustment under §2.8.",
+  "(b)The Borrower shall pay to the Administrative Agent, for the account of each",
+  "Lender, a commitment fee of 0.375% per annum on the daily unused Commitment of",
+  "such Lender, payable quarterly in arrears on the last Business Day of each",
+  "March, June, September and December, and on the Maturity Date, in each case in",
+  "accordance with the procedures set out in Exhibit B and in the Fee Letter",
+  "dated as of March 14, 2024 between the Borrower and Harborview Bank, N.A., and",
+  "no such fee shall accrue on the Commitment of a Defaulting Lender so long as",
+  "it remains a Defaulting Lender.",
+  "[image]",
+  "",
+  "Page 13 of 80",
+  RULE,
+  "",
+  "SCHEDULE 2.01",
+  "COMMITMENTS AND APPLICABLE PERCENTAGES",
+  "",
+  "Lender                         Commitment          Applicable Percentage",
+  "Harborview Bank, N.A.          $87,500,000.00      33.333333333%",
+  "Meridian Capital Bank, N.A.    $52,500,000.00      20.000000000%",
+  "Northwind Trust Company        $122,500,000.00     46.666666667%",
+  "",
+  "Lease Year 1 ..................... $1,250,000.00 ............ $104,166.67",
+  "Lease Year 2 ..................... $1,281,250.00 ............ $106,770.83",
+  "",
+  "The Borrower’s Consolidated Total Leverage Ratio shall not exceed 4.25:1.00 as",
+  "of the last day of any Measurement Period ending on or after",
+].join("\n");
+
+const TABLE_ROWS = [
+  ["Harborview Bank, N.A.", "$87,500,000.00", "33.333333333%"],
+  ["Meridian Capital Bank, N.A.", "$52,500,000.00", "20.000000000%"],
+  ["Northwind Trust Company", "$122,500,000.00", "46.666666667%"],
+  ["Lease Year 1", "$1,250,000.00", "$104,166.67"],
+  ["Lease Year 2", "$1,281,250.00", "$106,770.83"],
+];
+
+function renderedBullets(page: string, budget = 2_400): string[] {
+  const rendered = renderDigest({
+    call: { id: "c1", name: "read_document", args: { file_id: "cd_c01a", offset: 58_000 } },
+    rule: createToolPolicy().ruleFor("read_document"),
+    source: page,
+    bullets: extractBullets(page, budget),
+  });
+  return digestBullets(rendered.text);
+}
+
+describe("extractive digester on a page in filing format", () => {
+  const bullets = renderedBullets(filingPage);
+
+  it("selects whole sentences and clauses: none ends or starts mid-sentence, none is cut mid-word", () => {
+    expect(bullets.length).toBeGreaterThan(5);
+    expect(bullets.filter(endsMidSentence)).toEqual([]);
+    // The page opens and closes mid-sentence: neither fragment is a bullet.
+    expect(bullets.join("\n")).not.toContain("ing the Closing Date");
+    expect(bullets.join("\n")).not.toContain("ending on or after");
+  });
+
+  it("joins a sentence across the page break and drops the furniture", () => {
+    expect(bullets).toContain(
+      "The Borrower shall repay the Term Loans in consecutive quarterly installments of $2,500,000.00 each, commencing on June 30, 2027, with the balance due on the Maturity Date; …",
+    );
+    expect(bullets.filter(carriesFurniture)).toEqual([]);
+    for (const furniture of ["Execution Version", "Page 13", "[image]", "- 12 -"]) {
+      expect(bullets.join("\n")).not.toContain(furniture);
+    }
+  });
+
+  it("keeps every figure of a table row beside its label", () => {
+    const rowBullets = bullets.filter((bullet) => bullet.includes(" | "));
+    expect(rowBullets.length).toBeGreaterThan(0);
+    for (const row of TABLE_ROWS) {
+      const figures = row.slice(1);
+      const holders = bullets.filter((bullet) => figures.some((figure) => bullet.includes(figure)));
+      for (const holder of holders) {
+        if (holder.includes(" | ")) expect(holder).toContain(row.join(" | "));
+      }
+    }
+    expect(rowBullets).toContain("Harborview Bank, N.A. | $87,500,000.00 | 33.333333333%");
+  });
+
+  it("outlines the headings: the article with its title line, the run-in sections, the schedule", () => {
+    expect(bullets.slice(0, 2)).toEqual([
+      "ARTICLE 2 THE CREDITS: 2.1 Commitments; 2.2 Repayment of Loans",
+      "SCHEDULE 2.01 COMMITMENTS AND APPLICABLE PERCENTAGES",
+    ]);
+  });
+
+  it("lists long decimals and wrapped dates on the figures line", () => {
+    const rendered = renderDigest({
+      call: { id: "c1", name: "read_document", args: { file_id: "cd_c01a", offset: 58_000 } },
+      rule: createToolPolicy().ruleFor("read_document"),
+      source: filingPage,
+      bullets: extractBullets(filingPage, 2_400),
+    });
+    const line = rendered.text.split("\n").find((text) => text.startsWith("figures verbatim: ")) ?? "";
+    for (const figure of ["33.333333333%", "46.666666667%", "June 30, 2027", "March 14, 2024", "§2.8"]) {
+      expect(line).toContain(figure);
+    }
+    expect(extractFigures(filingPage)).not.toContain("June 30, 2027");
+  });
+});
+
 describe("extractive digester", () => {
   it("selects headings and sentences that define, oblige, state amounts, dates, parties and references", () => {
     const bullets = extractBullets(lease, 2_400);
-    expect(bullets.points).toEqual(["ARTICLE 8", "ASSIGNMENT AND SUBLETTING"]);
+    expect(bullets.points).toEqual(["ARTICLE 8 ASSIGNMENT AND SUBLETTING"]);
     expect(bullets.definedTerms?.[0]).toContain('"Qualified Transferee" means');
     expect(bullets.obligations?.[0]).toContain("Tenant shall not assign");
     expect(bullets.amounts?.[0]).toContain("$1,250,000");

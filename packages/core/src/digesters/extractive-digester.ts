@@ -7,22 +7,26 @@ import type {
   DigestSection,
   PageDigest,
 } from "../ports";
+import { type ReflowedBlock, reflowText } from "./reflow-text";
+import { endsSentence, splitSentences, trimAtClause } from "./split-sentences";
 
 /** Defaults of the extractive digester. */
 export const EXTRACTIVE_DEFAULTS = {
   /** Chars of bullets selected per page; leaves room in a 4,000-char digest for the figures line. */
   bulletBudgetChars: 2_400,
-  /** A longer sentence is cut at a word boundary. */
+  /** A longer sentence is trimmed at a clause boundary, or left out when it has none. */
   maxBulletChars: 280,
   /** Sentences shorter than this (headings aside) carry too little to keep. */
   minSentenceChars: 24,
+  /** Share of the bullet budget the outline (the page's headings) may take. */
+  outlineShare: 0.35,
+  /** An outline bullet (a heading and the run-in titles under it) is at most this long. */
+  maxOutlineChars: 240,
 } as const;
 
 /** The id the extractive digester reports as its model. */
 export const EXTRACTIVE_MODEL_ID = "extractive";
 
-const HEADING =
-  /^(?:(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex)\b|§\s?\d|\d{1,3}(?:\.\d{1,3})*\.?\s+[A-Z])|^[A-Z0-9][A-Z0-9 ,.&'’()\-–—:]{3,}$/;
 const DEFINITION =
   /["“][A-Z][^"”\n]{0,80}["”]\s*(?:shall\s+)?(?:means?|has the meaning|refers? to|includes?)\b|\((?:the|each,? an?|collectively,? the)?\s*["“][A-Z]/;
 const OBLIGATION = /\b(?:shall|must|will|agrees?|covenants?|undertakes?|(?:is|are) required to|may not)\b/;
@@ -32,11 +36,12 @@ const DATE =
 const PARTY =
   /\b[A-Z][\w&'’-]*,?\s+(?:LLC|L\.P\.|LP|LLP|Inc\.?|Corporation|Corp\.|GmbH|Ltd\.?|Limited|PLC|AG)(?![A-Za-z])/;
 const CROSS_REFERENCE = /§|\b(?:Section|Article|Exhibit|Schedule|[Cc]lause|Annex|Appendix)\s+[\dA-Z]/;
-const SENTENCE_BREAK = /(?<=[.;!?])\s+(?=["“(§A-Z0-9])/;
+/** A sentence that opens mid-sentence (a page starting mid-sentence, a stray continuation). */
+const OPENS_MID_SENTENCE = /^(?:\p{Ll}|[),;:.\]’”])/u;
+const FIGURE_CELL = /\d/;
 
 /** Selection order of the groups; candidates are taken round-robin so every kind of fact is represented. */
 const SELECTION_ORDER: readonly DigestSection[] = [
-  "points",
   "definedTerms",
   "amounts",
   "obligations",
@@ -55,38 +60,107 @@ function classify(sentence: string): DigestSection | undefined {
   return undefined;
 }
 
-function cutAtWord(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
-  const space = cut.lastIndexOf(" ");
-  return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
+/**
+ * A table row as one bullet, its cells joined by ` | ` so each label stays beside its
+ * figures; a row too long for a bullet is cut after a figure cell, never inside a cell.
+ */
+function rowBullet(cells: readonly string[], max: number): string | undefined {
+  let text = "";
+  let lastFigureEnd = 0;
+  for (const cell of cells) {
+    const next = text === "" ? cell : `${text} | ${cell}`;
+    if (next.length > max) break;
+    text = next;
+    if (FIGURE_CELL.test(cell)) lastFigureEnd = text.length;
+  }
+  return lastFigureEnd > 0 ? text.slice(0, lastFigureEnd) : undefined;
 }
 
-function candidates(content: string): Map<DigestSection, string[]> {
-  const groups = new Map<DigestSection, string[]>(SELECTION_ORDER.map((section) => [section, []]));
-  for (const rawLine of content.split(/\n+/)) {
-    const line = rawLine.replace(/\s+/g, " ").trim();
-    if (line === "") continue;
-    if (line.length <= 100 && HEADING.test(line) && !/[.;]\s*$/.test(line.replace(/\d\.$/, ""))) {
-      groups.get("points")?.push(cutAtWord(line, EXTRACTIVE_DEFAULTS.maxBulletChars));
-      continue;
-    }
-    for (const sentence of line.split(SENTENCE_BREAK)) {
-      if (sentence.length < EXTRACTIVE_DEFAULTS.minSentenceChars) continue;
-      const section = classify(sentence);
-      if (section) groups.get(section)?.push(cutAtWord(sentence, EXTRACTIVE_DEFAULTS.maxBulletChars));
+/**
+ * The outline of a page: each standalone heading with the run-in titles under it
+ * (`ARTICLE 8 ASSIGNMENT: 8.1 Consent; 8.2 Transferees`), in page order, within `budget`
+ * chars (each bullet costs its length plus the rendering overhead).
+ */
+function outline(blocks: readonly ReflowedBlock[], budget: number): string[] {
+  const bullets: string[] = [];
+  let head = "";
+  let children: string[] = [];
+  const render = (titles: readonly string[]) =>
+    head === "" ? titles.join("; ") : titles.length === 0 ? head : `${head}: ${titles.join("; ")}`;
+  const close = () => {
+    const text = render(children);
+    if (text !== "") bullets.push(text);
+    head = "";
+    children = [];
+  };
+  for (const block of blocks) {
+    if (block.kind !== "heading") continue;
+    const text = block.text.replace(/[.:]$/, "");
+    if (block.level === 1) {
+      close();
+      head = text;
+    } else if (render([...children, text]).length > EXTRACTIVE_DEFAULTS.maxOutlineChars) {
+      close();
+      children = [text];
+    } else {
+      children.push(text);
     }
   }
+  close();
+  const kept: string[] = [];
+  let room = budget;
+  for (const bullet of bullets) {
+    if (bullet.length > EXTRACTIVE_DEFAULTS.maxOutlineChars || bullet.length + BULLET_OVERHEAD > room)
+      continue;
+    kept.push(bullet);
+    room -= bullet.length + BULLET_OVERHEAD;
+  }
+  return kept;
+}
+
+/** Each bullet renders as "  - Label: text\n"; 24 chars covers the longest label. */
+const BULLET_OVERHEAD = 24;
+
+function candidates(blocks: readonly ReflowedBlock[]): Map<DigestSection, string[]> {
+  const groups = new Map<DigestSection, string[]>(SELECTION_ORDER.map((section) => [section, []]));
+  const { maxBulletChars, minSentenceChars } = EXTRACTIVE_DEFAULTS;
+  // Table rows come first among the amounts: a row is a label with its figures, the densest fact on a page.
+  const rows: string[] = [];
+  for (const block of blocks) {
+    if (block.kind === "table-row") {
+      const bullet = rowBullet(block.cells, maxBulletChars);
+      if (bullet && block.cells.length >= 2) rows.push(bullet);
+      continue;
+    }
+    if (block.kind !== "paragraph") continue;
+    for (const sentence of splitSentences(block.text)) {
+      if (sentence.length < minSentenceChars || OPENS_MID_SENTENCE.test(sentence)) continue;
+      // The last piece of a page or paragraph may be cut off; an unfinished sentence is left out.
+      if (!endsSentence(sentence)) continue;
+      const bullet = trimAtClause(sentence, maxBulletChars);
+      if (bullet === undefined) continue;
+      const section = classify(bullet);
+      if (section) groups.get(section)?.push(bullet);
+    }
+  }
+  groups.set("amounts", [...rows, ...(groups.get("amounts") ?? [])]);
   return groups;
 }
 
-/** Deterministic selection of one page's bullets within the budget. */
+/**
+ * Deterministic selection of one page's bullets within the budget: the page reflowed
+ * (wraps joined, furniture dropped), its headings as the outline, then whole sentences,
+ * clauses and table rows, round-robin by kind, in page order.
+ */
 export function extractBullets(content: string, bulletBudgetChars: number): DigestBullets {
-  const groups = candidates(content);
+  const blocks = reflowText(content);
+  const points = outline(blocks, Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.outlineShare));
+  const groups = candidates(blocks);
   const cursor = new Map<DigestSection, number>();
   const picked = new Map<DigestSection, string[]>();
+  if (points.length > 0) picked.set("points", points);
   const seen = new Set<string>();
-  let room = bulletBudgetChars;
+  let room = bulletBudgetChars - points.reduce((sum, point) => sum + point.length + BULLET_OVERHEAD, 0);
   let progressed = true;
   while (progressed && room > 0) {
     progressed = false;
@@ -96,8 +170,7 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
       while (index < list.length) {
         const sentence = list[index] as string;
         index += 1;
-        // Each bullet renders as "  - Label: text\n"; 24 chars covers the longest label.
-        const cost = sentence.length + 24;
+        const cost = sentence.length + BULLET_OVERHEAD;
         if (seen.has(sentence) || cost > room) continue;
         seen.add(sentence);
         picked.set(section, [...(picked.get(section) ?? []), sentence]);
@@ -113,9 +186,11 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
 
 /**
  * The extractive digester: no network, deterministic; the embedded default
- * and the fallback of the model digester. Selects headings and sentences that define
- * terms, state amounts, obligations, dates, parties and cross-references, round-robin by
- * kind, in document order, within `bulletBudgetChars`.
+ * and the fallback of the model digester. Reflows the page (hard wraps joined, page
+ * furniture dropped), outlines its headings, and selects whole sentences, clauses trimmed
+ * at clause boundaries and table rows that define terms, state amounts, obligations,
+ * dates, parties and cross-references, round-robin by kind, in page order, within
+ * `bulletBudgetChars`.
  *
  * @throws {InvalidOptionError} when `bulletBudgetChars` is not a positive integer.
  * @example

@@ -87,6 +87,13 @@ describe("renderDigest", () => {
     expect(rendered.text).toContain("  - (figures only; re-read for the full text)");
   });
 
+  it("finds figures a hard wrap breaks across lines, as the whitespace-normalised source has them", () => {
+    const wrapped =
+      "The Indenture, dated as of April 29,\n2020, between the Issuer and Citibank,\nN.A. is defined in Section\n8.3 (the “Agreement\nDate”).";
+    const rendered = renderDigest({ call, rule, source: wrapped, bullets: {} });
+    expect(rendered.text).toContain("figures verbatim: April 29, 2020; Section 8.3; “Agreement Date”");
+  });
+
   it("drops and counts a bullet with a figure absent from the source", () => {
     const rendered = renderDigest({
       call,

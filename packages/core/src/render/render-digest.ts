@@ -1,5 +1,10 @@
 import { extractFigures, InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
-import { DIGEST_HEADER, readOffset, renderToolCall } from "@context-cleaner/assembler/internal";
+import {
+  DIGEST_HEADER,
+  normalizeWhitespace,
+  readOffset,
+  renderToolCall,
+} from "@context-cleaner/assembler/internal";
 import type { DigestBullets } from "../ports";
 import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
 
@@ -135,7 +140,9 @@ export function renderDigest(
     "\n",
   );
   const reread = `re-read: ${renderToolCall(input.call, input.rule.provenanceArgs)}`;
-  const figures = extractFigures(input.source);
+  // Hard-wrapped text breaks figures across lines (`April 29,` / `2020`); whitespace-normalised
+  // they are found, and still occur verbatim in the whitespace-normalised comparison.
+  const figures = extractFigures(normalizeWhitespace(input.source));
   const fixedChars = (line: string) =>
     head.length + 1 + EMPTY_BULLET.length + 1 + line.length + 1 + reread.length;
 

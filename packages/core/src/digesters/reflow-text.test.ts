@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import { isTitleCase, type ReflowedBlock, reflowText, splitRunInTitle } from "./reflow-text";
+
+const RULE = "-".repeat(80);
+
+function paragraphs(blocks: readonly ReflowedBlock[]): string[] {
+  return blocks.flatMap((block) => (block.kind === "paragraph" ? [block.text] : []));
+}
+
+describe("reflowText", () => {
+  it("joins hard-wrapped lines into one paragraph", () => {
+    const page = [
+      "Tenant shall pay to Landlord, without demand, deduction or offset, the Base",
+      "Rent set forth in Exhibit B, in equal monthly installments in advance on the",
+      "first day of each calendar month during the Term.",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      {
+        kind: "paragraph",
+        text: "Tenant shall pay to Landlord, without demand, deduction or offset, the Base Rent set forth in Exhibit B, in equal monthly installments in advance on the first day of each calendar month during the Term.",
+      },
+    ]);
+  });
+
+  it("joins a sentence across a page break and drops the footer, number and rule", () => {
+    const page = [
+      "The Borrower shall repay the Term Loans in consecutive quarterly",
+      "",
+      "- 12 -",
+      "Senior Secured Credit Agreement",
+      "",
+      RULE,
+      "",
+      "Borrower installments of $2,500,000.00 each, commencing on June 30, 2027.",
+      "",
+      "- 13 -",
+      "Senior Secured Credit Agreement",
+      "",
+      RULE,
+      "",
+      "Each Lender shall fund its Pro Rata Share.",
+    ].join("\n");
+    expect(paragraphs(reflowText(page))).toEqual([
+      "The Borrower shall repay the Term Loans in consecutive quarterly Borrower installments of $2,500,000.00 each, commencing on June 30, 2027.",
+      "Each Lender shall fund its Pro Rata Share.",
+    ]);
+  });
+
+  it("ends a paragraph at a blank line unless the sentence plainly runs on in lowercase", () => {
+    const page = "The Term begins on the Commencement Date.\n\nRent is due monthly and\n\nin advance.";
+    expect(paragraphs(reflowText(page))).toEqual([
+      "The Term begins on the Commencement Date.",
+      "Rent is due monthly and in advance.",
+    ]);
+  });
+
+  it("starts a new paragraph at an enumerator after a closed clause, not after an open one", () => {
+    const page = [
+      "The conditions precedent are the following:",
+      "(a)   the Agent shall have received this Agreement;",
+      "(b) the Borrower shall have paid the fees described in",
+      "(c) of the Fee Letter.",
+    ].join("\n");
+    expect(paragraphs(reflowText(page))).toEqual([
+      "The conditions precedent are the following:",
+      "(a) the Agent shall have received this Agreement;",
+      "(b) the Borrower shall have paid the fees described in (c) of the Fee Letter.",
+    ]);
+  });
+
+  it("gives an enumerator glued to its clause its space back", () => {
+    expect(
+      paragraphs(reflowText("The terms are these.\n(b)For the purposes of this Lease, rent is due.")),
+    ).toEqual(["The terms are these.", "(b) For the purposes of this Lease, rent is due."]);
+  });
+
+  it("takes an ARTICLE line with the title on the next line as one heading", () => {
+    const blocks = reflowText(
+      "ARTICLE 8\n\nASSIGNMENT AND SUBLETTING\n\nTenant shall not assign this Lease.",
+    );
+    expect(blocks[0]).toEqual({ kind: "heading", level: 1, text: "ARTICLE 8 ASSIGNMENT AND SUBLETTING" });
+    expect(reflowText("ARTICLE IV. REPRESENTATIONS\nThe Seller represents as follows.")[0]).toEqual({
+      kind: "heading",
+      level: 1,
+      text: "ARTICLE IV. REPRESENTATIONS",
+    });
+  });
+
+  it("does not take a wrapped cross-reference at the start of a line for a heading", () => {
+    const page = "Except as provided in\nSection 8.3 Affiliate Transfers, no assignment is permitted.";
+    expect(reflowText(page)).toEqual([
+      {
+        kind: "paragraph",
+        text: "Except as provided in Section 8.3 Affiliate Transfers, no assignment is permitted.",
+      },
+    ]);
+  });
+
+  it("splits run-in section titles off their paragraphs as level-2 headings", () => {
+    const page = [
+      "The Tenant accepts the Premises.",
+      "8.3 Affiliate Transfers. Tenant may assign this Lease to an Affiliate without",
+      "consent.",
+      "Section 8.4 Qualified Transferee. Landlord shall consent to a Qualified Transferee.",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      { kind: "paragraph", text: "The Tenant accepts the Premises." },
+      { kind: "heading", level: 2, text: "8.3 Affiliate Transfers" },
+      { kind: "paragraph", text: "Tenant may assign this Lease to an Affiliate without consent." },
+      { kind: "heading", level: 2, text: "Section 8.4 Qualified Transferee" },
+      { kind: "paragraph", text: "Landlord shall consent to a Qualified Transferee." },
+    ]);
+  });
+
+  it("keeps table rows whole: cells split at runs of spaces and dot leaders, label first", () => {
+    const page = [
+      "Lender                         Commitment          Pro Rata Share",
+      "Harborview Bank, N.A.          $87,500,000.00      33.333333333%",
+      "Meridian Capital LLC ......... $52,500,000.00 .... 20.000000000%",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      { kind: "paragraph", text: "Lender Commitment Pro Rata Share" },
+      { kind: "table-row", cells: ["Harborview Bank, N.A.", "$87,500,000.00", "33.333333333%"] },
+      { kind: "table-row", cells: ["Meridian Capital LLC", "$52,500,000.00", "20.000000000%"] },
+    ]);
+  });
+
+  it("joins one-cell-per-line figures to the short label lines above them", () => {
+    const page = ["Field Schedule:", "", "Barataria", "Mississippi Canyon 521", "22.500%", "15.739%"].join(
+      "\n",
+    );
+    expect(reflowText(page)).toEqual([
+      { kind: "paragraph", text: "Field Schedule:" },
+      { kind: "table-row", cells: ["Barataria", "Mississippi Canyon 521", "22.500%", "15.739%"] },
+    ]);
+  });
+
+  it("drops image placeholders glued to text and invisible marks", () => {
+    const blocks = reflowText(
+      "image_01a.jpg [image_01a.jpg]EXHIBIT D\n\u200eThe Seller\u200e delivers the Oil.",
+    );
+    expect(blocks).toEqual([
+      { kind: "heading", level: 1, text: "EXHIBIT D" },
+      { kind: "paragraph", text: "The Seller delivers the Oil." },
+    ]);
+  });
+});
+
+describe("splitRunInTitle", () => {
+  it.each([
+    ["4.8 Compliance with Laws; Permits. The Company has complied.", "4.8 Compliance with Laws; Permits"],
+    ["1. POSITION AND DUTIES. (a) The Executive serves.", "1. POSITION AND DUTIES"],
+    ["(b) VACATION TIME. The Executive is entitled to leave.", "(b) VACATION TIME"],
+    ["g.Conditions Precedent. Bank’s obligation is conditional.", "g. Conditions Precedent"],
+  ])("finds the title of %j", (paragraph, title) => {
+    expect(splitRunInTitle(paragraph)?.title).toBe(title);
+  });
+
+  it.each([
+    ["2.6 shall survive the termination of this Agreement."],
+    ["(a) the Borrower shall deliver the Financial Statements."],
+  ])("finds no title in %j", (paragraph) => {
+    expect(splitRunInTitle(paragraph)).toBeUndefined();
+  });
+});
+
+describe("isTitleCase", () => {
+  it("accepts capitalised words with small words between, and rejects prose", () => {
+    expect(isTitleCase("Conditions Precedent to Initial Credit Extension")).toBe(true);
+    expect(isTitleCase("Producer’s Dedications")).toBe(true);
+    expect(isTitleCase("shall survive the termination")).toBe(false);
+  });
+});
