@@ -1,0 +1,2 @@
+export type { SecretReader, SecretReaderOptions, SecretReadReason, SecretRecord } from "./secret-reader";
+export { createSecretReader, SecretReadError } from "./secret-reader";
