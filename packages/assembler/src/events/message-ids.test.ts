@@ -6,6 +6,8 @@ import { InvalidTurnEventError } from "./turn-event";
 
 // SQS FIFO group and deduplication ids: 1–128 characters, alphanumeric or ASCII punctuation.
 const SQS_ID = /^[\x21-\x7e]{1,128}$/;
+// Property runs: 1,000 in CI, as for every property test.
+const NUM_RUNS = process.env.CI ? 1_000 : 200;
 
 describe("turnEventGroupId", () => {
   it("is readable for ordinary ids and the same for every event of a thread", () => {
@@ -37,7 +39,7 @@ describe("turnEventGroupId", () => {
           if (orgA !== orgB || threadA !== threadB) expect(a).not.toBe(turnEventGroupId(orgB, threadB));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: NUM_RUNS },
     );
   });
 });
