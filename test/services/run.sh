@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The services test tier: installs and starts throwaway local services on loopback, runs
 # `vitest --project services`, and stops everything on exit. Runs as root on a fresh
-# Debian machine (CI) or as a user with passwordless sudo. One function per service:
-# add start_redis / start_sqs the same way and call them below.
+# Debian machine (CI) or as a user with passwordless sudo. One function per service.
+# SQS needs no service here: the tests start the fauxqs emulator in-process.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -58,7 +58,30 @@ start_postgres() {
   log "postgres $("$PG_BIN/postgres" --version | awk '{print $3}') ready at 127.0.0.1:${POSTGRES_PORT}"
 }
 
+# --- Redis (Debian's redis-server) on 127.0.0.1:${REDIS_PORT} ---------------------------
+# The tests reach it through the real @upstash/redis client and a local REST relay.
+REDIS_PORT="${REDIS_PORT:-6380}"
+
+start_redis() {
+  if ! command -v redis-server >/dev/null 2>&1; then
+    apt_install redis-server
+  fi
+  local dir="$WORK_DIR/redis"
+  mkdir -p "$dir"
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+    --dir "$dir" --pidfile "$dir/redis.pid" --logfile "$dir/redis.log"
+  CLEANUPS+=("kill \$(cat '$dir/redis.pid') 2>/dev/null")
+  for _ in $(seq 1 50); do
+    if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1; then break; fi
+    sleep 0.1
+  done
+  redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null
+  export REDIS_URL="redis://127.0.0.1:${REDIS_PORT}"
+  log "redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) ready at 127.0.0.1:${REDIS_PORT}"
+}
+
 start_postgres
+start_redis
 
 cd "$ROOT"
 if [ "$#" -gt 0 ]; then

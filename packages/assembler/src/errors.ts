@@ -61,3 +61,28 @@ export class InvalidOptionError extends ContextCleanerError {
     this.field = field;
   }
 }
+
+/** Raised when a call to the queue or to Redis outlives its deadline. */
+export class DeadlineExceededError extends ContextCleanerError {
+  readonly timeoutMs: number;
+
+  constructor(operation: string, timeoutMs: number) {
+    super(`${operation} did not finish within ${timeoutMs} ms`, {
+      code: "deadline_exceeded",
+      retryable: true,
+    });
+    this.name = "DeadlineExceededError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A turn event that cannot be published; names the field and what is wrong with it. */
+export class InvalidTurnEventError extends ContextCleanerError {
+  readonly field: "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event";
+
+  constructor(message: string, field: "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event") {
+    super(message, { code: "invalid_turn_event" });
+    this.name = "InvalidTurnEventError";
+    this.field = field;
+  }
+}

@@ -172,3 +172,45 @@ export class UsageError extends CoreError {
     this.name = "UsageError";
   }
 }
+
+/** The operations of the digest queue port, as errors name them. */
+export type DigestQueueOperation = "send" | "receive" | "delete" | "changeVisibility";
+
+/** A digest queue call that failed; says whether a retry can help. */
+export class DigestQueueError extends CoreError {
+  readonly operation: DigestQueueOperation;
+  /** The queue service's error code (e.g. SQS `InvalidParameterValue`), or the adapter's own. */
+  readonly serviceCode: string;
+
+  constructor(
+    message: string,
+    details: { operation: DigestQueueOperation; code: string; retryable?: boolean; cause?: unknown },
+  ) {
+    super(message, { code: "queue_failed", cause: details.cause, retryable: details.retryable ?? false });
+    this.name = "DigestQueueError";
+    this.operation = details.operation;
+    this.serviceCode = details.code;
+  }
+}
+
+/** Why a secret could not be read. */
+export type SecretReadReason = "not_found" | "access_denied" | "not_a_record" | "unavailable";
+
+/**
+ * A secret that could not be read. Its message and cause never carry the secret's text:
+ * a JSON parse error would quote it, so none is kept.
+ */
+export class SecretReadError extends CoreError {
+  readonly reason: SecretReadReason;
+  readonly secretId: string;
+
+  constructor(
+    message: string,
+    details: { reason: SecretReadReason; secretId: string; retryable: boolean; cause?: unknown },
+  ) {
+    super(message, { code: "secret_unreadable", cause: details.cause, retryable: details.retryable });
+    this.name = "SecretReadError";
+    this.reason = details.reason;
+    this.secretId = details.secretId;
+  }
+}

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import { normalizeTurnEndedAt } from "./turn-event";
+
+// SQS FIFO ids: at most 128 characters, each alphanumeric or ASCII punctuation; URI
+// encoding keeps a readable id within that alphabet.
+const SQS_ID_MAX_CHARS = 128;
+
+function sha256Hex(parts: readonly string[]): string {
+  return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
+}
+
+function uriEncoded(orgId: string, threadId: string): string | undefined {
+  try {
+    return `${encodeURIComponent(orgId)}:${encodeURIComponent(threadId)}`;
+  } catch {
+    // URIError: a lone surrogate has no UTF-8 form; the hashed id covers it.
+    return undefined;
+  }
+}
+
+/**
+ * The FIFO message group of a thread: every event of one thread shares it, so the worker
+ * runs one job per thread at a time. Readable (`org:thread`, each part URI-encoded so a
+ * `:` inside an id cannot make two threads meet) when that fits SQS's 128 characters;
+ * otherwise the sha256 hex of the pair, which has no `:` and so never equals a readable id.
+ */
+export function turnEventGroupId(orgId: string, threadId: string): string {
+  const readable = uriEncoded(orgId, threadId);
+  if (readable !== undefined && readable.length <= SQS_ID_MAX_CHARS) return readable;
+  return sha256Hex(["group", orgId, threadId]);
+}
+
+/**
+ * The FIFO deduplication id of one turn's event: sha256 hex of org, thread and the
+ * instant the turn ended (64 characters). A retried publish of the same turn, or the
+ * sweep re-enqueueing it, collapses into one message within the queue's 5-minute window.
+ *
+ * @throws {InvalidTurnEventError} when `turnEndedAt` is not a valid instant.
+ */
+export function turnEventDeduplicationId(
+  orgId: string,
+  threadId: string,
+  turnEndedAt: Date | string,
+): string {
+  return sha256Hex(["turn-ended", orgId, threadId, normalizeTurnEndedAt(turnEndedAt)]);
+}

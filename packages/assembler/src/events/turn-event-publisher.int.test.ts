@@ -1,0 +1,123 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { type FauxqsServer, startFauxqs } from "fauxqs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+import { createTurnEventPublisher } from "./turn-event-publisher";
+
+// fauxqs listens on every interface; the tests only ever talk to loopback.
+let fauxqs: FauxqsServer;
+let sqs: SQSClient;
+let queues = 0;
+const TURN = {
+  orgId: "org_1",
+  threadId: "thread_1",
+  rawToolChars: 150_000,
+  turnEndedAt: "2026-03-01T12:00:00Z",
+};
+const silent = { warn: () => {} };
+
+function client(endpoint: string): SQSClient {
+  return new SQSClient({
+    endpoint,
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  });
+}
+
+function fifoQueue(): string {
+  queues += 1;
+  return fauxqs.createQueue(`turns-${queues}.fifo`, {
+    attributes: { FifoQueue: "true", ContentBasedDeduplication: "false" },
+  }).queueUrl;
+}
+
+async function receiveAll(queueUrl: string) {
+  const output = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      MessageSystemAttributeNames: ["MessageGroupId", "MessageDeduplicationId"],
+    }),
+  );
+  return output.Messages ?? [];
+}
+
+beforeAll(async () => {
+  fauxqs = await startFauxqs({ port: 0, logger: false });
+  sqs = client(`http://127.0.0.1:${fauxqs.port}`);
+});
+
+afterAll(async () => {
+  sqs?.destroy();
+  await fauxqs?.stop();
+});
+
+describe("createTurnEventPublisher on SQS FIFO (fauxqs)", () => {
+  it("enqueues the event in the thread's group under the turn's deduplication id", async () => {
+    const queueUrl = fifoQueue();
+    const outcome = await createTurnEventPublisher({ queueUrl, sqs }).publishTurnEnded(TURN);
+
+    const [message, ...rest] = await receiveAll(queueUrl);
+    expect(rest).toEqual([]);
+    expect(outcome).toEqual({ status: "sent", messageId: message?.MessageId });
+    expect(message?.Attributes).toEqual({
+      MessageGroupId: turnEventGroupId("org_1", "thread_1"),
+      MessageDeduplicationId: turnEventDeduplicationId("org_1", "thread_1", TURN.turnEndedAt),
+    });
+    expect(JSON.parse(message?.Body ?? "")).toEqual({ ...TURN, turnEndedAt: "2026-03-01T12:00:00.000Z" });
+  });
+
+  it("collapses a repeated publish of the same turn into one message", async () => {
+    const queueUrl = fifoQueue();
+    const publisher = createTurnEventPublisher({ queueUrl, sqs });
+    const first = await publisher.publishTurnEnded(TURN);
+    const again = await publisher.publishTurnEnded({ ...TURN, turnEndedAt: "2026-03-01T13:00:00+01:00" });
+    const nextTurn = await publisher.publishTurnEnded({ ...TURN, turnEndedAt: "2026-03-01T12:05:00Z" });
+
+    expect([first.status, again.status, nextTurn.status]).toEqual(["sent", "sent", "sent"]);
+    // One group: the next turn waits behind the first while it is in flight.
+    const batch = await receiveAll(queueUrl);
+    expect(batch.map((message) => JSON.parse(message.Body ?? "").turnEndedAt)).toEqual([
+      "2026-03-01T12:00:00.000Z",
+    ]);
+  });
+
+  it("returns failed, without throwing, when SQS cannot be reached", async () => {
+    const closed = await startFauxqs({ port: 0, logger: false });
+    const endpoint = `http://127.0.0.1:${closed.port}`;
+    await closed.stop();
+    const unreachable = client(endpoint);
+    const outcome = await createTurnEventPublisher({
+      queueUrl: `${endpoint}/000000000000/turns.fifo`,
+      sqs: unreachable,
+      logger: silent,
+    }).publishTurnEnded(TURN);
+    unreachable.destroy();
+    expect(outcome).toMatchObject({ status: "failed", reason: "send_error" });
+  });
+
+  it("returns failed at the deadline when SQS accepts the connection but never answers", async () => {
+    const held: Server = createServer(() => {});
+    await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
+    const endpoint = `http://127.0.0.1:${(held.address() as AddressInfo).port}`;
+    const silentSqs = client(endpoint);
+
+    const started = Date.now();
+    const outcome = await createTurnEventPublisher({
+      queueUrl: `${endpoint}/000000000000/turns.fifo`,
+      sqs: silentSqs,
+      timeoutMs: 300,
+      logger: silent,
+    }).publishTurnEnded(TURN);
+    const elapsed = Date.now() - started;
+
+    silentSqs.destroy();
+    held.closeAllConnections();
+    await new Promise<void>((resolve) => held.close(() => resolve()));
+    expect(outcome).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(1_500);
+  });
+});

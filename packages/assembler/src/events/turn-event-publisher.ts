@@ -1,0 +1,142 @@
+import { SendMessageCommand, type SendMessageCommandOutput, SQSClient } from "@aws-sdk/client-sqs";
+import { DeadlineExceededError, InvalidOptionError, InvalidTurnEventError } from "../errors";
+import { killSwitchFromEnvironment } from "../kill-switch";
+import { withDeadline } from "./deadline";
+import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+import { type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
+
+/** The one call the publisher makes on an SQS client; `SQSClient` satisfies it. */
+export interface SqsSendClient {
+  send(
+    command: SendMessageCommand,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<SendMessageCommandOutput>;
+}
+
+/** Where a publish failure is reported; `console` and Powertools' `Logger` satisfy it. */
+export interface TurnEventLogger {
+  warn(message: string, details: Record<string, unknown>): void;
+}
+
+export interface TurnEventPublisherOptions {
+  /** URL of the digest queue (a FIFO queue). */
+  queueUrl: string;
+  /** The SQS client. @default `new SQSClient({})` (region and credentials from the environment) */
+  sqs?: SqsSendClient;
+  /** Below this many raw tool-result characters a thread is not worth a job: no message is sent. @default 120_000 */
+  triggerChars?: number;
+  /** Deadline of the send, retries included. @default 2_000 */
+  timeoutMs?: number;
+  /** Where failures are logged. @default console */
+  logger?: TurnEventLogger;
+  /**
+   * Drop every event (the kill switch).
+   * @default `CONTEXT_CLEANER_DISABLED=1`, read at each publish
+   */
+  disabled?: boolean;
+}
+
+export const TURN_EVENT_PUBLISHER_DEFAULTS = { triggerChars: 120_000, timeoutMs: 2_000 } as const;
+
+/** Why a publish sent nothing, on purpose. */
+export type TurnEventSkipReason = "below_trigger" | "disabled";
+/** Why a publish failed. */
+export type TurnEventFailureReason = "invalid_event" | "timeout" | "send_error";
+
+/** What a publish did; it never throws. */
+export type TurnEventOutcome =
+  | { readonly status: "sent"; readonly messageId: string }
+  | { readonly status: "skipped"; readonly reason: TurnEventSkipReason }
+  | { readonly status: "failed"; readonly reason: TurnEventFailureReason; readonly error: Error };
+
+export interface TurnEventPublisher {
+  /**
+   * Enqueues a digest job for the thread whose turn just ended. Fire-and-forget: the
+   * outcome says what happened, a failure is logged, and nothing is ever thrown into the
+   * turn. Below the trigger it returns at once with no I/O.
+   */
+  publishTurnEnded(input: TurnEndedInput): Promise<TurnEventOutcome>;
+}
+
+function positiveInteger(value: number, field: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new InvalidOptionError(`${field}: must be a positive integer, got ${value}`, field);
+  }
+  return value;
+}
+
+/**
+ * The runtime side of the digest queue: one SQS FIFO message per turn that ended with
+ * enough tool output, grouped by thread and deduplicated by turn.
+ *
+ * @example
+ * ```ts
+ * const events = createTurnEventPublisher({ queueUrl: process.env.DIGEST_QUEUE_URL });
+ * // after the turn's reply is sent:
+ * void events.publishTurnEnded({ orgId, threadId, rawToolChars, turnEndedAt: new Date() });
+ * ```
+ * @throws {InvalidOptionError} for a missing `queueUrl`, or a `triggerChars` or `timeoutMs`
+ *   that is not a positive integer.
+ */
+export function createTurnEventPublisher(options: TurnEventPublisherOptions): TurnEventPublisher {
+  if (typeof options.queueUrl !== "string" || options.queueUrl.length === 0) {
+    throw new InvalidOptionError("queueUrl: must be a non-empty URL", "queueUrl");
+  }
+  const queueUrl = options.queueUrl;
+  const triggerChars = positiveInteger(
+    options.triggerChars ?? TURN_EVENT_PUBLISHER_DEFAULTS.triggerChars,
+    "triggerChars",
+  );
+  const timeoutMs = positiveInteger(
+    options.timeoutMs ?? TURN_EVENT_PUBLISHER_DEFAULTS.timeoutMs,
+    "timeoutMs",
+  );
+  const logger = options.logger ?? console;
+  let sqs = options.sqs;
+
+  function fail(
+    reason: TurnEventFailureReason,
+    error: Error,
+    context: Record<string, unknown>,
+  ): TurnEventOutcome {
+    try {
+      logger.warn("context-cleaner: turn event not published", { ...context, reason, error: error.message });
+    } catch {
+      // A broken logger must not fail the turn either.
+    }
+    return { status: "failed", reason, error };
+  }
+
+  return {
+    async publishTurnEnded(input) {
+      let event: ReturnType<typeof toTurnEndedEvent>;
+      try {
+        event = toTurnEndedEvent(input);
+      } catch (error) {
+        const invalid = error instanceof Error ? error : new InvalidTurnEventError(String(error), "event");
+        return fail("invalid_event", invalid, {});
+      }
+      if (options.disabled ?? killSwitchFromEnvironment()) return { status: "skipped", reason: "disabled" };
+      if (event.rawToolChars < triggerChars) return { status: "skipped", reason: "below_trigger" };
+
+      const context = { orgId: event.orgId, threadId: event.threadId, turnEndedAt: event.turnEndedAt };
+      try {
+        sqs ??= new SQSClient({});
+        const client = sqs;
+        const command = new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: JSON.stringify(event),
+          MessageGroupId: turnEventGroupId(event.orgId, event.threadId),
+          MessageDeduplicationId: turnEventDeduplicationId(event.orgId, event.threadId, event.turnEndedAt),
+        });
+        const output = await withDeadline("SQS SendMessage", timeoutMs, (abortSignal) =>
+          client.send(command, { abortSignal }),
+        );
+        return { status: "sent", messageId: output.MessageId ?? "" };
+      } catch (error) {
+        const failure = error instanceof Error ? error : new Error(String(error));
+        return fail(failure instanceof DeadlineExceededError ? "timeout" : "send_error", failure, context);
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * The digest queue port: a FIFO queue of turn events, one message group per thread.
+ * Adapters: the SQS FIFO queue (production) and an in-process queue (embedded runs and
+ * tests). Both pass one conformance suite.
+ *
+ * Semantics every adapter keeps:
+ * - messages of one group are delivered in send order, and none of a group while an
+ *   earlier message of it is in flight (one job per thread at a time); a receive may
+ *   return several messages of one group, in order;
+ * - a send whose deduplication id was sent in the last 5 minutes is accepted and dropped,
+ *   whether or not the first message was deleted since;
+ * - a received message stays invisible for the visibility timeout, then comes back with
+ *   `receiveCount` one higher, unless it was deleted;
+ * - a message received `maxReceiveCount` times and not deleted moves to the dead letters
+ *   instead of being received again;
+ * - the queue's delivery delay, if any, applies to every message. FIFO queues take no
+ *   per-message delay: to retry a received message later, change its visibility.
+ */
+
+/** A message to enqueue. */
+export interface DigestQueueMessage {
+  /** The body, e.g. the JSON of a turn event. */
+  readonly body: string;
+  /** The FIFO group: 1–128 characters, alphanumeric or ASCII punctuation. */
+  readonly groupId: string;
+  /** The deduplication id: 1–128 characters, alphanumeric or ASCII punctuation. */
+  readonly deduplicationId: string;
+}
+
+/** A message as received: in flight until deleted or until its visibility timeout passes. */
+export interface ReceivedDigestMessage {
+  readonly messageId: string;
+  /** The handle of this receipt; delete and changeVisibility take it. */
+  readonly receiptHandle: string;
+  readonly body: string;
+  readonly groupId: string;
+  readonly deduplicationId: string;
+  /** Receives of this message so far, this one included. */
+  readonly receiveCount: number;
+  readonly sentAt: Date;
+}
+
+export interface ReceiveOptions {
+  /** How long the received messages stay invisible, 0–43,200 s. @default the queue's visibility timeout */
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+/** Messages that were received too often without being deleted (poison or repeatedly failing jobs). */
+export interface DeadLetterQueue {
+  /** Up to `maxMessages` (1–10) dead letters; each is in flight until deleted or redriven. */
+  receive(maxMessages: number, options?: ReceiveOptions): Promise<ReceivedDigestMessage[]>;
+  /**
+   * Sends a received dead letter back to the digest queue (same body and group, a
+   * deduplication id derived from the dead letter's message id, so a retried redrive
+   * collapses), then deletes it from the dead letters.
+   */
+  redrive(message: ReceivedDigestMessage): Promise<{ messageId: string }>;
+  /** Drops a received dead letter for good. */
+  delete(receiptHandle: string): Promise<void>;
+}
+
+export interface DigestQueue {
+  /** Enqueues a message; a duplicate within the deduplication window is accepted and dropped. */
+  send(message: DigestQueueMessage): Promise<{ messageId: string }>;
+  /** Up to `maxMessages` (1–10) visible messages, at most the head of each free group first. */
+  receive(maxMessages: number, options?: ReceiveOptions): Promise<ReceivedDigestMessage[]>;
+  /** Deletes a received message. A receipt handle that is no longer current deletes nothing. */
+  delete(receiptHandle: string): Promise<void>;
+  /**
+   * Sets how long a received message stays invisible from now, 0–43,200 s: 0 hands it
+   * back at once, more retries it later (its group waits meanwhile).
+   *
+   * @throws {DigestQueueError} when the message is not in flight under that handle.
+   */
+  changeVisibility(receiptHandle: string, timeoutSeconds: number): Promise<void>;
+  /** The dead letters, when the queue has a dead-letter queue. */
+  readonly deadLetters?: DeadLetterQueue;
+}

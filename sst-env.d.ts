@@ -1,0 +1,14 @@
+/* Written by hand: `sst dev` and `sst deploy` generate this file from sst.config.ts, but
+   they need AWS. It lets functions/* type-check `Resource.*` offline; keep it in step with
+   the links in sst.config.ts. */
+import "sst";
+
+declare module "sst" {
+  export interface Resource {
+    AnthropicApiKey: { type: "sst.sst.Secret"; value: string };
+    DatabaseUrl: { type: "sst.sst.Secret"; value: string };
+    DigestQueue: { type: "sst.aws.Queue"; url: string };
+    UpstashRedisToken: { type: "sst.sst.Secret"; value: string };
+    UpstashRedisUrl: { type: "sst.sst.Secret"; value: string };
+  }
+}

@@ -1,0 +1,103 @@
+/// <reference path="./.sst/platform/config.d.ts" />
+
+// Sizing. The digest function takes a batch of up to 10 jobs (one per thread) and runs
+// them in order; each job stops starting model calls when one more would not fit the
+// remaining time and writes what it has, so the timeout bounds a batch, not a job.
+// 5 minutes leaves room for a full job (up to 12 model calls, run a few at a time) ahead
+// of the rest of the batch. 1024 MB: a thread (a few MB of JSON) is parsed, classified and
+// hashed in memory, and Lambda's CPU share grows with memory. The sweep pages through
+// thread ids and sends messages: I/O-bound, 512 MB.
+const DIGEST_TIMEOUT_SECONDS = 300;
+const SWEEP_TIMEOUT_SECONDS = 300;
+// SQS's guidance for a Lambda event source: visibility at least 6× the function timeout,
+// so a batch is not redelivered while retried invocations of it may still run.
+const VISIBILITY_TIMEOUT_SECONDS = 6 * DIGEST_TIMEOUT_SECONDS;
+// Receives of one job before it goes to the dead letters.
+const MAX_RECEIVE_COUNT = 5;
+
+export default $config({
+  app(input) {
+    return {
+      name: "context-cleaner",
+      home: "aws",
+      removal: input?.stage === "production" ? "retain" : "remove",
+      protect: input?.stage === "production",
+    };
+  },
+  async run() {
+    const anthropicApiKey = new sst.Secret("AnthropicApiKey");
+    const databaseUrl = new sst.Secret("DatabaseUrl");
+    const upstashRedisUrl = new sst.Secret("UpstashRedisUrl");
+    const upstashRedisToken = new sst.Secret("UpstashRedisToken");
+
+    // A FIFO queue's dead letters must be FIFO too; keep them the 14-day maximum.
+    const deadLetters = new sst.aws.Queue("DigestDeadLetterQueue", {
+      fifo: true,
+      transform: { queue: { messageRetentionSeconds: 14 * 24 * 3600 } },
+    });
+
+    // One message group per thread; deduplication ids come from the publisher (org,
+    // thread, turn end). The delay lets a burst of turns settle before a job reads the thread.
+    const queue = new sst.aws.Queue("DigestQueue", {
+      fifo: { contentBasedDeduplication: false },
+      visibilityTimeout: `${VISIBILITY_TIMEOUT_SECONDS} seconds`,
+      delay: "10 seconds",
+      dlq: { queue: deadLetters.arn, retry: MAX_RECEIVE_COUNT },
+    });
+
+    queue.subscribe(
+      {
+        handler: "functions/digest.handler",
+        runtime: "nodejs22.x",
+        timeout: `${DIGEST_TIMEOUT_SECONDS} seconds`,
+        memory: "1024 MB",
+        link: [anthropicApiKey, databaseUrl, upstashRedisUrl, upstashRedisToken, queue],
+      },
+      // Partial batch responses: one failed job is retried alone, not its whole batch.
+      { batch: { size: 10, partialResponses: true } },
+    );
+
+    // Nightly at 03:00 UTC: re-enqueue threads left behind. It needs the database and the
+    // queue only.
+    new sst.aws.Cron("NightlySweep", {
+      schedule: "cron(0 3 * * ? *)",
+      function: {
+        handler: "functions/sweep.handler",
+        runtime: "nodejs22.x",
+        timeout: `${SWEEP_TIMEOUT_SECONDS} seconds`,
+        memory: "512 MB",
+        link: [databaseUrl, queue],
+      },
+    });
+
+    new aws.cloudwatch.MetricAlarm("DigestDeadLettersAlarm", {
+      alarmDescription: "Digest jobs reached the dead-letter queue",
+      namespace: "AWS/SQS",
+      metricName: "ApproximateNumberOfMessagesVisible",
+      dimensions: { QueueName: deadLetters.nodes.queue.name },
+      statistic: "Maximum",
+      period: 300,
+      evaluationPeriods: 1,
+      threshold: 0,
+      comparisonOperator: "GreaterThanThreshold",
+      treatMissingData: "notBreaching",
+    });
+
+    // Jobs should start within minutes; an hour-old message means the worker is failing or
+    // the queue is backed up.
+    new aws.cloudwatch.MetricAlarm("DigestQueueAgeAlarm", {
+      alarmDescription: "The oldest digest job has waited over an hour",
+      namespace: "AWS/SQS",
+      metricName: "ApproximateAgeOfOldestMessage",
+      dimensions: { QueueName: queue.nodes.queue.name },
+      statistic: "Maximum",
+      period: 300,
+      evaluationPeriods: 3,
+      threshold: 3600,
+      comparisonOperator: "GreaterThanThreshold",
+      treatMissingData: "notBreaching",
+    });
+
+    return { digestQueueUrl: queue.url, deadLetterQueueUrl: deadLetters.url };
+  },
+});

@@ -1,0 +1,191 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Evaluates sst.config.ts with recording stand-ins for SST's globals (`$config`, `sst`,
+ * `aws`): every component constructed is recorded with its arguments, so the test checks
+ * the infrastructure as declared, offline. (`npm run typecheck:sst` checks the same file
+ * against SST's real types.)
+ */
+
+interface Recorded {
+  kind: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+type Config = {
+  app(input: { stage: string }): Record<string, unknown>;
+  run(): Promise<unknown>;
+};
+
+const created: Recorded[] = [];
+
+class FakeComponent {
+  readonly arn: string;
+  readonly url: string;
+  readonly nodes: { queue: { name: string } };
+
+  constructor(
+    readonly kind: string,
+    readonly name: string,
+    args: Record<string, unknown> = {},
+  ) {
+    this.arn = `arn:aws:sqs:eu-west-1:123456789012:${name}`;
+    this.url = `https://sqs.eu-west-1.amazonaws.com/123456789012/${name}`;
+    this.nodes = { queue: { name: `${name}-physical` } };
+    created.push({ kind, name, args });
+  }
+}
+
+class FakeQueue extends FakeComponent {
+  constructor(name: string, args?: Record<string, unknown>) {
+    super("Queue", name, args);
+  }
+
+  subscribe(subscriber: Record<string, unknown>, args: Record<string, unknown>) {
+    created.push({ kind: "QueueSubscriber", name: this.name, args: { subscriber, ...args } });
+  }
+}
+
+const GLOBALS = {
+  $config: (config: Config) => config,
+  sst: {
+    Secret: class extends FakeComponent {
+      constructor(name: string) {
+        super("Secret", name);
+      }
+    },
+    aws: {
+      Queue: FakeQueue,
+      Cron: class extends FakeComponent {
+        constructor(name: string, args: Record<string, unknown>) {
+          super("Cron", name, args);
+        }
+      },
+    },
+  },
+  aws: {
+    cloudwatch: {
+      MetricAlarm: class extends FakeComponent {
+        constructor(name: string, args: Record<string, unknown>) {
+          super("MetricAlarm", name, args);
+        }
+      },
+    },
+  },
+};
+
+let config: Config;
+
+function one(kind: string, name?: string): Recorded {
+  const matches = created.filter(
+    (entry) => entry.kind === kind && (name === undefined || entry.name === name),
+  );
+  expect(matches, `${kind} ${name ?? ""}`).toHaveLength(1);
+  return matches[0] as Recorded;
+}
+
+/** Seconds of an SST duration such as "1800 seconds" or "5 minutes". */
+function seconds(duration: unknown): number {
+  const match = /^(\d+) (second|minute|hour)s?$/.exec(String(duration));
+  if (match === null) throw new Error(`not a duration: ${String(duration)}`);
+  return Number(match[1]) * { second: 1, minute: 60, hour: 3600 }[match[2] as "second" | "minute" | "hour"];
+}
+
+function linkedNames(args: Record<string, unknown>): string[] {
+  return (args.link as FakeComponent[]).map((component) => component.name).sort();
+}
+
+beforeAll(async () => {
+  Object.assign(globalThis, GLOBALS);
+  // A computed specifier: the root type-check must not follow it into SST's platform types.
+  const path = new URL("../sst.config.ts", import.meta.url).href;
+  config = (await import(/* @vite-ignore */ path)).default as Config;
+  await config.run();
+});
+
+afterAll(() => {
+  for (const name of Object.keys(GLOBALS)) Reflect.deleteProperty(globalThis, name);
+});
+
+describe("sst.config.ts", () => {
+  it("declares a FIFO digest queue without content-based deduplication, with a FIFO dead-letter queue after 5 receives", () => {
+    const queue = one("Queue", "DigestQueue").args;
+    const deadLetters = one("Queue", "DigestDeadLetterQueue");
+    expect(queue.fifo).toEqual({ contentBasedDeduplication: false });
+    expect(deadLetters.args.fifo).toBe(true);
+    expect(queue.dlq).toEqual({ queue: `arn:aws:sqs:eu-west-1:123456789012:${deadLetters.name}`, retry: 5 });
+  });
+
+  it("subscribes the digest function in batches of 10 with partial batch responses", () => {
+    const { subscriber, batch } = one("QueueSubscriber", "DigestQueue").args as {
+      subscriber: Record<string, unknown>;
+      batch: Record<string, unknown>;
+    };
+    expect(subscriber.handler).toBe("functions/digest.handler");
+    expect(subscriber.runtime).toBe("nodejs22.x");
+    expect(batch).toEqual({ size: 10, partialResponses: true });
+    expect(linkedNames(subscriber)).toEqual([
+      "AnthropicApiKey",
+      "DatabaseUrl",
+      "DigestQueue",
+      "UpstashRedisToken",
+      "UpstashRedisUrl",
+    ]);
+  });
+
+  it("keeps the queue's visibility timeout at least 6× the digest function's timeout", () => {
+    const { subscriber } = one("QueueSubscriber", "DigestQueue").args as {
+      subscriber: Record<string, unknown>;
+    };
+    const visibility = seconds(one("Queue", "DigestQueue").args.visibilityTimeout);
+    expect(seconds(subscriber.timeout)).toBeGreaterThan(0);
+    expect(visibility).toBeGreaterThanOrEqual(6 * seconds(subscriber.timeout));
+    expect(visibility).toBeLessThanOrEqual(43_200);
+  });
+
+  it("runs the sweep nightly at 03:00 UTC with the database and the queue only", () => {
+    const cron = one("Cron", "NightlySweep").args;
+    const sweep = cron.function as Record<string, unknown>;
+    expect(cron.schedule).toBe("cron(0 3 * * ? *)");
+    expect(sweep.handler).toBe("functions/sweep.handler");
+    expect(sweep.runtime).toBe("nodejs22.x");
+    expect(linkedNames(sweep)).toEqual(["DatabaseUrl", "DigestQueue"]);
+  });
+
+  it("declares the four secrets", () => {
+    expect(
+      created
+        .filter((entry) => entry.kind === "Secret")
+        .map((entry) => entry.name)
+        .sort(),
+    ).toEqual(["AnthropicApiKey", "DatabaseUrl", "UpstashRedisToken", "UpstashRedisUrl"]);
+  });
+
+  it("alarms on any dead letter and on an hour-old job in the digest queue", () => {
+    const alarms = created.filter((entry) => entry.kind === "MetricAlarm").map((entry) => entry.args);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateNumberOfMessagesVisible",
+        dimensions: { QueueName: "DigestDeadLetterQueue-physical" },
+        threshold: 0,
+        comparisonOperator: "GreaterThanThreshold",
+      }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        namespace: "AWS/SQS",
+        metricName: "ApproximateAgeOfOldestMessage",
+        dimensions: { QueueName: "DigestQueue-physical" },
+        threshold: 3600,
+        comparisonOperator: "GreaterThanThreshold",
+      }),
+    );
+  });
+
+  it("retains and protects production resources only", () => {
+    expect(config.app({ stage: "production" })).toMatchObject({ removal: "retain", protect: true });
+    expect(config.app({ stage: "dev" })).toMatchObject({ removal: "remove", protect: false });
+  });
+});
