@@ -3,100 +3,17 @@ import {
   type LanguageModelMiddleware,
   type ModelMessage,
   stepCountIs,
-  tool,
   wrapLanguageModel,
 } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { contentSha256 } from "../hash";
-import { fixtureDigest, pageText } from "../provider-thread.fixture";
+import { fixtureDigest } from "../provider-thread.fixture";
 import { DIGEST_HEADER } from "../stubs";
-import type { DigestEntry } from "../types";
 import { contextCleanerMiddleware } from "./middleware";
 import type { AiSdkMessageLike } from "./prompt-adapter";
-
-const PAGE_CHARS = 8_000;
-const page = (fileId: string, index: number) => pageText(fileId, index * PAGE_CHARS, PAGE_CHARS);
+import { earlierTurn, page, pageDigests, readDocument, readerModel } from "./reader-model.fixture";
 
 type Prompt = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"]["prompt"];
 type Part = Record<string, unknown> & { type: string };
-
-/** One earlier turn in the caller's messages: a read request, one read per page, an answer. */
-function earlierTurn(fileId: string, pages: number): ModelMessage[] {
-  return [
-    { role: "user", content: `Read ${fileId} pages ${pages}` },
-    ...Array.from({ length: pages }, (_, index): ModelMessage[] => [
-      {
-        role: "assistant",
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: `${fileId}_p${index}`,
-            toolName: "read_document",
-            input: { file_id: fileId, offset: index * PAGE_CHARS },
-          },
-        ],
-      },
-      {
-        role: "tool",
-        content: [
-          {
-            type: "tool-result",
-            toolCallId: `${fileId}_p${index}`,
-            toolName: "read_document",
-            output: { type: "text", value: page(fileId, index) },
-          },
-        ],
-      },
-    ]).flat(),
-    { role: "assistant", content: "Done reading." },
-  ];
-}
-
-/** A provider that reads the requested document page by page, then answers. */
-function readerModel() {
-  return new MockLanguageModelV4({
-    doGenerate: async ({ prompt }) => {
-      const lastUser = prompt.findLastIndex((message) => message.role === "user");
-      const read = prompt
-        .slice(lastUser + 1)
-        .flatMap((message): { type: string }[] => (Array.isArray(message.content) ? message.content : []))
-        .filter((part) => part.type === "tool-result").length;
-      const usage = {
-        inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-        outputTokens: { total: 1, text: 1, reasoning: 0 },
-      };
-      if (read >= 2) {
-        return {
-          content: [{ type: "text", text: "Done." }],
-          finishReason: { unified: "stop", raw: "stop" },
-          usage,
-          warnings: [],
-        };
-      }
-      return {
-        content: [
-          {
-            type: "tool-call",
-            toolCallId: `memo_9_p${read}`,
-            toolName: "read_document",
-            input: JSON.stringify({ file_id: "memo_9", offset: read * PAGE_CHARS }),
-          },
-        ],
-        finishReason: { unified: "tool-calls", raw: "tool_use" },
-        usage,
-        warnings: [],
-      };
-    },
-  });
-}
-
-const readDocument = tool({
-  description: "Reads one page of a document from a character offset.",
-  inputSchema: z.object({ file_id: z.string(), offset: z.number() }),
-  execute: async ({ file_id, offset }) => pageText(file_id, offset, PAGE_CHARS),
-});
 
 function resultValue(prompt: Prompt, toolCallId: string): unknown {
   for (const message of prompt) {
@@ -148,16 +65,7 @@ describe("contextCleanerMiddleware with generateText", () => {
       { role: "user", content: "Read memo_9 pages 2" },
     ];
     const snapshot = structuredClone(messages);
-    const digests = new Map<string, DigestEntry>(
-      Array.from({ length: 5 }, (_, index) => {
-        const id = `lease_445_p${index}`;
-        const digest = fixtureDigest(id);
-        return [
-          id,
-          { digest, contentSha256: contentSha256(page("lease_445", index)), digestChars: digest.length },
-        ];
-      }),
-    );
+    const digests = pageDigests("lease_445", 5);
     let loads = 0;
     const before: Prompt[] = [];
     const recorder: LanguageModelMiddleware = {
