@@ -1,3 +1,13 @@
+export type {
+  LoadDigests,
+  PublishTurnEnded,
+  RuntimeTurnLock,
+  TurnContext,
+  TurnEndedEvent,
+  TurnErrorHandler,
+  TurnLease,
+  TurnStage,
+} from "../turn-ports";
 export type { LangChainMessageInput } from "./langchain-adapter";
 export {
   assembleLangChainView,
@@ -5,3 +15,6 @@ export {
   reviveLangChainMessages,
   toLangChain,
 } from "./langchain-adapter";
+export type { ContextCleanerPreModelHookConfig } from "./pre-model-hook";
+export { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
+export type { LangGraphRunInfo } from "./turn-context";

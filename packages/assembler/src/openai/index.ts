@@ -1,0 +1,2 @@
+export type { OpenAIMessageLike } from "./openai-adapter";
+export { assembleOpenAIView, openAIToNeutral } from "./openai-adapter";

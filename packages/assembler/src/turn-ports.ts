@@ -1,0 +1,50 @@
+/**
+ * What a framework integration needs from the runtime around a turn, as injected
+ * functions: load the thread's digest rows, publish the turn-ended event, hold the turn
+ * lock. The storage, queue and lock adapters implement them; this package does no I/O.
+ */
+import type { DigestMap } from "./types";
+
+/** The turn being run: its thread and what the framework passed for the run. */
+export interface TurnContext {
+  threadId: string;
+  /** The run's configurable values (LangGraph's `configurable`: e.g. an org id). */
+  configurable: Readonly<Record<string, unknown>>;
+  /** The run's context object, where the framework has one. */
+  context: unknown;
+}
+
+/** Loads a thread's digest rows (one indexed read), e.g. the storage package's `loadThreadDigests`. */
+export type LoadDigests = (threadId: string, turn: TurnContext) => Promise<DigestMap | null | undefined>;
+
+/** The event a runtime publishes when a turn ends; the worker decides from it whether a pass is due. */
+export interface TurnEndedEvent {
+  threadId: string;
+  /** Raw chars of every tool result in the thread (the raw record, not the view). */
+  rawToolChars: number;
+  /** ISO 8601 time the turn ended. */
+  turnEndedAt: string;
+}
+
+/** Publishes the turn-ended event (fire-and-forget: its errors are reported, never thrown into the turn). */
+export type PublishTurnEnded = (event: TurnEndedEvent, turn: TurnContext) => Promise<void> | void;
+
+/** A held turn lock; releasing twice must be harmless. */
+export interface TurnLease {
+  release(): Promise<void> | void;
+}
+
+/**
+ * The runtime side of the turn lock the worker peeks at: held while a turn runs. It
+ * should expire by itself (a lease with a time to live), since a crashed process never
+ * releases it.
+ */
+export interface RuntimeTurnLock {
+  acquire(threadId: string, turn: TurnContext): Promise<TurnLease>;
+}
+
+/** Where around a turn an injected function failed. */
+export type TurnStage = "load-digests" | "publish-turn-ended" | "acquire-lock" | "release-lock";
+
+/** Receives the errors of injected functions, which never fail a turn. */
+export type TurnErrorHandler = (error: unknown, stage: TurnStage, threadId: string) => void;
