@@ -136,6 +136,20 @@ describe("capToolResult", () => {
     expect(notice).not.toMatch(/new chat|new conversation|start over|start a new/i);
   });
 
+  it("never splits a surrogate pair at the cut: the pair goes whole to the rest", () => {
+    const content = `${"x".repeat(59_999)}😀${"y".repeat(10_000)}`;
+    const result = capToolResult(content, { usedChars: 0 });
+    expect(result).toMatchObject({ capped: true, keptChars: 59_999 });
+    expect(result.content.startsWith("x".repeat(59_999))).toBe(true);
+    expect(result.content.charAt(59_999)).toBe("\n");
+    expect(result.content).toContain("59,999 of 70,001");
+    expect(result.content).toContain("from character 59,999");
+    // A pair just before the cut stays whole in the kept part.
+    const before = capToolResult(`${"x".repeat(59_998)}😀${"y".repeat(10)}`, { usedChars: 0 });
+    expect(before.keptChars).toBe(60_000);
+    expect(before.content.slice(59_998, 60_000)).toBe("😀");
+  });
+
   it("honours custom caps", () => {
     const result = capToolResult("z".repeat(300), {
       usedChars: 10,
