@@ -44,7 +44,7 @@ function realisticThread(lastUserText = "Thanks. Draft the summary memo now."): 
       "Error: search backend timeout\nretry in 5s",
       "error",
     ),
-    ...toolExchange("s2", "search", { q: "assignment clause" }, "id: lease_445\nid: side_77"),
+    ...toolExchange("s2", "search", { q: "assignment" }, "id: lease_445\nid: side_77"),
     ...toolExchange("d1", "read_document", { file_id: "side_77", offset: 0 }, SIDE_LETTER),
     ...toolExchange("d2", "read_document", { file_id: "side_77", offset: 0 }, SIDE_LETTER),
     ...toolExchange("q1", "ask_user", { question: "Which version governs?" }, "The 2024 amendment governs."),
@@ -97,9 +97,13 @@ describe("assembleModelView on a realistic thread", () => {
   });
 
   it("stubs the earlier duplicate read and the failed search", () => {
-    expect(at("d1").content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(at("d1").content).toBe(
+      renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77", offset=0)'),
+    );
     expect(at("d2")).toBe(thread[resultIndex(thread, "d2")]);
-    expect(at("s1").content).toBe(renderErrorRetryStub("Error: search backend timeout"));
+    expect(at("s1").content).toBe(
+      renderErrorRetryStub("Error: search backend timeout", 'search(q="assignment")'),
+    );
     expect(report.stubs).toEqual({ duplicate: 1, errorRetry: 1 });
   });
 
@@ -176,17 +180,37 @@ describe("assembleModelView keep-rules in the pipeline", () => {
     const thread = realisticThread();
     const rows: DigestMap = digestMap({ d1: digestFor(SIDE_LETTER, `${DIGEST_HEADER}\nside letter`) });
     const { messages: view, report } = assembleModelView(thread, rows);
-    expect(view[resultIndex(thread, "d1")]?.content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(view[resultIndex(thread, "d1")]?.content).toBe(
+      renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77", offset=0)'),
+    );
     expect(report).toMatchObject({ substitutions: 0, stubs: { duplicate: 1 } });
   });
 
-  it("points a duplicate stub to the re-read call when the latest copy is condensed", () => {
+  it("names the re-read call in a duplicate stub when the latest copy is condensed too", () => {
     const thread = realisticThread();
     const rows = digestMap({ d2: digestFor(SIDE_LETTER, `${DIGEST_HEADER}\nside letter`) });
     const { messages: view } = assembleModelView(thread, rows);
     expect(view[resultIndex(thread, "d1")]?.content).toBe(
       renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77", offset=0)'),
     );
+  });
+});
+
+describe("assembleModelView error/retry stubs", () => {
+  it("keeps a long log whose first line reads ERROR raw, however the tool fared later", () => {
+    const log = `ERROR 12:00 charge failed for INV-4471 $12,480.00\n${"12:01 ledger line for INV-4471, balance $12,480.00 carried.\n".repeat(180)}`;
+    const thread = [
+      userMessage("Check the billing log."),
+      ...toolExchange("l1", "read_log", { log_id: "billing" }, log),
+      ...toolExchange("l2", "read_log", { log_id: "billing-archive" }, "12:05 all charges settled"),
+      ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
+      ...toolExchange("w2", "web_search", { q: "b" }, "id: b"),
+      ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
+      userMessage("Summarise."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null);
+    expect(view[resultIndex(thread, "l1")]).toBe(thread[resultIndex(thread, "l1")]);
+    expect(report.stubs.errorRetry).toBe(0);
   });
 });
 

@@ -153,7 +153,6 @@ export function assembleModelView(
     pinned = (index) =>
       protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
     const replaced = new Map<number, string>();
-    const condensed = new Set<number>();
     const cleanable = (index: number) => protection.reasons[index] === undefined;
     report.protected = protection.reasons.filter(
       (reason) => reason !== undefined && reason !== "conversational",
@@ -166,12 +165,11 @@ export function assembleModelView(
         if (!entry) return;
         checkDigestEntry(message.toolCallId, entry);
         if (typeof message.content === "string" && message.content === entry.digest) {
-          condensed.add(index);
+          // A digest substituted by an earlier assembly: neither live nor stale.
         } else if (typeof message.content === "string" && isCleanerText(message.content)) {
           // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
         } else if (messageContentSha256(message) === entry.contentSha256) {
           replaced.set(index, entry.digest);
-          condensed.add(index);
           report.substitutions++;
         } else {
           report.stale++;
@@ -185,7 +183,6 @@ export function assembleModelView(
         cleanable,
         threadIndex: protection.threadIndex,
         policy,
-        condensed,
       });
       for (const stub of stubs) {
         if (replaced.has(stub.index)) report.substitutions--;

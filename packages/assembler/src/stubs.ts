@@ -35,20 +35,31 @@ export function renderToolCall(call: ToolCall, argNames?: readonly string[]): st
 }
 
 /**
- * Cat. 2 stub: an earlier exact duplicate points to the latest occurrence. When the latest
- * is itself condensed, the stub carries the call that re-reads the original.
+ * Cat. 2 stub: an earlier exact duplicate points to the latest occurrence and names the
+ * call that re-reads it (`reread`, from {@link renderToolCall}), so the stub stays true
+ * whether that later result is kept in full, digested or condensed by the backstop. For a
+ * tool that is not idempotent, the call is offered as a re-run returning current data.
  */
-export function renderDuplicateStub(toolName: string, latestCallId: string, reread?: string): string {
+export function renderDuplicateStub(
+  toolName: string,
+  latestCallId: string,
+  reread: string,
+  idempotent = true,
+): string {
   const where = `${DUPLICATE_PREFIX}${latestCallId} (${toolName}) below`;
-  return reread === undefined
-    ? `${where}; that later result is kept in full.]`
-    : `${where}, which is condensed; the original is one call away: ${reread}]`;
+  return idempotent
+    ? `${where}; the original is one call away: ${reread}]`
+    : `${where}; re-running ${reread} returns current data.]`;
 }
 
-/** Cat. 4 stub: keeps the gist of the error so the agent does not retry a known-failed approach. */
-export function renderErrorRetryStub(errorText: string): string {
+/**
+ * Cat. 4 stub: keeps the gist of the error (its first line, at most
+ * {@link ERROR_GIST_MAX_CHARS} chars) so the agent does not retry a known-failed approach,
+ * and names the failed call (`failedCall`, from {@link renderToolCall}).
+ */
+export function renderErrorRetryStub(errorText: string, failedCall: string): string {
   const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
   const gist =
     firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
-  return `${ERROR_PREFIX}${gist}]`;
+  return `${ERROR_PREFIX}${gist} — failed call: ${failedCall}]`;
 }

@@ -69,7 +69,7 @@ export function classifyThread(
   const { threadIndex } = protection;
   const cleanable = (index: number) => protection.reasons[index] === undefined;
   const inlineIndices = new Set(
-    inlineStubs({ messages, cleanable, threadIndex, policy, condensed: new Set() }).map((stub) => stub.index),
+    inlineStubs({ messages, cleanable, threadIndex, policy }).map((stub) => stub.index),
   );
   const candidates: DigestCandidate[] = [];
   let protectedResults = 0;

@@ -99,11 +99,13 @@ describe("assembleLangChainView", () => {
     const errorStub = findTool(view, "e1");
     expect(errorStub).toBeInstanceOf(ToolMessage);
     expect(errorStub).toMatchObject({
-      content: renderErrorRetryStub("Error: backend timeout"),
+      content: renderErrorRetryStub("Error: backend timeout", 'search(q="assignment")'),
       id: "tm_e1",
       status: "error",
     });
-    expect(findTool(view, "d1").content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(findTool(view, "d1").content).toBe(
+      renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77")'),
+    );
   });
 
   it("does not mutate the input instances", () => {

@@ -289,7 +289,7 @@ function leftToAssembler(): GoldenThread {
     "i_f1",
     "fetch_filing",
     { filing_id: "F-3" },
-    `Error: filing service unavailable\n${filler("T", 9_000)}`,
+    "Error: filing service unavailable (503)\n  at fetchFiling (filings.js:41)",
   );
   t.call("i_f2", "fetch_filing", { filing_id: "F-3" }, filler("F3", 9_000));
   t.call(
