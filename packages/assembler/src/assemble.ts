@@ -6,7 +6,6 @@ import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
-import { isCleanerText } from "./stubs";
 import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
 
@@ -143,6 +142,7 @@ export function assembleModelView(
   let view: readonly Message[] = messages;
   let wallStart: number;
   let pinned: ((index: number) => boolean) | undefined;
+  const stubTargets = new Map<number, number>();
   if (disabled) {
     wallStart = recencyWallStart(messages, recencyKeepExchanges);
   } else {
@@ -158,25 +158,9 @@ export function assembleModelView(
       (reason) => reason !== undefined && reason !== "conversational",
     ).length;
 
-    if (digests && digests.size > 0) {
-      messages.forEach((message, index) => {
-        if (message.role !== "tool" || !cleanable(index)) return;
-        const entry = digests.get(message.toolCallId);
-        if (!entry) return;
-        checkDigestEntry(message.toolCallId, entry);
-        if (typeof message.content === "string" && message.content === entry.digest) {
-          // A digest substituted by an earlier assembly: neither live nor stale.
-        } else if (typeof message.content === "string" && isCleanerText(message.content)) {
-          // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
-        } else if (messageContentSha256(message) === entry.contentSha256) {
-          replaced.set(index, entry.digest);
-          report.substitutions++;
-        } else {
-          report.stale++;
-        }
-      });
-    }
-
+    // Inline decisions first: a stub wins over a digest, and a result already showing its
+    // stub (an earlier assembly's view) is neither live nor stale for the digest gate.
+    const decided = new Set<number>();
     if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
       const stubs = inlineStubs({
         messages,
@@ -185,11 +169,30 @@ export function assembleModelView(
         policy,
       });
       for (const stub of stubs) {
-        if (replaced.has(stub.index)) report.substitutions--;
+        decided.add(stub.index);
+        stubTargets.set(stub.index, stub.target);
+        if (stub.text === messages[stub.index]?.content) continue;
         replaced.set(stub.index, stub.text);
         if (stub.category === "duplicate") report.stubs.duplicate++;
         else report.stubs.errorRetry++;
       }
+    }
+
+    if (digests && digests.size > 0) {
+      messages.forEach((message, index) => {
+        if (message.role !== "tool" || !cleanable(index) || decided.has(index)) return;
+        const entry = digests.get(message.toolCallId);
+        if (!entry) return;
+        checkDigestEntry(message.toolCallId, entry);
+        if (typeof message.content === "string" && message.content === entry.digest) {
+          // The row's own digest, substituted by an earlier assembly: neither live nor stale.
+        } else if (messageContentSha256(message) === entry.contentSha256) {
+          replaced.set(index, entry.digest);
+          report.substitutions++;
+        } else {
+          report.stale++;
+        }
+      });
     }
 
     if (replaced.size > 0) {
@@ -206,7 +209,8 @@ export function assembleModelView(
 
   // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
   // rest of its source, so assembling the view again would clean what this pass kept.
-  const compacted = compactHistory(view, wallStart, options, pinned);
+  // A kept stub keeps what it points to; the targets come from this assembly's decisions.
+  const compacted = compactHistory(view, wallStart, options, { pinned, stubTargets });
   report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
   report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
   options.onReport?.(report);

@@ -208,7 +208,7 @@ describe("compactHistory keeps pairing and stub targets", () => {
     expect(results).toContain("c1");
   });
 
-  it("keeps the later result a kept duplicate stub points to", () => {
+  it("keeps the later result a kept stub points to, by the stub decisions it is given", () => {
     const stub =
       "[Duplicate result — identical to the result of tool call d2 (search) below; that later result is kept in full.]";
     const messages: Message[] = [
@@ -230,11 +230,12 @@ describe("compactHistory keeps pairing and stub targets", () => {
     ];
     // The first exchange is kept (pinned, as the window would), so its stub's target stays.
     const pinned = (index: number) => index === 2;
+    const stubTargets = new Map([[3, 5]]);
     const { messages: view, fired } = compactHistory(
       messages,
       recencyWallStart(messages, 0),
       { historyBudgetChars: 2_500 },
-      pinned,
+      { pinned, stubTargets },
     );
     expect(fired).toBe(true);
     expect(view.some((message) => message.role === "tool" && message.toolCallId === "d2")).toBe(true);

@@ -1,6 +1,6 @@
 import { contentChars, contentText } from "./content";
 import { canonicalArgs } from "./hash";
-import { COMPACTION_NOTE_PREFIX, DUPLICATE_PREFIX, ERROR_PREFIX } from "./stubs";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
 import type { Message, UserMessage } from "./types";
 
 /** Defaults of the history-compaction backstop (DESIGN §7 step 5). */
@@ -20,6 +20,20 @@ export interface CompactionOptions {
   snippetChars?: number;
   /** @default 12000 */
   noteMaxChars?: number;
+}
+
+/** What the assembler knows of a view that the backstop must respect. */
+export interface CompactionHints {
+  /**
+   * Messages that must not be dropped (the assembler pins results the recency window
+   * references, keep-rule 6); an exchange holding one is kept whole.
+   */
+  pinned?: (index: number) => boolean;
+  /**
+   * Per stub index, the index of the later result it points to ("identical to … below",
+   * "retried … below"), from the assembly's own stub decisions: a kept stub keeps its target.
+   */
+  stubTargets?: ReadonlyMap<number, number>;
 }
 
 export interface CompactionResult {
@@ -85,33 +99,6 @@ function isWholeExchange(
   return head.toolCalls.every((call) => (lastResultAt.get(call.id) ?? start) < end);
 }
 
-function startsWith(content: Message["content"], prefix: string): boolean {
-  return typeof content === "string" && content.startsWith(prefix);
-}
-
-/**
- * The later result a stub in the view points to, read from the view itself (so a second
- * assembly of the view finds the same): the named call of a duplicate stub, the last
- * success of the same tool for an error/retry stub.
- */
-function stubTarget(
-  messages: readonly Message[],
-  index: number,
-  lastResultAt: ReadonlyMap<string, number>,
-  lastSuccessAt: ReadonlyMap<string, number>,
-): number | undefined {
-  const message = messages[index] as Message;
-  if (message.role !== "tool" || typeof message.content !== "string") return undefined;
-  let target: number | undefined;
-  if (message.content.startsWith(DUPLICATE_PREFIX)) {
-    const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0] ?? "";
-    target = lastResultAt.get(named);
-  } else if (message.content.startsWith(ERROR_PREFIX)) {
-    target = lastSuccessAt.get(message.toolName);
-  }
-  return target !== undefined && target > index ? target : undefined;
-}
-
 function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
   for (let index = start; index < end; index++) if (pinned(index)) return true;
   return false;
@@ -167,14 +154,14 @@ function renderNote(
  * exchanges before the recency wall and puts one note of short snippets in their place.
  * Never splits a tool-call exchange, never drops system messages or the wall.
  *
- * @param pinned Messages that must not be dropped (the assembler pins results the recency
- * window references, keep-rule 6); an exchange holding one is kept whole.
+ * @param hints What must stay: pinned messages and the targets of kept stubs. Text that
+ * merely looks like a stub pins nothing.
  */
 export function compactHistory(
   messages: readonly Message[],
   wallStart: number,
   options: CompactionOptions = {},
-  pinned?: (index: number) => boolean,
+  hints: CompactionHints = {},
 ): CompactionResult {
   const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
   const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
@@ -188,14 +175,10 @@ export function compactHistory(
   }
   if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
 
+  const { pinned, stubTargets } = hints;
   const lastResultAt = new Map<string, number>();
-  const lastSuccessAt = new Map<string, number>();
   messages.forEach((message, position) => {
-    if (message.role !== "tool") return;
-    if (message.toolCallId !== "") lastResultAt.set(message.toolCallId, position);
-    if (message.status !== "error" && !startsWith(message.content, ERROR_PREFIX)) {
-      lastSuccessAt.set(message.toolName, position);
-    }
+    if (message.role === "tool" && message.toolCallId !== "") lastResultAt.set(message.toolCallId, position);
   });
   const stubPins = new Set<number>();
   const dropped = new Uint8Array(messages.length);
@@ -230,8 +213,8 @@ export function compactHistory(
     } else {
       // A kept stub keeps what it points to ("identical to … below", "retried … below").
       for (let member = index; member < end; member++) {
-        const target = stubTarget(messages, member, lastResultAt, lastSuccessAt);
-        if (target !== undefined) stubPins.add(target);
+        const target = stubTargets?.get(member);
+        if (target !== undefined && target > member) stubPins.add(target);
       }
     }
     index = end;

@@ -2,7 +2,7 @@ export type { AssembledView, AssembleOptions, AssemblyReport } from "./assemble"
 export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
-export type { CompactionOptions, CompactionResult } from "./compact-history";
+export type { CompactionHints, CompactionOptions, CompactionResult } from "./compact-history";
 export { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
 export { contentChars, contentText } from "./content";
 export {
@@ -48,7 +48,6 @@ export {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,
   ERROR_GIST_MAX_CHARS,
-  isCleanerText,
   renderDuplicateStub,
   renderErrorRetryStub,
   renderToolCall,

@@ -2,7 +2,13 @@ import { contentChars, contentText } from "./content";
 import { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
 import { readOffset } from "./keep-rules";
 import type { ToolPolicy, ToolRule } from "./policy";
-import { isCleanerText, renderDuplicateStub, renderErrorRetryStub, renderToolCall } from "./stubs";
+import {
+  DUPLICATE_PREFIX,
+  isErrorRetryStubFor,
+  renderDuplicateStub,
+  renderErrorRetryStub,
+  renderToolCall,
+} from "./stubs";
 import type { ThreadIndex } from "./thread-index";
 import type { Message, ToolCall, ToolMessage } from "./types";
 
@@ -19,7 +25,7 @@ export interface InlineStub {
 export const ERROR_TEXT_MAX_CHARS = 500;
 
 const ERROR_PATTERN =
-  /^\s*(?:error\b|exception\b|traceback\b|fatal\b|failed\b|\[error\]|status(?: code)?:? [45]\d\d\b)/i;
+  /^\s*(?:error\b|exception\b|traceback\b|fatal\b|failed\b|\[error\]|\[transient error\b|status(?: code)?:? [45]\d\d\b)/i;
 const BLANK_LINE = /\n[ \t]*\r?\n/;
 
 /**
@@ -75,7 +81,6 @@ interface ResultFacts {
   readonly call: ToolCall | undefined;
   readonly policy: ToolPolicy;
   readonly failed: boolean;
-  readonly cleanerText: boolean;
   /** Same tool and canonical args; undefined for failed results and results without a call. */
   readonly groupKey: string | undefined;
   /** See {@link retryKey}; undefined for results without a call. */
@@ -95,7 +100,6 @@ function resultFacts(message: ToolMessage, call: ToolCall | undefined, policy: T
     call,
     policy,
     failed,
-    cleanerText: isCleanerText(contentText(message.content)),
     groupKey: call && !failed ? `${message.toolName}\u0000${canonicalArgs(call)}` : undefined,
     retryKey: call ? retryKey(message.toolName, call, policy.ruleFor(message.toolName)) : undefined,
   };
@@ -139,6 +143,10 @@ interface InlineInput {
  * "error-retry" pairs (a failed result followed by a successful retry: the same tool with
  * the same or overlapping provenance args, see {@link overlaps}). Every stub names the call
  * that re-reads what it replaced.
+ *
+ * What the cleaner wrote is known from these decisions, never from how a text looks: a
+ * result that already shows exactly the stub decided for it (the view of an earlier
+ * assembly) is decided again with its own text, so callers can leave it as it is.
  */
 export function inlineStubs({ messages, cleanable, threadIndex, policy }: InlineInput): InlineStub[] {
   const stubs: InlineStub[] = [];
@@ -148,11 +156,9 @@ export function inlineStubs({ messages, cleanable, threadIndex, policy }: Inline
 
   messages.forEach((message, index) => {
     if (message.role !== "tool") return;
-    // Cleaner text (a digest or stub from an earlier assembly) hides whether the original
-    // failed, so it counts as no retry; the success it stood for already did its work.
     const facts = resultFacts(message, threadIndex.callFor(message), policy);
     factsAt[index] = facts;
-    if (!facts.failed && !facts.cleanerText && facts.retryKey !== undefined) {
+    if (!facts.failed && facts.retryKey !== undefined) {
       const successes = successesByRetryKey.get(facts.retryKey);
       if (successes) successes.push(index);
       else successesByRetryKey.set(facts.retryKey, [index]);
@@ -166,24 +172,48 @@ export function inlineStubs({ messages, cleanable, threadIndex, policy }: Inline
     else byCallKey.set(key, [index]);
   });
 
+  const duplicateStubOf = (message: ToolMessage, latest: number): string => {
+    const latestMessage = messages[latest] as ToolMessage;
+    const latestCall = threadIndex.callFor(latestMessage) as ToolCall;
+    const rule = policy.ruleFor(latestMessage.toolName);
+    return renderDuplicateStub(
+      message.toolName,
+      latestMessage.toolCallId,
+      renderToolCall(latestCall, rule.provenanceArgs),
+      rule.idempotent,
+    );
+  };
+  // The later copy whose duplicate stub `message` already shows, byte for byte.
+  const shownTarget = (message: ToolMessage, index: number, group: readonly number[]) => {
+    if (typeof message.content !== "string" || !message.content.startsWith(DUPLICATE_PREFIX))
+      return undefined;
+    const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0];
+    for (let position = group.length - 1; position >= 0; position--) {
+      const member = group[position] as number;
+      if (member <= index) break;
+      if ((messages[member] as ToolMessage).toolCallId !== named) continue;
+      if (duplicateStubOf(message, member) === message.content) return member;
+    }
+    return undefined;
+  };
+
   const stubbed = new Set<number>();
   for (const group of byCallKey.values()) {
     if (group.length < 2) continue;
     const latestByHash = new Map<string, number>();
     for (const index of group) latestByHash.set(messageContentSha256(messages[index] as Message), index);
     for (const index of group) {
+      if (!cleanable(index)) continue;
       const message = messages[index] as ToolMessage;
+      const shown = shownTarget(message, index, group);
+      if (shown !== undefined) {
+        stubs.push({ index, category: "duplicate", text: message.content as string, target: shown });
+        stubbed.add(index);
+        continue;
+      }
       const latest = latestByHash.get(messageContentSha256(message)) as number;
-      if (latest === index || !cleanable(index) || factsAt[index]?.cleanerText) continue;
-      const latestMessage = messages[latest] as ToolMessage;
-      const latestCall = threadIndex.callFor(latestMessage) as ToolCall;
-      const rule = policy.ruleFor(latestMessage.toolName);
-      const text = renderDuplicateStub(
-        message.toolName,
-        latestMessage.toolCallId,
-        renderToolCall(latestCall, rule.provenanceArgs),
-        rule.idempotent,
-      );
+      if (latest === index) continue;
+      const text = duplicateStubOf(message, latest);
       if (text.length >= contentChars(message.content)) continue;
       stubs.push({ index, category: "duplicate", text, target: latest });
       stubbed.add(index);
@@ -193,14 +223,17 @@ export function inlineStubs({ messages, cleanable, threadIndex, policy }: Inline
   messages.forEach((message, index) => {
     if (message.role !== "tool" || stubbed.has(index) || !cleanable(index)) return;
     const facts = factsAt[index];
-    if (!facts?.failed || facts.cleanerText || !facts.call || facts.retryKey === undefined) return;
+    if (!facts?.failed || !facts.call || facts.retryKey === undefined) return;
     const successes = successesByRetryKey.get(facts.retryKey);
     const rule = policy.ruleFor(message.toolName);
     const retry = successes && findRetry(successes, index, facts.call, rule, factsAt);
     if (retry === undefined) return;
     // Always collapsed, even when short: the stub also tells the model the retry worked.
     const failedCall = renderToolCall(facts.call, rule.provenanceArgs);
-    const text = renderErrorRetryStub(contentText(message.content), failedCall);
+    const text =
+      typeof message.content === "string" && isErrorRetryStubFor(message.content, failedCall)
+        ? message.content
+        : renderErrorRetryStub(contentText(message.content), failedCall);
     stubs.push({ index, category: "error-retry", text, target: retry });
   });
   return stubs.sort((a, b) => a.index - b.index);

@@ -3,7 +3,7 @@ import {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,
   ERROR_GIST_MAX_CHARS,
-  isCleanerText,
+  isErrorRetryStubFor,
   renderDuplicateStub,
   renderErrorRetryStub,
   renderToolCall,
@@ -43,7 +43,6 @@ describe("renderDuplicateStub", () => {
     expect(stub).toBe(
       '[Duplicate result — identical to the result of tool call call_9 (read_document) below; the original is one call away: read_document(file_id="f")]',
     );
-    expect(isCleanerText(stub)).toBe(true);
   });
 
   it("offers the call of a tool that is not idempotent as a re-run returning current data", () => {
@@ -79,12 +78,14 @@ describe("renderErrorRetryStub", () => {
   });
 });
 
-describe("isCleanerText", () => {
-  it("recognises digests, both stubs and the compaction note, and nothing else", () => {
-    expect(isCleanerText(`${DIGEST_HEADER}\ntool: read_document`)).toBe(true);
-    expect(isCleanerText(renderErrorRetryStub("Error: x", FAILED_CALL))).toBe(true);
-    expect(isCleanerText(`${COMPACTION_NOTE_PREFIX}: 4 earlier messages …`)).toBe(true);
-    expect(isCleanerText("Document f1, page 1.")).toBe(false);
-    expect(isCleanerText(` ${DIGEST_HEADER}`)).toBe(false);
+describe("isErrorRetryStubFor", () => {
+  it("recognises exactly the stub rendered for that failed call, and nothing else", () => {
+    const stub = renderErrorRetryStub("Error: timeout\nat x", FAILED_CALL);
+    expect(isErrorRetryStubFor(stub, FAILED_CALL)).toBe(true);
+    expect(isErrorRetryStubFor(stub, 'read_document(file_id="g")')).toBe(false);
+    expect(isErrorRetryStubFor(`${stub} `, FAILED_CALL)).toBe(false);
+    expect(isErrorRetryStubFor(`${GIST_PREFIX}a\nb${CALL_SUFFIX}`, FAILED_CALL)).toBe(false);
+    expect(isErrorRetryStubFor(`${GIST_PREFIX}${"x".repeat(201)}${CALL_SUFFIX}`, FAILED_CALL)).toBe(false);
+    expect(isErrorRetryStubFor(`${DIGEST_HEADER}\n${COMPACTION_NOTE_PREFIX}`, FAILED_CALL)).toBe(false);
   });
 });

@@ -10,17 +10,6 @@ export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by contex
 /** The longest error gist a cat. 4 stub keeps. */
 export const ERROR_GIST_MAX_CHARS = 200;
 
-/**
- * Whether text is something the cleaner wrote: any text whose bracketed first line names
- * context-cleaner (digests, search stubs, the compaction note), or a cat. 2 / cat. 4 stub.
- */
-export function isCleanerText(text: string): boolean {
-  if (!text.startsWith("[")) return false;
-  if (text.startsWith(DUPLICATE_PREFIX) || text.startsWith(ERROR_PREFIX)) return true;
-  const firstLine = text.slice(0, 200).split("\n", 1)[0] ?? "";
-  return firstLine.includes("context-cleaner");
-}
-
 function renderArg(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
 }
@@ -62,4 +51,15 @@ export function renderErrorRetryStub(errorText: string, failedCall: string): str
   const gist =
     firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
   return `${ERROR_PREFIX}${gist} — failed call: ${failedCall}]`;
+}
+
+/**
+ * Whether `text` is exactly the cat. 4 stub {@link renderErrorRetryStub} renders for
+ * `failedCall`: an assembly that decides to stub such a result again leaves it as it is.
+ */
+export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
+  const suffix = ` — failed call: ${failedCall}]`;
+  if (!text.startsWith(ERROR_PREFIX) || !text.endsWith(suffix)) return false;
+  const gist = text.slice(ERROR_PREFIX.length, text.length - suffix.length);
+  return renderErrorRetryStub(gist, failedCall) === text;
 }

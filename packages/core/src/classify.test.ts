@@ -193,6 +193,19 @@ describe("classifyThread over golden threads", () => {
     expect(result.inline).toBe(0);
   });
 
+  it("a README opening with a context-cleaner badge is a page like any other", () => {
+    const t = threadBuilder();
+    t.user("Read the README.");
+    const badge = "[![context-cleaner build](https://ci.example.com/badge.svg)](https://ci.example.com)\n";
+    t.call("m_1", "read_file", { path: "README.md" }, `${badge}# Tools\n\n${filler("R", 9_000)}`);
+    t.assistant("Read.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => [candidate.message.toolCallId, candidate.category])).toEqual([
+      ["m_1", CANDIDATE_CATEGORIES.bulkyOutput],
+    ]);
+  });
+
   it("a failed result that was never retried is no page to digest, however long its trace", () => {
     const t = threadBuilder();
     t.user("Read the end of doc_a.");

@@ -1,8 +1,6 @@
 import {
   contentChars,
-  contentText,
   inlineStubs,
-  isCleanerText,
   isErrorResult,
   type Message,
   messageContentSha256,
@@ -99,7 +97,6 @@ export function classifyThread(
     // A result with a non-text block (an image, a file) cannot be condensed faithfully from its text.
     if (!call || failed || inlineIndices.has(index) || !isTextOnly(message)) continue;
     if ((resultsPerId.get(message.toolCallId) ?? 0) > 1) continue;
-    if (isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
     let category: CandidateCategory | undefined;
     if (rule.kind === "search") {

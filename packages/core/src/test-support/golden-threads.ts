@@ -270,7 +270,10 @@ function timeVarying(): GoldenThread {
   });
 }
 
-/** Cat. 2 duplicates and cat. 4 error/retry pairs are the assembler's; cleaner text is never re-digested. */
+/**
+ * Cat. 2 duplicates and cat. 4 error/retry pairs are the assembler's. A page that opens
+ * like a digest is still a page: a checkpoint holds raw results, never the cleaner's text.
+ */
 function leftToAssembler(): GoldenThread {
   const t = threadBuilder();
   const page = filler("D", 6_000);
@@ -308,13 +311,13 @@ function leftToAssembler(): GoldenThread {
       { toolCallId: "i_d2", category: 1, source: "doc_d" },
       { toolCallId: "i_e2", category: 1, source: "doc_e" },
       { toolCallId: "i_f2", category: 5 },
+      { toolCallId: "i_c", category: 1, source: "doc_c" },
     ],
     inline: 3,
     neverCandidates: {
       i_d1: "earlier exact duplicate (cat. 2 stub)",
       i_e1: "error retried below (cat. 4 stub, status error)",
       i_f1: "error retried below (cat. 4 stub, error text)",
-      i_c: "already cleaner text",
     },
   });
 }
