@@ -183,7 +183,7 @@ describe("compactHistory", () => {
 });
 
 describe("compactHistory keeps pairing and stub targets", () => {
-  it("never drops an assistant whose result sits after another message, nor that result alone", () => {
+  it("drops an assistant whose result sits after another message only together with that result", () => {
     const messages: Message[] = [
       userMessage("go"),
       assistantCalling(toolCall("c1", "read_document", { file_id: "lease", offset: 0 })),
@@ -205,7 +205,73 @@ describe("compactHistory keeps pairing and stub targets", () => {
     );
     const results = view.flatMap((message) => (message.role === "tool" ? [message.toolCallId] : []));
     expect(results).toEqual(calls);
-    expect(results).toContain("c1");
+    expect(results).not.toContain("c1");
+    expect(view).toContain(messages[2]);
+  });
+
+  /** Per call id in the view: how many results answer it; and results without their call. */
+  function pairing(view: readonly Message[]): { calls: Map<string, number>; orphans: string[] } {
+    const calls = new Map<string, number>();
+    const orphans: string[] = [];
+    for (const message of view) {
+      if (message.role === "assistant") for (const call of message.toolCalls ?? []) calls.set(call.id, 0);
+      else if (message.role === "tool") {
+        const count = calls.get(message.toolCallId);
+        if (count === undefined) orphans.push(message.toolCallId);
+        else calls.set(message.toolCallId, count + 1);
+      }
+    }
+    return { calls, orphans };
+  }
+
+  it("drops an exchange interleaved with another only together with it: A(b1,b2) b1 A'(a1) a1 b2", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("b1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("b2", "read_document", { file_id: "f", offset: 4_000 }),
+      ),
+      toolResult("b1", "read_document", documentPage("f", 0, 4_000)),
+      assistantCalling(toolCall("a1", "search", { q: "rent" })),
+      toolResult("a1", "search", `id: f ${"hit ".repeat(500)}`),
+      toolResult("b2", "read_document", documentPage("f", 1, 4_000)),
+      userMessage("next"),
+    ];
+    for (const budget of [1, 5_000, 7_000, 9_000]) {
+      const { messages: view } = compactHistory(messages, recencyWallStart(messages, 0), {
+        historyBudgetChars: budget,
+      });
+      const { calls, orphans } = pairing(view);
+      expect(orphans, `budget ${budget}`).toEqual([]);
+      for (const [id, results] of calls) expect(results, `call ${id}, budget ${budget}`).toBe(1);
+    }
+  });
+
+  it("drops a stub whose target went with an earlier-starting interleaved exchange", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("x1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("t", "search", { q: "rent" }),
+      ),
+      toolResult("x1", "read_document", documentPage("f", 0, 6_000)),
+      assistantCalling(toolCall("s", "search", { q: "rent" })),
+      toolResult("s", "search", "[stub of s, pointing to t below]"),
+      toolResult("t", "search", "id: f"),
+      userMessage("next"),
+    ];
+    const stubTargets = new Map([[4, 5]]);
+    const wallStart = recencyWallStart(messages, 0);
+    const { messages: view } = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: 1_000, snippetChars: 20 },
+      { stubTargets },
+    );
+    // Dropping {A, x1, t} alone fits the budget, but the stub s would then point to nothing.
+    expect(view).not.toContain(messages[5]);
+    expect(view).not.toContain(messages[4]);
+    expect(view.at(-1)).toBe(messages[6]);
   });
 
   it("keeps the later result a kept stub points to, by the stub decisions it is given", () => {

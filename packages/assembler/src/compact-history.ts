@@ -1,7 +1,7 @@
 import { contentChars, contentText } from "./content";
 import { canonicalArgs } from "./hash";
 import { COMPACTION_NOTE_PREFIX } from "./stubs";
-import type { Message, UserMessage } from "./types";
+import type { Message, ToolMessage, UserMessage } from "./types";
 
 /** Defaults of the history-compaction backstop (DESIGN §7 step 5). */
 export const COMPACTION_DEFAULTS = {
@@ -73,35 +73,69 @@ function isCompactionNote(message: Message): boolean {
   );
 }
 
-/** End (exclusive) of the unit starting at `index`: an assistant message with its tool results, or one message. */
-function unitEnd(messages: readonly Message[], index: number): number {
-  const role = messages[index]?.role;
-  let end = index + 1;
-  if (role === "assistant" || role === "tool") {
-    while (end < messages.length && messages[end]?.role === "tool") end++;
-  }
-  return end;
-}
-
 /**
- * Whether a unit can go without breaking tool-call pairing: tool results alone never go
- * (their call stays elsewhere), and an assistant goes only with every result of its calls.
+ * The units the backstop drops whole: the connected components of tool calls and their
+ * results (union-find over assistant messages and results: a result joins the assistant
+ * whose call it answers, the nearest earlier one with that id, else the first later one),
+ * and every other message alone. Units come in the order of their first member, each
+ * listing its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two units, {A, b1, b2} and
+ * {A', a1}, so dropping A' never takes b2 away from its call.
  */
-function isWholeExchange(
-  messages: readonly Message[],
-  start: number,
-  end: number,
-  lastResultAt: ReadonlyMap<string, number>,
-): boolean {
-  const head = messages[start] as Message;
-  if (head.role === "tool") return false;
-  if (head.role !== "assistant" || !head.toolCalls) return true;
-  return head.toolCalls.every((call) => (lastResultAt.get(call.id) ?? start) < end);
-}
-
-function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
-  for (let index = start; index < end; index++) if (pinned(index)) return true;
-  return false;
+function exchangeUnits(messages: readonly Message[]): { units: number[][]; unitOf: Int32Array } {
+  const parent = Int32Array.from(messages, (_, index) => index);
+  const find = (index: number): number => {
+    let root = index;
+    while (parent[root] !== root) root = parent[root] as number;
+    for (let at = index; parent[at] !== root; ) {
+      const next = parent[at] as number;
+      parent[at] = root;
+      at = next;
+    }
+    return root;
+  };
+  // The smaller root wins, so every root is the first member of its unit.
+  const union = (left: number, right: number) => {
+    const [a, b] = [find(left), find(right)];
+    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+  };
+  const latestCaller = new Map<string, number>();
+  const unanswered: number[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === "assistant") {
+      for (const call of message.toolCalls ?? []) latestCaller.set(call.id, index);
+    } else if (message.role === "tool") {
+      const caller = latestCaller.get(message.toolCallId);
+      if (caller !== undefined) union(caller, index);
+      else unanswered.push(index);
+    }
+  });
+  if (unanswered.length > 0) {
+    const firstCaller = new Map<string, number>();
+    messages.forEach((message, index) => {
+      if (message.role !== "assistant") return;
+      for (const call of message.toolCalls ?? [])
+        if (!firstCaller.has(call.id)) firstCaller.set(call.id, index);
+    });
+    for (const index of unanswered) {
+      const caller = firstCaller.get((messages[index] as ToolMessage).toolCallId);
+      if (caller !== undefined) union(caller, index);
+    }
+  }
+  const units: number[][] = [];
+  const unitOf = new Int32Array(messages.length);
+  const unitAtRoot = new Map<number, number>();
+  for (let index = 0; index < messages.length; index++) {
+    const root = find(index);
+    let unit = unitAtRoot.get(root);
+    if (unit === undefined) {
+      unit = units.length;
+      unitAtRoot.set(root, unit);
+      units.push([]);
+    }
+    (units[unit] as number[]).push(index);
+    unitOf[index] = unit;
+  }
+  return { units, unitOf };
 }
 
 function snippet(message: Message, maxChars: number): string {
@@ -176,23 +210,47 @@ export function compactHistory(
   if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
 
   const { pinned, stubTargets } = hints;
-  const lastResultAt = new Map<string, number>();
-  messages.forEach((message, position) => {
-    if (message.role === "tool" && message.toolCallId !== "") lastResultAt.set(message.toolCallId, position);
+  const { units, unitOf } = exchangeUnits(messages);
+  // Units that stay whatever the budget: the wall (any member in it), system messages,
+  // earlier notes, units holding a pinned message, and, transitively, the units holding
+  // what a stub in a staying unit points to.
+  const staying = new Uint8Array(units.length);
+  const pending: number[] = [];
+  units.forEach((members, unit) => {
+    const first = messages[members[0] as number] as Message;
+    if (
+      (members.at(-1) as number) >= wallStart ||
+      first.role === "system" ||
+      isCompactionNote(first) ||
+      members.some((member) => pinned?.(member) ?? false)
+    ) {
+      staying[unit] = 1;
+      pending.push(unit);
+    }
   });
-  const stubPins = new Set<number>();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const member of units[next] as number[]) {
+      const target = stubTargets?.get(member);
+      if (target === undefined || target <= member) continue;
+      const unit = unitOf[target] as number;
+      if (staying[unit] === 1) continue;
+      staying[unit] = 1;
+      pending.push(unit);
+    }
+  }
+
   const dropped = new Uint8Array(messages.length);
   let droppedCount = 0;
-  let firstDropped = -1;
-  let index = 0;
-  while (index < wallStart) {
-    const message = messages[index] as Message;
-    if (message.role === "system" || isCompactionNote(message)) {
-      index++;
-      continue;
+  const drop = (unit: number) => {
+    for (const member of units[unit] as number[]) {
+      dropped[member] = 1;
+      total -= sizes[member] as number;
+      droppedCount++;
     }
-    const end = unitEnd(messages, index);
-    if (end > wallStart) break;
+  };
+  for (let unit = 0; unit < units.length; unit++) {
+    if ((units[unit]?.[0] as number) >= wallStart) break;
+    if (staying[unit] === 1) continue;
     // Stop once the kept messages and the note (at most a snippet per dropped message) fit.
     if (
       droppedCount > 0 &&
@@ -200,24 +258,18 @@ export function compactHistory(
     ) {
       break;
     }
-    if (
-      isWholeExchange(messages, index, end, lastResultAt) &&
-      !isPinned(index, end, (member) => stubPins.has(member) || (pinned?.(member) ?? false))
-    ) {
-      if (firstDropped === -1) firstDropped = index;
-      for (let member = index; member < end; member++) {
-        dropped[member] = 1;
-        total -= sizes[member] as number;
-      }
-      droppedCount += end - index;
-    } else {
-      // A kept stub keeps what it points to ("identical to … below", "retried … below").
-      for (let member = index; member < end; member++) {
-        const target = stubTargets?.get(member);
-        if (target !== undefined && target > member) stubPins.add(target);
+    drop(unit);
+  }
+  // A kept stub whose target went with an earlier-starting unit goes too.
+  for (let changed = droppedCount > 0 && (stubTargets?.size ?? 0) > 0; changed; ) {
+    changed = false;
+    for (const [stub, target] of stubTargets ?? []) {
+      const unit = unitOf[stub] as number;
+      if (dropped[stub] === 0 && dropped[target] === 1 && staying[unit] === 0) {
+        drop(unit);
+        changed = true;
       }
     }
-    index = end;
   }
   if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
 
@@ -225,6 +277,7 @@ export function compactHistory(
     role: "user",
     content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
   };
+  const firstDropped = dropped.indexOf(1);
   const result: Message[] = [];
   for (let position = 0; position < messages.length; position++) {
     if (position === firstDropped) result.push(note);
