@@ -329,6 +329,97 @@ describe("assembleModelView history backstop", () => {
   });
 });
 
+describe("assembleModelView history backstop holds its budget", () => {
+  const PAGE_CHARS = 48_000;
+  const PAGES = 25;
+
+  /** Every page of lease_445, three small exchanges, then a question naming lease_445. */
+  function pinnedThread(question = "What does lease_445 say about assignment?"): Message[] {
+    const pages = Array.from({ length: PAGES }, (_, page) =>
+      toolExchange(
+        `p${page}`,
+        "read_document",
+        { file_id: "lease_445", offset: page * PAGE_CHARS },
+        documentPage("lease_445", page, PAGE_CHARS),
+      ),
+    ).flat();
+    return [
+      systemMessage(),
+      userMessage("Read the whole lease."),
+      ...pages,
+      ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
+      ...toolExchange("w2", "web_search", { q: "b" }, "id: b"),
+      ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
+      userMessage(question),
+    ];
+  }
+
+  it("fits a view whose pinned pages alone are 1.2M chars into 320,000, condensing the oldest pages", () => {
+    const thread = deepFreeze(pinnedThread());
+    expect(total(thread)).toBeGreaterThan(1_200_000);
+    const page3 = thread[resultIndex(thread, "p3")] as Message;
+    const digest = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - page 3\nre-read: read_document(file_id="lease_445", offset=144000)`;
+    const rows = digestMap({ p3: digestFor(page3.content, digest) });
+    const { messages: view, report } = assembleModelView(thread, rows);
+    expect(report.assembledChars).toBe(total(view));
+    expect(report.assembledChars).toBeLessThanOrEqual(320_000);
+    // Only the unpinned opening request is dropped (a note takes its place); every call
+    // keeps its result, in place; the wall is untouched.
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 1, wallExceedsBudget: false });
+    expect(report.compaction.condensedResults).toBeGreaterThan(0);
+    expect(view).toHaveLength(thread.length);
+    expect(view[1]?.content).toMatch(/^\[Earlier conversation condensed by context-cleaner: 1 earlier/);
+    const wallStart = recencyWallStart(thread);
+    thread.slice(wallStart).forEach((message, offset) => {
+      expect(view[wallStart + offset]).toBe(message);
+    });
+    // The oldest pages give way first: each names its re-read call (or shows its matching digest).
+    expect(view[resultIndex(thread, "p3")]?.content).toBe(digest);
+    for (const page of [0, 1, 2, 4]) {
+      const index = resultIndex(thread, `p${page}`);
+      expect(view[index]?.content).toContain(
+        `read_document(file_id="lease_445", offset=${page * PAGE_CHARS})`,
+      );
+      expect(view[index]).toMatchObject({ role: "tool", toolCallId: `p${page}` });
+    }
+    expect(view[resultIndex(thread, `p${PAGES - 1}`)]).toBe(thread[resultIndex(thread, `p${PAGES - 1}`)]);
+    // Assembling the view again changes nothing more.
+    const again = assembleModelView(view, rows);
+    again.messages.forEach((message, index) => {
+      expect(message).toBe(view[index]);
+    });
+    expect(again.report.compaction.fired).toBe(false);
+  });
+
+  it("says when the recency wall alone exceeds the budget, and leaves the wall whole", () => {
+    const thread = pinnedThread();
+    const budget = 20_000;
+    const { messages: view, report } = assembleModelView(thread, null, {
+      historyBudgetChars: budget,
+      recencyKeepExchanges: 0,
+    });
+    expect(report.compaction.wallExceedsBudget).toBe(false);
+    expect(report.assembledChars).toBeLessThanOrEqual(budget);
+    // Every page is pinned: condensed in place, none dropped.
+    expect(
+      view.filter((message) => message.role === "tool" && message.toolName === "read_document"),
+    ).toHaveLength(PAGES);
+    const wide = assembleModelView(thread, null, { historyBudgetChars: budget, recencyKeepExchanges: 26 });
+    expect(wide.report.compaction.wallExceedsBudget).toBe(true);
+    const wallStart = recencyWallStart(thread, 26);
+    const wall = thread.slice(wallStart);
+    expect(wide.messages.slice(-wall.length)).toEqual(wall);
+    wall.forEach((message, offset) => {
+      expect(wide.messages[wide.messages.length - wall.length + offset]).toBe(message);
+    });
+  });
+
+  it("reports no excess when the view fits", () => {
+    const { report } = assembleModelView(realisticThread(), null);
+    expect(report.compaction).toMatchObject({ fired: false, wallExceedsBudget: false, condensedResults: 0 });
+  });
+});
+
 describe("assembleModelView bad input", () => {
   it.each([
     ["recencyKeepExchanges", -1],

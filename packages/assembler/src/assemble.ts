@@ -6,6 +6,7 @@ import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
+import { renderBudgetStub, renderToolCall } from "./stubs";
 import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
 
@@ -47,7 +48,14 @@ export interface AssemblyReport {
   stubs: { duplicate: number; errorRetry: number };
   /** Messages protected by the keep-rules. */
   protected: number;
-  compaction: { fired: boolean; droppedMessages: number };
+  compaction: {
+    fired: boolean;
+    droppedMessages: number;
+    /** Pinned results before the wall condensed to fit the budget (digest or re-read stub). */
+    condensedResults: number;
+    /** The view is over `historyBudgetChars` because the recency wall (with system messages and notes) alone exceeds it. */
+    wallExceedsBudget: boolean;
+  };
 }
 
 export interface AssembledView<M = Message> {
@@ -136,12 +144,13 @@ export function assembleModelView(
     charsSaved: 0,
     stubs: { duplicate: 0, errorRetry: 0 },
     protected: 0,
-    compaction: { fired: false, droppedMessages: 0 },
+    compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
   };
 
   let view: readonly Message[] = messages;
   let wallStart: number;
   let pinned: ((index: number) => boolean) | undefined;
+  let condense: ((index: number) => Message | undefined) | undefined;
   const stubTargets = new Map<number, number>();
   if (disabled) {
     wallStart = recencyWallStart(messages, recencyKeepExchanges);
@@ -205,13 +214,39 @@ export function assembleModelView(
         return replacement;
       });
     }
+
+    // Past the budget, a pinned result before the wall gives way to its matching digest or a
+    // stub naming its re-read call (pinned results are never replaced above).
+    condense = (index) => {
+      const message = messages[index] as Message;
+      if (message.role !== "tool") return undefined;
+      const entry = digests?.get(message.toolCallId);
+      if (entry) checkDigestEntry(message.toolCallId, entry);
+      // The row's own digest, substituted by an earlier pass: already condensed.
+      if (entry && message.content === entry.digest) return undefined;
+      const call = protection.threadIndex.callFor(message);
+      const rule = policy.ruleFor(message.toolName);
+      const text =
+        entry && messageContentSha256(message) === entry.contentSha256
+          ? entry.digest
+          : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+      if (text === undefined) return undefined;
+      const replacement: ToolMessage = { ...message, content: text };
+      replacedFrom.set(replacement, message);
+      return replacement;
+    };
   }
 
   // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
   // rest of its source, so assembling the view again would clean what this pass kept.
   // A kept stub keeps what it points to; the targets come from this assembly's decisions.
-  const compacted = compactHistory(view, wallStart, options, { pinned, stubTargets });
-  report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
+  const compacted = compactHistory(view, wallStart, options, { pinned, stubTargets, condense });
+  report.compaction = {
+    fired: compacted.fired,
+    droppedMessages: compacted.droppedMessages,
+    condensedResults: compacted.condensedResults,
+    wallExceedsBudget: compacted.wallExceedsBudget,
+  };
   report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
   options.onReport?.(report);
   return { messages: [...compacted.messages], report };

@@ -123,7 +123,36 @@ describe("compactHistory", () => {
     for (const message of wall) expect(result.messages).toContain(message);
     expect(result.messages.filter((message) => message.role === "system")).toHaveLength(2);
     expect(result.messages.filter(isNote)).toHaveLength(1);
+    expect(result.wallExceedsBudget).toBe(true);
     expectPairsIntact(result.messages);
+  });
+
+  it("fits the view, its note included, whenever the wall leaves room", () => {
+    const messages = longThread(40, 3_000);
+    const wallStart = recencyWallStart(messages);
+    const floor = total(messages.slice(wallStart)) + total(messages.filter((m) => m.role === "system"));
+    for (const budget of [floor + 200, floor + 1_000, 20_000, 50_000, 100_000]) {
+      const result = compactHistory(messages, wallStart, { historyBudgetChars: budget });
+      expect(total(result.messages), `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(result.wallExceedsBudget).toBe(false);
+      expectPairsIntact(result.messages);
+    }
+  });
+
+  it("drops a user message that only opens like a note; keeps a note it wrote", () => {
+    const messages = longThread(10);
+    const spoof = userMessage(`${COMPACTION_NOTE_PREFIX}: a pasted log the user sent ${"x".repeat(20_000)}`);
+    messages.splice(1, 1, spoof);
+    const wallStart = recencyWallStart(messages);
+    const result = compactHistory(messages, wallStart, { historyBudgetChars: 30_000 });
+    expect(result.messages).not.toContain(spoof);
+    expect(total(result.messages)).toBeLessThanOrEqual(30_000);
+    const again = compactHistory(result.messages, recencyWallStart(result.messages), {
+      historyBudgetChars: 20_000,
+    });
+    const [note] = result.messages.filter(isNote);
+    expect(note).toBeDefined();
+    expect(again.messages).toContain(note);
   });
 
   it("never splits an exchange that straddles the wall", () => {

@@ -34,12 +34,26 @@ export interface CompactionHints {
    * "retried … below"), from the assembly's own stub decisions: a kept stub keeps its target.
    */
   stubTargets?: ReadonlyMap<number, number>;
+  /**
+   * A condensed stand-in for a pinned result before the recency wall (its digest, or a stub
+   * naming its re-read call), used only when dropping every unpinned exchange does not fit
+   * the budget; undefined keeps the result as it is.
+   */
+  condense?: (index: number) => Message | undefined;
 }
 
 export interface CompactionResult {
   messages: readonly Message[];
+  /** Whether anything was dropped or condensed. */
   fired: boolean;
   droppedMessages: number;
+  /** Pinned results replaced by their condensed stand-in. */
+  condensedResults: number;
+  /**
+   * True when the view is still over the budget: what the backstop never removes (the
+   * recency wall, system messages and notes, with this pass's note header) exceeds it.
+   */
+  wallExceedsBudget: boolean;
 }
 
 const charsByMessage = new WeakMap<object, { content: unknown; toolCalls: unknown; chars: number }>();
@@ -65,11 +79,23 @@ export function messageChars(message: Message): number {
 
 const NOTE_HEADER_CHARS = 160;
 
-function isCompactionNote(message: Message): boolean {
+function noteHeader(droppedCount: number): string {
+  return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+}
+
+const NOTE_HEADER = new RegExp(
+  `^${noteHeader(0)
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
+);
+
+/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
+function isCompactionNote(message: Message, noteMaxChars: number): boolean {
   return (
     message.role === "user" &&
     typeof message.content === "string" &&
-    message.content.startsWith(COMPACTION_NOTE_PREFIX)
+    message.content.length <= noteMaxChars &&
+    NOTE_HEADER.test(message.content)
   );
 }
 
@@ -157,14 +183,15 @@ function snippet(message: Message, maxChars: number): string {
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
+/** The note: its header, then a snippet per dropped message while `maxChars` allows. */
 function renderNote(
   messages: readonly Message[],
   dropped: Uint8Array,
   droppedCount: number,
   snippetChars: number,
-  noteMaxChars: number,
+  maxChars: number,
 ): string {
-  const header = `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+  const header = noteHeader(droppedCount);
   const lines = [header];
   let chars = header.length;
   let seen = 0;
@@ -172,8 +199,8 @@ function renderNote(
     if (dropped[index] !== 1) continue;
     const line = snippet(messages[index] as Message, snippetChars);
     const tail = `- … and ${droppedCount - seen} more`;
-    if (chars + 1 + line.length + 1 + tail.length > noteMaxChars) {
-      lines.push(tail);
+    if (chars + 1 + line.length + 1 + tail.length > maxChars) {
+      if (chars + 1 + tail.length <= maxChars) lines.push(tail);
       break;
     }
     lines.push(line);
@@ -184,12 +211,18 @@ function renderNote(
 }
 
 /**
- * The history-compaction backstop: past `historyBudgetChars`, drops the oldest whole
- * exchanges before the recency wall and puts one note of short snippets in their place.
- * Never splits a tool-call exchange, never drops system messages or the wall.
+ * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
+ * order, touching the recency wall never:
+ * 1. drops the oldest whole units before the wall (see {@link exchangeUnits}) that hold
+ *    no pinned message, and puts one note of short snippets where the first one was;
+ * 2. condenses pinned results before the wall, oldest first, to the stand-in
+ *    `hints.condense` gives (their digest, or a stub naming their re-read call);
+ * 3. drops the oldest units holding pinned results.
+ * The note counts toward the budget. The view fits unless what is never removed (the wall,
+ * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
  *
- * @param hints What must stay: pinned messages and the targets of kept stubs. Text that
- * merely looks like a stub pins nothing.
+ * @param hints What must stay: pinned messages and the targets of kept stubs (text that
+ * merely looks like a stub pins nothing), and how to condense a pinned result.
  */
 export function compactHistory(
   messages: readonly Message[],
@@ -207,40 +240,66 @@ export function compactHistory(
     sizes[index] = size;
     total += size;
   }
-  if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
+  const unchanged = (wallExceedsBudget: boolean): CompactionResult => ({
+    messages,
+    fired: false,
+    droppedMessages: 0,
+    condensedResults: 0,
+    wallExceedsBudget,
+  });
+  if (total <= budget) return unchanged(false);
 
-  const { pinned, stubTargets } = hints;
+  const { pinned, stubTargets, condense } = hints;
   const { units, unitOf } = exchangeUnits(messages);
-  // Units that stay whatever the budget: the wall (any member in it), system messages,
-  // earlier notes, units holding a pinned message, and, transitively, the units holding
-  // what a stub in a staying unit points to.
-  const staying = new Uint8Array(units.length);
-  const pending: number[] = [];
+  // fixed: units never removed (any member in the wall, system messages, earlier notes);
+  // held: units holding a pinned message. Each also holds, transitively, the units of what
+  // its stubs point to ("identical to … below", "retried … below").
+  const fixed = new Uint8Array(units.length);
+  const held = new Uint8Array(units.length);
+  const close = (marks: Uint8Array) => {
+    const pending: number[] = [];
+    marks.forEach((mark, unit) => {
+      if (mark === 1) pending.push(unit);
+    });
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      for (const member of units[next] as number[]) {
+        const target = stubTargets?.get(member);
+        if (target === undefined || target <= member) continue;
+        const unit = unitOf[target] as number;
+        if (marks[unit] === 1) continue;
+        marks[unit] = 1;
+        pending.push(unit);
+      }
+    }
+  };
   units.forEach((members, unit) => {
     const first = messages[members[0] as number] as Message;
     if (
       (members.at(-1) as number) >= wallStart ||
       first.role === "system" ||
-      isCompactionNote(first) ||
-      members.some((member) => pinned?.(member) ?? false)
+      isCompactionNote(first, noteMaxChars)
     ) {
-      staying[unit] = 1;
-      pending.push(unit);
+      fixed[unit] = 1;
+      held[unit] = 1;
+    } else if (members.some((member) => pinned?.(member) ?? false)) {
+      held[unit] = 1;
     }
   });
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    for (const member of units[next] as number[]) {
-      const target = stubTargets?.get(member);
-      if (target === undefined || target <= member) continue;
-      const unit = unitOf[target] as number;
-      if (staying[unit] === 1) continue;
-      staying[unit] = 1;
-      pending.push(unit);
-    }
-  }
+  close(fixed);
+  close(held);
 
   const dropped = new Uint8Array(messages.length);
   let droppedCount = 0;
+  // With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without,
+  // it is its header alone.
+  const fits = (room = false) =>
+    droppedCount === 0
+      ? total <= budget
+      : total +
+          (room
+            ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1))
+            : noteHeader(droppedCount).length) <=
+        budget;
   const drop = (unit: number) => {
     for (const member of units[unit] as number[]) {
       dropped[member] = 1;
@@ -248,40 +307,67 @@ export function compactHistory(
       droppedCount++;
     }
   };
-  for (let unit = 0; unit < units.length; unit++) {
-    if ((units[unit]?.[0] as number) >= wallStart) break;
-    if (staying[unit] === 1) continue;
-    // Stop once the kept messages and the note (at most a snippet per dropped message) fit.
-    if (
-      droppedCount > 0 &&
-      total + Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1)) <= budget
-    ) {
-      break;
+  /** Drops the oldest units that `keep` does not keep until the view fits. */
+  const dropOldest = (keep: Uint8Array, room: boolean) => {
+    for (let unit = 0; unit < units.length && !fits(room); unit++) {
+      if ((units[unit]?.[0] as number) >= wallStart) break;
+      if (keep[unit] === 0 && dropped[units[unit]?.[0] as number] === 0) drop(unit);
     }
-    drop(unit);
-  }
-  // A kept stub whose target went with an earlier-starting unit goes too.
-  for (let changed = droppedCount > 0 && (stubTargets?.size ?? 0) > 0; changed; ) {
-    changed = false;
-    for (const [stub, target] of stubTargets ?? []) {
-      const unit = unitOf[stub] as number;
-      if (dropped[stub] === 0 && dropped[target] === 1 && staying[unit] === 0) {
-        drop(unit);
-        changed = true;
+    // A kept stub whose target went with an earlier-starting interleaved unit goes too.
+    for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
+      changed = false;
+      for (const [stub, target] of stubTargets ?? []) {
+        const unit = unitOf[stub] as number;
+        if (dropped[stub] === 0 && dropped[target] === 1 && fixed[unit] === 0) {
+          drop(unit);
+          changed = true;
+        }
       }
     }
-  }
-  if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
-
-  const note: UserMessage = {
-    role: "user",
-    content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
   };
-  const firstDropped = dropped.indexOf(1);
-  const result: Message[] = [];
-  for (let position = 0; position < messages.length; position++) {
-    if (position === firstDropped) result.push(note);
-    if (dropped[position] !== 1) result.push(messages[position] as Message);
+
+  dropOldest(held, true);
+  const condensed = new Map<number, Message>();
+  if (!fits() && condense) {
+    for (let index = 0; index < wallStart && !fits(); index++) {
+      if (dropped[index] === 1 || !(pinned?.(index) ?? false)) continue;
+      const standIn = condense(index);
+      if (standIn === undefined) continue;
+      const size = messageChars(standIn);
+      if (size >= (sizes[index] as number)) continue;
+      condensed.set(index, standIn);
+      total -= (sizes[index] as number) - size;
+      sizes[index] = size;
+    }
   }
-  return { messages: result, fired: true, droppedMessages: droppedCount };
+  if (!fits()) dropOldest(fixed, false);
+  if (droppedCount === 0 && condensed.size === 0) return unchanged(!fits());
+
+  const view = messages.map((message, index) => condensed.get(index) ?? message);
+  const result: Message[] = [];
+  let condensedResults = 0;
+  if (droppedCount > 0) {
+    const note: UserMessage = {
+      role: "user",
+      content: renderNote(view, dropped, droppedCount, snippetChars, Math.min(noteMaxChars, budget - total)),
+    };
+    total += note.content.length;
+    const firstDropped = dropped.indexOf(1);
+    view.forEach((message, position) => {
+      if (position === firstDropped) result.push(note);
+      if (dropped[position] === 1) return;
+      result.push(message);
+      if (condensed.has(position)) condensedResults++;
+    });
+  } else {
+    result.push(...view);
+    condensedResults = condensed.size;
+  }
+  return {
+    messages: result,
+    fired: true,
+    droppedMessages: droppedCount,
+    condensedResults,
+    wallExceedsBudget: total > budget,
+  };
 }

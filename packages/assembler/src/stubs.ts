@@ -7,6 +7,9 @@ export const ERROR_PREFIX = "[Transient error, retried successfully below: ";
 /** First line of the backstop's note standing for dropped history. */
 export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
 
+/** First words of the stand-in for a pinned result the backstop condenses to fit the history budget. */
+export const BUDGET_STUB_PREFIX = "[Condensed by context-cleaner to fit the history budget";
+
 /** The longest error gist a cat. 4 stub keeps. */
 export const ERROR_GIST_MAX_CHARS = 200;
 
@@ -62,4 +65,15 @@ export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
   if (!text.startsWith(ERROR_PREFIX) || !text.endsWith(suffix)) return false;
   const gist = text.slice(ERROR_PREFIX.length, text.length - suffix.length);
   return renderErrorRetryStub(gist, failedCall) === text;
+}
+
+/**
+ * The backstop's stand-in for a pinned result it must condense to fit the history budget
+ * and has no digest for: the call that re-reads it (`reread`, from {@link renderToolCall}),
+ * offered as a re-run returning current data for a tool that is not idempotent.
+ */
+export function renderBudgetStub(reread: string, idempotent: boolean): string {
+  return idempotent
+    ? `${BUDGET_STUB_PREFIX} — the original is one call away: ${reread}]`
+    : `${BUDGET_STUB_PREFIX} — re-running ${reread} returns current data.]`;
 }
