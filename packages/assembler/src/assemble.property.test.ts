@@ -368,6 +368,56 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
     );
   });
 
+  it("9. the view fits max(historyBudgetChars, the wall's size), and every call keeps exactly one result", () => {
+    /** Per assistant message and call id of the view: calls made, and results answering them. */
+    const expectEveryCallAnswered = (view: readonly Message[]) => {
+      const calls = new Map<string, number>();
+      const results = new Map<string, number>();
+      const latestCaller = new Map<string, number>();
+      view.forEach((message, index) => {
+        if (message.role === "assistant") {
+          for (const call of message.toolCalls ?? []) {
+            latestCaller.set(call.id, index);
+            const key = `${index}\u0000${call.id}`;
+            calls.set(key, (calls.get(key) ?? 0) + 1);
+          }
+        } else if (message.role === "tool") {
+          const caller = latestCaller.get(message.toolCallId);
+          expect(caller, `result of ${message.toolCallId} at ${index} has no call`).toBeDefined();
+          const key = `${caller}\u0000${message.toolCallId}`;
+          results.set(key, (results.get(key) ?? 0) + 1);
+        }
+      });
+      expect(results).toEqual(calls);
+    };
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages, digests } = thread;
+        const budget = options.historyBudgetChars ?? 320_000;
+        const wallStart = recencyWallStart(messages, options.recencyKeepExchanges);
+        for (const disabled of [false, true]) {
+          const { messages: view, report } = assembleModelView(messages, digests, {
+            ...options,
+            disabled,
+            policy,
+          });
+          expectEveryCallAnswered(view);
+          const size = view.reduce((sum, message) => sum + messageChars(message), 0);
+          // The wall, with what the backstop never removes besides it: system messages and notes.
+          const aligned = align(messages, view);
+          const wallChars = view.reduce((sum, message, viewIndex) => {
+            const index = aligned[viewIndex] as number;
+            const kept = index < 0 || index >= wallStart || message.role === "system";
+            return kept ? sum + messageChars(message) : sum;
+          }, 0);
+          expect(size).toBeLessThanOrEqual(Math.max(budget, wallChars));
+          expect(report.compaction.wallExceedsBudget).toBe(size > budget);
+        }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
   it("the generators exercise what the properties are about", () => {
     const seen = { substitutions: 0, stale: 0, duplicate: 0, errorRetry: 0, compaction: 0, emptyIds: 0 };
     fc.assert(
