@@ -105,6 +105,21 @@ describe("messageContentSha256", () => {
     expect(messageContentSha256(message)).toBe(contentSha256(blocks));
   });
 
+  it("re-hashes when one block among several is edited in place", () => {
+    const blocks: ContentBlock[] = [
+      { type: "text", text: "page one" },
+      { type: "text", text: "page two" },
+      { type: "text", text: "page three" },
+    ];
+    const message = tool(blocks);
+    const first = messageContentSha256(message);
+    (blocks[2] as ContentBlock).text = "page three, amended";
+    expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+    blocks[1] = { type: "text", text: "page two" };
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+  });
+
   it("re-hashes when `content` is replaced on the same object", () => {
     const message = tool("abc");
     expect(messageContentSha256(message)).toBe(SHA256_ABC);

@@ -304,6 +304,23 @@ describe("inline cleaning trusts no text that merely looks like the cleaner's", 
   });
 });
 
+describe("inline cleaning under another policy", () => {
+  it("matches a retry by each policy's own provenance args for the same message objects", () => {
+    const messages = [
+      ...toolExchange("e1", "lookup", { doc: "a", verbose: true }, "Error: lookup timed out", "error"),
+      ...toolExchange("e2", "lookup", { doc: "a" }, "the answer"),
+    ];
+    const byDocument = createToolPolicy({ tools: { lookup: { kind: "other", provenanceArgs: ["doc"] } } });
+    const run = (chosen: typeof policy) =>
+      inlineStubs({ messages, cleanable: () => true, threadIndex: indexThread(messages), policy: chosen });
+    expect(run(policy)).toEqual([]);
+    expect(run(byDocument).map((stub) => [stub.index, stub.category])).toEqual([
+      [resultIndex(messages, "e1"), "error-retry"],
+    ]);
+    expect(run(policy)).toEqual([]);
+  });
+});
+
 describe("cat. 4 error/retry", () => {
   it("stubs an error followed by a success of the same tool, keeping the first line", () => {
     const messages = [
