@@ -76,6 +76,23 @@ describe("messageChars", () => {
   });
 });
 
+describe("messageChars sees live content", () => {
+  it("counts a block edited in place among several, and content replaced on the object", () => {
+    const blocks = [
+      { type: "text", text: "abc" },
+      { type: "text", text: "def" },
+    ];
+    const message = toolResult("c", "read_document", blocks);
+    expect(messageChars(message)).toBe(6);
+    (blocks[1] as { text: string }).text = "defghi";
+    expect(messageChars(message)).toBe(9);
+    blocks.push({ type: "text", text: "j" });
+    expect(messageChars(message)).toBe(10);
+    message.content = "x";
+    expect(messageChars(message)).toBe(1);
+  });
+});
+
 describe("compactHistory", () => {
   it("returns the same array instance under budget", () => {
     const messages = longThread(3);

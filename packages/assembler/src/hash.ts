@@ -67,11 +67,13 @@ interface CachedHash {
 
 const hashByMessage = new WeakMap<object, CachedHash>();
 
-function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
+/** Each block of block content and its text now, to see later in-place edits ({@link sameBlocks}). */
+export function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
   return typeof content === "string" ? undefined : content.map((block) => [block, block.text] as const);
 }
 
-function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
+/** Whether block content still holds the same block objects with the same text as its snapshot. */
+export function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
   if (typeof content === "string" || blocks === undefined) return true;
   if (content.length !== blocks.length) return false;
   return content.every((block, index) => blocks[index]?.[0] === block && blocks[index]?.[1] === block.text);
