@@ -5,13 +5,16 @@ import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "
 import { recencyWallStart } from "./keep-rules";
 import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import {
+  assistantCalling,
   deepFreeze,
   digestFor,
   digestMap,
   documentPage,
   resultIndex,
   systemMessage,
+  toolCall,
   toolExchange,
+  toolResult,
   userMessage,
 } from "./test-support/thread-builder";
 import type { DigestEntry, DigestMap, Message } from "./types";
@@ -417,6 +420,89 @@ describe("assembleModelView history backstop holds its budget", () => {
   it("reports no excess when the view fits", () => {
     const { report } = assembleModelView(realisticThread(), null);
     expect(report.compaction).toMatchObject({ fired: false, wallExceedsBudget: false, condensedResults: 0 });
+  });
+});
+
+describe("assembleModelView backstop keeps what the view relies on", () => {
+  const recent = [
+    ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
+    ...toolExchange("w2", "web_search", { q: "b" }, "id: b"),
+    ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
+  ];
+
+  it("keeps an older result the recent messages refer to, dropping unreferenced history first", () => {
+    const thread = [
+      userMessage("Read both leases."),
+      ...toolExchange(
+        "r1",
+        "read_document",
+        { file_id: "lease_a", offset: 5_000 },
+        documentPage("a", 2, 6_000),
+      ),
+      ...toolExchange(
+        "r2",
+        "read_document",
+        { file_id: "lease_b", offset: 5_000 },
+        documentPage("b", 2, 6_000),
+      ),
+      ...recent,
+      userMessage("What did r1 return?"),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, { historyBudgetChars: 9_000 });
+    expect(report.compaction).toMatchObject({ fired: true, condensedResults: 0, wallExceedsBudget: false });
+    expect(view).toContain(thread[resultIndex(thread, "r1")]);
+    expect(view.some((message) => message.role === "tool" && message.toolCallId === "r2")).toBe(false);
+  });
+
+  it("keeps the retry a kept error stub points to", () => {
+    const thread = [
+      userMessage("Read the leases."),
+      assistantCalling(
+        toolCall("e1", "read_document", { file_id: "lease_x", offset: 0 }),
+        toolCall("k1", "read_document", { file_id: "lease_a", offset: 5_000 }),
+      ),
+      toolResult("e1", "read_document", "Error: upstream timeout (504)", "error"),
+      toolResult("k1", "read_document", documentPage("a", 2, 2_000)),
+      ...toolExchange("e2", "read_document", { file_id: "lease_x", offset: 0 }, documentPage("x", 1, 3_000)),
+      ...toolExchange("f1", "read_document", { file_id: "lease_f", offset: 0 }, documentPage("f", 1, 3_000)),
+      ...recent,
+      userMessage("What does lease_a say about rent?"),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, { historyBudgetChars: 6_500 });
+    expect(report.stubs.errorRetry).toBe(1);
+    expect(report.compaction).toMatchObject({ fired: true, condensedResults: 0 });
+    expect(view.find((message) => message.role === "tool" && message.toolCallId === "e1")?.content).toMatch(
+      /^\[Transient error, retried successfully below: Error: upstream timeout \(504\)/,
+    );
+    expect(view).toContain(thread[resultIndex(thread, "e2")]);
+    expect(view.some((message) => message.role === "tool" && message.toolCallId === "f1")).toBe(false);
+  });
+});
+
+describe("assembleModelView report counts", () => {
+  it("counts duplicate and error/retry stubs apart, and every protected result", () => {
+    const side = documentPage("side_77", 1, 3_000);
+    const sideArgs = { file_id: "side_77", offset: 0 };
+    const thread = [
+      userMessage("Review the side letter."),
+      ...toolExchange("d1", "read_document", sideArgs, side),
+      ...toolExchange("d2", "read_document", sideArgs, side),
+      ...toolExchange("d3", "read_document", sideArgs, side),
+      ...toolExchange("s1", "search", { q: "cap" }, "Error: search backend timeout", "error"),
+      ...toolExchange("s2", "search", { q: "cap" }, "id: side_77"),
+      ...toolExchange("q1", "ask_user", { question: "Which version?" }, "The 2024 one."),
+      ...toolExchange("m1", "save_memory", { note: "2024 governs" }, "saved"),
+      assistantCalling(toolCall("", "search", { q: "x" })),
+      toolResult("", "search", "Error: no id", "error"),
+      ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
+      ...toolExchange("w2", "web_search", { q: "b" }, "id: b"),
+      ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
+      userMessage("Summarise."),
+    ];
+    const { report } = assembleModelView(thread, null);
+    expect(report.stubs).toEqual({ duplicate: 2, errorRetry: 1 });
+    // ask_user, save_memory, the empty tool call id and the three results in the wall.
+    expect(report.protected).toBe(6);
   });
 });
 

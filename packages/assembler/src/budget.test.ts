@@ -48,6 +48,14 @@ describe("effectiveToolChars", () => {
     });
   });
 
+  it("honours a recencyKeepExchanges other than the default", () => {
+    const digests = digestMap({ c2: digestFor(pageB, "e".repeat(1_000)) });
+    expect(effectiveToolChars(thread(), digests).effectiveChars).toBe(50_000 + 1_000);
+    // Four exchanges reach back to c2: the view keeps it raw, so the budget counts it raw.
+    expect(effectiveToolChars(thread(), digests, { recencyKeepExchanges: 4 }).effectiveChars).toBe(80_000);
+    expect(effectiveToolChars(thread(), digests, { recencyKeepExchanges: 0 }).effectiveChars).toBe(51_000);
+  });
+
   it("counts raw chars for a result the view keeps raw (inside the recency wall)", () => {
     const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
     const recent = thread().slice(0, 5);

@@ -205,6 +205,47 @@ describe("compactHistory", () => {
     expect(lines[2]).toMatch(/^- tool read_document: Document lease, page 0\./);
   });
 
+  it("counts the dropped messages its snippets leave out in '… and N more'", () => {
+    const messages = longThread(20, 2_000);
+    const result = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 12_000,
+      snippetChars: 60,
+      noteMaxChars: 400,
+    });
+    expect(result.wallExceedsBudget).toBe(false);
+    const note = result.messages.find(isNote);
+    const [, ...lines] = String(note?.content ?? "").split("\n");
+    const tail = lines.pop() as string;
+    const more = Number(/^- … and (\d+) more$/.exec(tail)?.[1]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(more + lines.length).toBe(result.droppedMessages);
+  });
+
+  it("never splits an assistant's calls whose results are not adjacent", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("c2", "read_document", { file_id: "f", offset: 3_000 }),
+      ),
+      toolResult("c1", "read_document", documentPage("f", 0, 3_000)),
+      systemMessage("Reminder: cite sections."),
+      toolResult("c2", "read_document", documentPage("f", 1, 3_000)),
+      ...toolExchange("c3", "search", { q: "rent" }, `id: f ${"hit ".repeat(200)}`),
+      userMessage("next"),
+    ];
+    for (const budget of [1, 2_000, 4_000, 6_000]) {
+      const { messages: view } = compactHistory(messages, recencyWallStart(messages, 0), {
+        historyBudgetChars: budget,
+      });
+      const kept = (id: string) =>
+        view.some((message) => message.role === "tool" && message.toolCallId === id);
+      expect(kept("c1"), `budget ${budget}`).toBe(kept("c2"));
+      expect(view.includes(messages[1] as Message), `budget ${budget}`).toBe(kept("c1"));
+      expect(view).toContain(messages[3]);
+    }
+  });
+
   it("honours smaller snippet and note limits", () => {
     const messages = longThread(20, 2_000);
     const result = compactHistory(messages, recencyWallStart(messages), {
