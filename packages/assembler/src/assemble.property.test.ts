@@ -8,13 +8,12 @@ import {
 } from "../test/fixtures/thread-arbitrary";
 import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
 import { compactHistory, messageChars } from "./compact-history";
-import { contentText } from "./content";
 import { canonicalJson, contentSha256 } from "./hash";
 import { isErrorResult } from "./inline-clean";
 import { recencyWallStart } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
-import { COMPACTION_NOTE_PREFIX, isCleanerText } from "./stubs";
+import { BUDGET_STUB_PREFIX, COMPACTION_NOTE_PREFIX } from "./stubs";
 import type { DigestMap, Message, ToolMessage } from "./types";
 
 /**
@@ -181,7 +180,10 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
         }
         const notes = aligned.filter((index) => index === -1).length;
         expect(notes).toBe(dropped.length > 0 ? 1 : 0);
-        expect(report.compaction).toEqual({ fired: dropped.length > 0, droppedMessages: dropped.length });
+        expect(report.compaction).toMatchObject({
+          fired: dropped.length > 0 || report.compaction.condensedResults > 0,
+          droppedMessages: dropped.length,
+        });
       }),
       { numRuns: NUM_RUNS },
     );
@@ -213,9 +215,10 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
     fc.assert(
       fc.property(caseArbitrary, ({ thread, options }) => {
         const { messages, digests } = thread;
-        const { messages: view } = assemble(messages, digests, options);
+        const { messages: view, report } = assemble(messages, digests, options);
         const protection = protectMessages(messages, policy, options.recencyKeepExchanges ?? 3);
         const aligned = align(messages, view);
+        let condensedByBackstop = 0;
         view.forEach((message, viewIndex) => {
           const index = aligned[viewIndex] as number;
           if (index < 0) return;
@@ -223,12 +226,7 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           const row = original.role === "tool" ? digests.get(original.toolCallId) : undefined;
           if (message === original) {
             // Liveness: a cleanable result with a matching row does not stay raw.
-            if (
-              original.role === "tool" &&
-              row &&
-              protection.reasons[index] === undefined &&
-              !isCleanerText(contentText(original.content))
-            ) {
+            if (original.role === "tool" && row && protection.reasons[index] === undefined) {
               expect(row.contentSha256, `raw ${original.toolCallId} despite a matching row`).not.toBe(
                 contentSha256(original.content),
               );
@@ -236,9 +234,27 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
             return;
           }
           expect(original.role).toBe("tool");
-          expect(protection.reasons[index], `protected message ${index} was replaced`).toBeUndefined();
           expect(withoutContent(message)).toEqual(withoutContent(original));
           const text = message.content as string;
+          if (protection.reasons[index] !== undefined) {
+            // Only the backstop touches a protected result: a pinned one before the wall,
+            // condensed to its matching digest or a stub naming its re-read call.
+            condensedByBackstop++;
+            expect(index, `protected message ${index} replaced inside the wall`).toBeLessThan(
+              recencyWallStart(messages, options.recencyKeepExchanges),
+            );
+            if (text.startsWith(BUDGET_STUB_PREFIX)) {
+              const call = messages
+                .flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))
+                .find((c) => c.id === (original as ToolMessage).toolCallId);
+              expect(call).toBeDefined();
+              expect(text).toContain(`${call?.name}(`);
+            } else {
+              expect(text).toBe(row?.digest);
+              expect(row?.contentSha256).toBe(contentSha256(original.content));
+            }
+            return;
+          }
           if (text.startsWith("[Duplicate result")) {
             const source = original as ToolMessage;
             const call = (messages as Message[])
@@ -272,6 +288,7 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
             expect(row?.contentSha256).toBe(contentSha256(original.content));
           }
         });
+        expect(condensedByBackstop).toBe(report.compaction.condensedResults);
       }),
       { numRuns: NUM_RUNS },
     );
@@ -346,6 +363,56 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
         expectReport(enabled.report, enabled.messages, messages);
         const disabled = assembleModelView(messages, thread.digests, { ...options, disabled: true });
         expectReport(disabled.report, disabled.messages, messages);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("9. the view fits max(historyBudgetChars, the wall's size), and every call keeps exactly one result", () => {
+    /** Per assistant message and call id of the view: calls made, and results answering them. */
+    const expectEveryCallAnswered = (view: readonly Message[]) => {
+      const calls = new Map<string, number>();
+      const results = new Map<string, number>();
+      const latestCaller = new Map<string, number>();
+      view.forEach((message, index) => {
+        if (message.role === "assistant") {
+          for (const call of message.toolCalls ?? []) {
+            latestCaller.set(call.id, index);
+            const key = `${index}\u0000${call.id}`;
+            calls.set(key, (calls.get(key) ?? 0) + 1);
+          }
+        } else if (message.role === "tool") {
+          const caller = latestCaller.get(message.toolCallId);
+          expect(caller, `result of ${message.toolCallId} at ${index} has no call`).toBeDefined();
+          const key = `${caller}\u0000${message.toolCallId}`;
+          results.set(key, (results.get(key) ?? 0) + 1);
+        }
+      });
+      expect(results).toEqual(calls);
+    };
+    fc.assert(
+      fc.property(caseArbitrary, ({ thread, options }) => {
+        const { messages, digests } = thread;
+        const budget = options.historyBudgetChars ?? 320_000;
+        const wallStart = recencyWallStart(messages, options.recencyKeepExchanges);
+        for (const disabled of [false, true]) {
+          const { messages: view, report } = assembleModelView(messages, digests, {
+            ...options,
+            disabled,
+            policy,
+          });
+          expectEveryCallAnswered(view);
+          const size = view.reduce((sum, message) => sum + messageChars(message), 0);
+          // The wall, with what the backstop never removes besides it: system messages and notes.
+          const aligned = align(messages, view);
+          const wallChars = view.reduce((sum, message, viewIndex) => {
+            const index = aligned[viewIndex] as number;
+            const kept = index < 0 || index >= wallStart || message.role === "system";
+            return kept ? sum + messageChars(message) : sum;
+          }, 0);
+          expect(size).toBeLessThanOrEqual(Math.max(budget, wallChars));
+          expect(report.compaction.wallExceedsBudget).toBe(size > budget);
+        }
       }),
       { numRuns: NUM_RUNS },
     );

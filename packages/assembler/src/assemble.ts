@@ -6,7 +6,7 @@ import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { protectMessages } from "./protect";
-import { isCleanerText } from "./stubs";
+import { renderBudgetStub, renderToolCall } from "./stubs";
 import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
 
@@ -14,7 +14,7 @@ import { validateThread } from "./validate";
 export const ASSEMBLE_DEFAULTS = {
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   ...COMPACTION_DEFAULTS,
-  /** Deterministic inline cleaning: "duplicate" and "error-retry" stubs. */
+  /** Deterministic inline cleaning (duplicates and error/retry pairs). */
   inline: true,
 } as const;
 
@@ -23,7 +23,7 @@ export interface AssembleOptions extends CompactionOptions {
   policy?: ToolPolicy | ToolPolicyInput;
   /** Assistant/tool exchanges kept raw before the latest user message. @default 3 */
   recencyKeepExchanges?: number;
-  /** Apply the "duplicate" and "error-retry" stubs. @default true */
+  /** Apply the duplicate and error-retry stubs. @default true */
   inline?: boolean;
   /** Kill switch: return exactly what the backstop alone returns. @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
   disabled?: boolean;
@@ -48,7 +48,14 @@ export interface AssemblyReport {
   stubs: { duplicate: number; errorRetry: number };
   /** Messages protected by the keep-rules. */
   protected: number;
-  compaction: { fired: boolean; droppedMessages: number };
+  compaction: {
+    fired: boolean;
+    droppedMessages: number;
+    /** Pinned results before the wall condensed to fit the budget (digest or re-read stub). */
+    condensedResults: number;
+    /** The view is over `historyBudgetChars` because the recency wall (with system messages and notes) alone exceeds it. */
+    wallExceedsBudget: boolean;
+  };
 }
 
 export interface AssembledView<M = Message> {
@@ -102,9 +109,8 @@ function totalChars(messages: readonly Message[]): number {
 }
 
 /**
- * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules,
- * hash-gated digest substitution, inline "duplicate" and "error-retry" stubs, then the
- * history backstop.
+ * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules, hash-gated digest
+ * substitution, inline dedupe and error/retry stubs, then the history backstop.
  * Never mutates its input; untouched messages keep their object identity.
  *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
@@ -128,26 +134,9 @@ export function assembleModelView(
     );
   }
   const rawChars = totalChars(messages);
-  const report = emptyReport(disabled, messages.length, rawChars);
-  const cleaned = disabled
-    ? { view: messages, wallStart: recencyWallStart(messages, recencyKeepExchanges), pinned: undefined }
-    : cleanView(messages, digests, options, recencyKeepExchanges, report);
-
-  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
-  // would also unpin the rest of its source, so assembling the view again would clean
-  // what this pass kept.
-  const compacted = compactHistory(cleaned.view, cleaned.wallStart, options, cleaned.pinned);
-  report.compaction = { fired: compacted.fired, droppedMessages: compacted.droppedMessages };
-  report.assembledChars =
-    compacted.fired || cleaned.view !== messages ? totalChars(compacted.messages) : rawChars;
-  options.onReport?.(report);
-  return { messages: [...compacted.messages], report };
-}
-
-function emptyReport(disabled: boolean, messages: number, rawChars: number): AssemblyReport {
-  return {
+  const report: AssemblyReport = {
     disabled,
-    messages,
+    messages: messages.length,
     rawChars,
     assembledChars: rawChars,
     substitutions: 0,
@@ -155,102 +144,110 @@ function emptyReport(disabled: boolean, messages: number, rawChars: number): Ass
     charsSaved: 0,
     stubs: { duplicate: 0, errorRetry: 0 },
     protected: 0,
-    compaction: { fired: false, droppedMessages: 0 },
+    compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
   };
-}
 
-/** The view before the backstop: what the keep-rules allow, condensed by digests and inline stubs. */
-interface CleanedView {
-  view: readonly Message[];
-  wallStart: number;
-  /** Messages the backstop must not drop. */
-  pinned: ((index: number) => boolean) | undefined;
-}
+  let view: readonly Message[] = messages;
+  let wallStart: number;
+  let pinned: ((index: number) => boolean) | undefined;
+  let condense: ((index: number) => Message | undefined) | undefined;
+  const stubTargets = new Map<number, number>();
+  if (disabled) {
+    wallStart = recencyWallStart(messages, recencyKeepExchanges);
+  } else {
+    // Resolved only here: the kill switch must work even with a broken policy.
+    const policy = resolveToolPolicy(options.policy);
+    const protection = protectMessages(messages, policy, recencyKeepExchanges);
+    wallStart = protection.wallStart;
+    pinned = (index) =>
+      protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
+    const replaced = new Map<number, string>();
+    const cleanable = (index: number) => protection.reasons[index] === undefined;
+    report.protected = protection.reasons.filter(
+      (reason) => reason !== undefined && reason !== "conversational",
+    ).length;
 
-function cleanView(
-  messages: readonly Message[],
-  digests: DigestMap | null | undefined,
-  options: AssembleOptions,
-  recencyKeepExchanges: number,
-  report: AssemblyReport,
-): CleanedView {
-  // Resolved only here: the kill switch must work even with a broken policy.
-  const policy = resolveToolPolicy(options.policy);
-  const protection = protectMessages(messages, policy, recencyKeepExchanges);
-  const pinned = (index: number) =>
-    protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
-  const cleanable = (index: number) => protection.reasons[index] === undefined;
-  report.protected = protection.reasons.filter(
-    (reason) => reason !== undefined && reason !== "conversational",
-  ).length;
-
-  const replaced = new Map<number, string>();
-  const condensed = new Set<number>();
-  if (digests && digests.size > 0) {
-    substituteDigests(messages, digests, cleanable, { replaced, condensed }, report);
-  }
-  if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
-    const stubs = inlineStubs({
-      messages,
-      cleanable,
-      threadIndex: protection.threadIndex,
-      policy,
-      condensed,
-    });
-    for (const stub of stubs) {
-      if (replaced.has(stub.index)) report.substitutions--;
-      replaced.set(stub.index, stub.text);
-      if (stub.category === "duplicate") report.stubs.duplicate++;
-      else report.stubs.errorRetry++;
+    // Inline decisions first: a stub wins over a digest, and a result already showing its
+    // stub (an earlier assembly's view) is neither live nor stale for the digest gate.
+    const decided = new Set<number>();
+    if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
+      const stubs = inlineStubs({
+        messages,
+        cleanable,
+        threadIndex: protection.threadIndex,
+        policy,
+      });
+      for (const stub of stubs) {
+        decided.add(stub.index);
+        stubTargets.set(stub.index, stub.target);
+        if (stub.text === messages[stub.index]?.content) continue;
+        replaced.set(stub.index, stub.text);
+        if (stub.category === "duplicate") report.stubs.duplicate++;
+        else report.stubs.errorRetry++;
+      }
     }
-  }
-  const view = replaced.size > 0 ? replaceContents(messages, replaced, report) : messages;
-  return { view, wallStart: protection.wallStart, pinned };
-}
 
-/**
- * Marks the cleanable results whose digest row matches their live content: `replaced`
- * gets the digest text, `condensed` every result the view shows condensed (including one
- * whose content already is its digest). A row whose hash does not match counts as stale.
- */
-function substituteDigests(
-  messages: readonly Message[],
-  digests: DigestMap,
-  cleanable: (index: number) => boolean,
-  into: { replaced: Map<number, string>; condensed: Set<number> },
-  report: AssemblyReport,
-): void {
-  messages.forEach((message, index) => {
-    if (message.role !== "tool" || !cleanable(index)) return;
-    const entry = digests.get(message.toolCallId);
-    if (!entry) return;
-    checkDigestEntry(message.toolCallId, entry);
-    if (typeof message.content === "string" && message.content === entry.digest) {
-      into.condensed.add(index);
-    } else if (typeof message.content === "string" && isCleanerText(message.content)) {
-      // A stub from an earlier assembly (a stub wins over a digest): neither live nor stale.
-    } else if (messageContentSha256(message) === entry.contentSha256) {
-      into.replaced.set(index, entry.digest);
-      into.condensed.add(index);
-      report.substitutions++;
-    } else {
-      report.stale++;
+    if (digests && digests.size > 0) {
+      messages.forEach((message, index) => {
+        if (message.role !== "tool" || !cleanable(index) || decided.has(index)) return;
+        const entry = digests.get(message.toolCallId);
+        if (!entry) return;
+        checkDigestEntry(message.toolCallId, entry);
+        if (typeof message.content === "string" && message.content === entry.digest) {
+          // The row's own digest, substituted by an earlier assembly: neither live nor stale.
+        } else if (messageContentSha256(message) === entry.contentSha256) {
+          replaced.set(index, entry.digest);
+          report.substitutions++;
+        } else {
+          report.stale++;
+        }
+      });
     }
-  });
-}
 
-/** A copy of the thread with the replaced tool results' content swapped; the rest keep identity. */
-function replaceContents(
-  messages: readonly Message[],
-  replaced: ReadonlyMap<number, string>,
-  report: AssemblyReport,
-): Message[] {
-  return messages.map((message, index) => {
-    const text = replaced.get(index);
-    if (text === undefined) return message;
-    report.charsSaved += messageChars(message) - text.length;
-    const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
-    replacedFrom.set(replacement, message);
-    return replacement;
-  });
+    if (replaced.size > 0) {
+      view = messages.map((message, index) => {
+        const text = replaced.get(index);
+        if (text === undefined) return message;
+        report.charsSaved += messageChars(message) - text.length;
+        const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
+        replacedFrom.set(replacement, message);
+        return replacement;
+      });
+    }
+
+    // Past the budget, a pinned result before the wall gives way to its matching digest or a
+    // stub naming its re-read call (pinned results are never replaced above).
+    condense = (index) => {
+      const message = messages[index] as Message;
+      if (message.role !== "tool") return undefined;
+      const entry = digests?.get(message.toolCallId);
+      if (entry) checkDigestEntry(message.toolCallId, entry);
+      // The row's own digest, substituted by an earlier pass: already condensed.
+      if (entry && message.content === entry.digest) return undefined;
+      const call = protection.threadIndex.callFor(message);
+      const rule = policy.ruleFor(message.toolName);
+      const text =
+        entry && messageContentSha256(message) === entry.contentSha256
+          ? entry.digest
+          : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+      if (text === undefined) return undefined;
+      const replacement: ToolMessage = { ...message, content: text };
+      replacedFrom.set(replacement, message);
+      return replacement;
+    };
+  }
+
+  // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
+  // rest of its source, so assembling the view again would clean what this pass kept.
+  // A kept stub keeps what it points to; the targets come from this assembly's decisions.
+  const compacted = compactHistory(view, wallStart, options, { pinned, stubTargets, condense });
+  report.compaction = {
+    fired: compacted.fired,
+    droppedMessages: compacted.droppedMessages,
+    condensedResults: compacted.condensedResults,
+    wallExceedsBudget: compacted.wallExceedsBudget,
+  };
+  report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
+  options.onReport?.(report);
+  return { messages: [...compacted.messages], report };
 }

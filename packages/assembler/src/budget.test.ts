@@ -48,6 +48,14 @@ describe("effectiveToolChars", () => {
     });
   });
 
+  it("honours a recencyKeepExchanges other than the default", () => {
+    const digests = digestMap({ c2: digestFor(pageB, "e".repeat(1_000)) });
+    expect(effectiveToolChars(thread(), digests).effectiveChars).toBe(50_000 + 1_000);
+    // Four exchanges reach back to c2: the view keeps it raw, so the budget counts it raw.
+    expect(effectiveToolChars(thread(), digests, { recencyKeepExchanges: 4 }).effectiveChars).toBe(80_000);
+    expect(effectiveToolChars(thread(), digests, { recencyKeepExchanges: 0 }).effectiveChars).toBe(51_000);
+  });
+
   it("counts raw chars for a result the view keeps raw (inside the recency wall)", () => {
     const digests = digestMap({ c1: digestFor(pageA, "d".repeat(2_000)) });
     const recent = thread().slice(0, 5);
@@ -134,6 +142,20 @@ describe("capToolResult", () => {
     expect(notice).toMatch(/budget/);
     expect(notice).toMatch(/re-read/i);
     expect(notice).not.toMatch(/new chat|new conversation|start over|start a new/i);
+  });
+
+  it("never splits a surrogate pair at the cut: the pair goes whole to the rest", () => {
+    const content = `${"x".repeat(59_999)}😀${"y".repeat(10_000)}`;
+    const result = capToolResult(content, { usedChars: 0 });
+    expect(result).toMatchObject({ capped: true, keptChars: 59_999 });
+    expect(result.content.startsWith("x".repeat(59_999))).toBe(true);
+    expect(result.content.charAt(59_999)).toBe("\n");
+    expect(result.content).toContain("59,999 of 70,001");
+    expect(result.content).toContain("from character 59,999");
+    // A pair just before the cut stays whole in the kept part.
+    const before = capToolResult(`${"x".repeat(59_998)}😀${"y".repeat(10)}`, { usedChars: 0 });
+    expect(before.keptChars).toBe(60_000);
+    expect(before.content.slice(59_998, 60_000)).toBe("😀");
   });
 
   it("honours custom caps", () => {

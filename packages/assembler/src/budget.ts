@@ -79,6 +79,14 @@ export function effectiveToolChars(
   return { effectiveChars: counted, rawChars, refundedChars: rawChars - counted, refundActive };
 }
 
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
 export interface CapOptions {
   /** Tool chars already spent in the conversation (use {@link effectiveToolChars}). */
   usedChars: number;
@@ -99,8 +107,8 @@ export interface CappedResult {
 
 /**
  * Caps one new tool result: at most `perResultCapChars`, or `overBudgetResultChars` once
- * the conversation budget is spent. A cut result ends with a notice saying where the rest
- * is and how to re-read it.
+ * the conversation budget is spent (one char less when the cut would split a surrogate
+ * pair). A cut result ends with a notice saying where the rest is and how to re-read it.
  */
 export function capToolResult(content: string, options: CapOptions): CappedResult {
   const perResult = options.perResultCapChars ?? BUDGET_DEFAULTS.perResultCapChars;
@@ -111,14 +119,18 @@ export function capToolResult(content: string, options: CapOptions): CappedResul
   if (content.length <= limit) {
     return { content, capped: false, originalChars: content.length, keptChars: content.length };
   }
+  // Never split a surrogate pair: a lone half would hash and render as different text.
+  const splitsPair =
+    limit > 0 && isHighSurrogate(content.charCodeAt(limit - 1)) && isLowSurrogate(content.charCodeAt(limit));
+  const cut = splitsPair ? limit - 1 : limit;
   const reason = overSpent ? "the conversation's tool budget is spent" : "results are capped per call";
   const notice =
-    `\n\n[Result cut to ${limit.toLocaleString("en-US")} of ${content.length.toLocaleString("en-US")} chars because ${reason}. ` +
-    `The rest (from character ${limit.toLocaleString("en-US")} of this result on) is unchanged at its source: re-read it with the same tool, moving its offset on by ${limit.toLocaleString("en-US")} chars.]`;
+    `\n\n[Result cut to ${cut.toLocaleString("en-US")} of ${content.length.toLocaleString("en-US")} chars because ${reason}. ` +
+    `The rest (from character ${cut.toLocaleString("en-US")} of this result on) is unchanged at its source: re-read it with the same tool, moving its offset on by ${cut.toLocaleString("en-US")} chars.]`;
   return {
-    content: content.slice(0, limit) + notice,
+    content: content.slice(0, cut) + notice,
     capped: true,
     originalChars: content.length,
-    keptChars: limit,
+    keptChars: cut,
   };
 }

@@ -76,6 +76,23 @@ describe("messageChars", () => {
   });
 });
 
+describe("messageChars sees live content", () => {
+  it("counts a block edited in place among several, and content replaced on the object", () => {
+    const blocks = [
+      { type: "text", text: "abc" },
+      { type: "text", text: "def" },
+    ];
+    const message = toolResult("c", "read_document", blocks);
+    expect(messageChars(message)).toBe(6);
+    (blocks[1] as { text: string }).text = "defghi";
+    expect(messageChars(message)).toBe(9);
+    blocks.push({ type: "text", text: "j" });
+    expect(messageChars(message)).toBe(10);
+    message.content = "x";
+    expect(messageChars(message)).toBe(1);
+  });
+});
+
 describe("compactHistory", () => {
   it("returns the same array instance under budget", () => {
     const messages = longThread(3);
@@ -123,7 +140,36 @@ describe("compactHistory", () => {
     for (const message of wall) expect(result.messages).toContain(message);
     expect(result.messages.filter((message) => message.role === "system")).toHaveLength(2);
     expect(result.messages.filter(isNote)).toHaveLength(1);
+    expect(result.wallExceedsBudget).toBe(true);
     expectPairsIntact(result.messages);
+  });
+
+  it("fits the view, its note included, whenever the wall leaves room", () => {
+    const messages = longThread(40, 3_000);
+    const wallStart = recencyWallStart(messages);
+    const floor = total(messages.slice(wallStart)) + total(messages.filter((m) => m.role === "system"));
+    for (const budget of [floor + 200, floor + 1_000, 20_000, 50_000, 100_000]) {
+      const result = compactHistory(messages, wallStart, { historyBudgetChars: budget });
+      expect(total(result.messages), `budget ${budget}`).toBeLessThanOrEqual(budget);
+      expect(result.wallExceedsBudget).toBe(false);
+      expectPairsIntact(result.messages);
+    }
+  });
+
+  it("drops a user message that only opens like a note; keeps a note it wrote", () => {
+    const messages = longThread(10);
+    const spoof = userMessage(`${COMPACTION_NOTE_PREFIX}: a pasted log the user sent ${"x".repeat(20_000)}`);
+    messages.splice(1, 1, spoof);
+    const wallStart = recencyWallStart(messages);
+    const result = compactHistory(messages, wallStart, { historyBudgetChars: 30_000 });
+    expect(result.messages).not.toContain(spoof);
+    expect(total(result.messages)).toBeLessThanOrEqual(30_000);
+    const again = compactHistory(result.messages, recencyWallStart(result.messages), {
+      historyBudgetChars: 20_000,
+    });
+    const [note] = result.messages.filter(isNote);
+    expect(note).toBeDefined();
+    expect(again.messages).toContain(note);
   });
 
   it("never splits an exchange that straddles the wall", () => {
@@ -159,6 +205,47 @@ describe("compactHistory", () => {
     expect(lines[2]).toMatch(/^- tool read_document: Document lease, page 0\./);
   });
 
+  it("counts the dropped messages its snippets leave out in '… and N more'", () => {
+    const messages = longThread(20, 2_000);
+    const result = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 12_000,
+      snippetChars: 60,
+      noteMaxChars: 400,
+    });
+    expect(result.wallExceedsBudget).toBe(false);
+    const note = result.messages.find(isNote);
+    const [, ...lines] = String(note?.content ?? "").split("\n");
+    const tail = lines.pop() as string;
+    const more = Number(/^- … and (\d+) more$/.exec(tail)?.[1]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(more + lines.length).toBe(result.droppedMessages);
+  });
+
+  it("never splits an assistant's calls whose results are not adjacent", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("c2", "read_document", { file_id: "f", offset: 3_000 }),
+      ),
+      toolResult("c1", "read_document", documentPage("f", 0, 3_000)),
+      systemMessage("Reminder: cite sections."),
+      toolResult("c2", "read_document", documentPage("f", 1, 3_000)),
+      ...toolExchange("c3", "search", { q: "rent" }, `id: f ${"hit ".repeat(200)}`),
+      userMessage("next"),
+    ];
+    for (const budget of [1, 2_000, 4_000, 6_000]) {
+      const { messages: view } = compactHistory(messages, recencyWallStart(messages, 0), {
+        historyBudgetChars: budget,
+      });
+      const kept = (id: string) =>
+        view.some((message) => message.role === "tool" && message.toolCallId === id);
+      expect(kept("c1"), `budget ${budget}`).toBe(kept("c2"));
+      expect(view.includes(messages[1] as Message), `budget ${budget}`).toBe(kept("c1"));
+      expect(view).toContain(messages[3]);
+    }
+  });
+
   it("honours smaller snippet and note limits", () => {
     const messages = longThread(20, 2_000);
     const result = compactHistory(messages, recencyWallStart(messages), {
@@ -183,7 +270,7 @@ describe("compactHistory", () => {
 });
 
 describe("compactHistory keeps pairing and stub targets", () => {
-  it("never drops an assistant whose result sits after another message, nor that result alone", () => {
+  it("drops an assistant whose result sits after another message only together with that result", () => {
     const messages: Message[] = [
       userMessage("go"),
       assistantCalling(toolCall("c1", "read_document", { file_id: "lease", offset: 0 })),
@@ -205,10 +292,76 @@ describe("compactHistory keeps pairing and stub targets", () => {
     );
     const results = view.flatMap((message) => (message.role === "tool" ? [message.toolCallId] : []));
     expect(results).toEqual(calls);
-    expect(results).toContain("c1");
+    expect(results).not.toContain("c1");
+    expect(view).toContain(messages[2]);
   });
 
-  it("keeps the later result a kept duplicate stub points to", () => {
+  /** Per call id in the view: how many results answer it; and results without their call. */
+  function pairing(view: readonly Message[]): { calls: Map<string, number>; orphans: string[] } {
+    const calls = new Map<string, number>();
+    const orphans: string[] = [];
+    for (const message of view) {
+      if (message.role === "assistant") for (const call of message.toolCalls ?? []) calls.set(call.id, 0);
+      else if (message.role === "tool") {
+        const count = calls.get(message.toolCallId);
+        if (count === undefined) orphans.push(message.toolCallId);
+        else calls.set(message.toolCallId, count + 1);
+      }
+    }
+    return { calls, orphans };
+  }
+
+  it("drops an exchange interleaved with another only together with it: A(b1,b2) b1 A'(a1) a1 b2", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("b1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("b2", "read_document", { file_id: "f", offset: 4_000 }),
+      ),
+      toolResult("b1", "read_document", documentPage("f", 0, 4_000)),
+      assistantCalling(toolCall("a1", "search", { q: "rent" })),
+      toolResult("a1", "search", `id: f ${"hit ".repeat(500)}`),
+      toolResult("b2", "read_document", documentPage("f", 1, 4_000)),
+      userMessage("next"),
+    ];
+    for (const budget of [1, 5_000, 7_000, 9_000]) {
+      const { messages: view } = compactHistory(messages, recencyWallStart(messages, 0), {
+        historyBudgetChars: budget,
+      });
+      const { calls, orphans } = pairing(view);
+      expect(orphans, `budget ${budget}`).toEqual([]);
+      for (const [id, results] of calls) expect(results, `call ${id}, budget ${budget}`).toBe(1);
+    }
+  });
+
+  it("drops a stub whose target went with an earlier-starting interleaved exchange", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(
+        toolCall("x1", "read_document", { file_id: "f", offset: 0 }),
+        toolCall("t", "search", { q: "rent" }),
+      ),
+      toolResult("x1", "read_document", documentPage("f", 0, 6_000)),
+      assistantCalling(toolCall("s", "search", { q: "rent" })),
+      toolResult("s", "search", "[stub of s, pointing to t below]"),
+      toolResult("t", "search", "id: f"),
+      userMessage("next"),
+    ];
+    const stubTargets = new Map([[4, 5]]);
+    const wallStart = recencyWallStart(messages, 0);
+    const { messages: view } = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: 1_000, snippetChars: 20 },
+      { stubTargets },
+    );
+    // Dropping {A, x1, t} alone fits the budget, but the stub s would then point to nothing.
+    expect(view).not.toContain(messages[5]);
+    expect(view).not.toContain(messages[4]);
+    expect(view.at(-1)).toBe(messages[6]);
+  });
+
+  it("keeps the later result a kept stub points to, by the stub decisions it is given", () => {
     const stub =
       "[Duplicate result — identical to the result of tool call d2 (search) below; that later result is kept in full.]";
     const messages: Message[] = [
@@ -230,11 +383,12 @@ describe("compactHistory keeps pairing and stub targets", () => {
     ];
     // The first exchange is kept (pinned, as the window would), so its stub's target stays.
     const pinned = (index: number) => index === 2;
+    const stubTargets = new Map([[3, 5]]);
     const { messages: view, fired } = compactHistory(
       messages,
       recencyWallStart(messages, 0),
       { historyBudgetChars: 2_500 },
-      pinned,
+      { pinned, stubTargets },
     );
     expect(fired).toBe(true);
     expect(view.some((message) => message.role === "tool" && message.toolCallId === "d2")).toBe(true);

@@ -1,12 +1,9 @@
 import { contentChars, contentText } from "./content";
-import { canonicalArgs } from "./hash";
-import { COMPACTION_NOTE_PREFIX, DUPLICATE_PREFIX, ERROR_PREFIX } from "./stubs";
-import type { Message, UserMessage } from "./types";
+import { blockSnapshot, canonicalArgs, sameBlocks } from "./hash";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import type { Message, ToolMessage, UserMessage } from "./types";
 
-/**
- * Defaults of the history-compaction backstop, the last step of assembly
- * (docs/architecture.md#assembly).
- */
+/** Defaults of the history-compaction backstop (docs/architecture.md#assembly). */
 export const COMPACTION_DEFAULTS = {
   /** Past this many chars, the oldest whole exchanges are dropped. */
   historyBudgetChars: 320_000,
@@ -25,99 +22,160 @@ export interface CompactionOptions {
   noteMaxChars?: number;
 }
 
-export interface CompactionResult {
-  messages: readonly Message[];
-  fired: boolean;
-  droppedMessages: number;
+/** What the assembler knows of a view that the backstop must respect. */
+export interface CompactionHints {
+  /**
+   * Messages that must not be dropped (the assembler pins results the recency window
+   * references: the referenced-by-window keep-rule); an exchange holding one is kept whole.
+   */
+  pinned?: (index: number) => boolean;
+  /**
+   * Per stub index, the index of the later result it points to ("identical to … below",
+   * "retried … below"), from the assembly's own stub decisions: a kept stub keeps its target.
+   */
+  stubTargets?: ReadonlyMap<number, number>;
+  /**
+   * A condensed stand-in for a pinned result before the recency wall (its digest, or a stub
+   * naming its re-read call), used only when dropping every unpinned exchange does not fit
+   * the budget; undefined keeps the result as it is.
+   */
+  condense?: (index: number) => Message | undefined;
 }
 
-const charsByMessage = new WeakMap<object, { content: unknown; toolCalls: unknown; chars: number }>();
+export interface CompactionResult {
+  messages: readonly Message[];
+  /** Whether anything was dropped or condensed. */
+  fired: boolean;
+  droppedMessages: number;
+  /** Pinned results replaced by their condensed stand-in. */
+  condensedResults: number;
+  /**
+   * True when the view is still over the budget: what the backstop never removes (the
+   * recency wall, system messages and notes, with this pass's note header) exceeds it.
+   */
+  wallExceedsBudget: boolean;
+}
+
+const charsByMessage = new WeakMap<
+  object,
+  { content: unknown; blocks: ReturnType<typeof blockSnapshot>; toolCalls: unknown; chars: number }
+>();
 
 /**
  * Chars a message puts in the prompt: its content plus its tool-call args. Cached per
- * message object (like the hash), so a turn's repeated assemblies don't re-serialize args.
+ * message object (like the hash), so a turn's repeated assemblies don't re-serialize args;
+ * content replaced on the object, or blocks edited in place, are counted again.
  */
 export function messageChars(message: Message): number {
   const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
   if (typeof message.content === "string" && !toolCalls) return message.content.length;
   const cached = charsByMessage.get(message);
-  if (cached !== undefined && cached.content === message.content && cached.toolCalls === toolCalls) {
+  if (
+    cached !== undefined &&
+    cached.content === message.content &&
+    cached.toolCalls === toolCalls &&
+    sameBlocks(message.content, cached.blocks)
+  ) {
     return cached.chars;
   }
   let chars = contentChars(message.content);
   if (toolCalls) {
     for (const call of toolCalls) chars += call.name.length + canonicalArgs(call).length;
   }
-  charsByMessage.set(message, { content: message.content, toolCalls, chars });
+  charsByMessage.set(message, {
+    content: message.content,
+    blocks: blockSnapshot(message.content),
+    toolCalls,
+    chars,
+  });
   return chars;
 }
 
 const NOTE_HEADER_CHARS = 160;
 
-function isCompactionNote(message: Message): boolean {
+function noteHeader(droppedCount: number): string {
+  return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+}
+
+const NOTE_HEADER = new RegExp(
+  `^${noteHeader(0)
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
+);
+
+/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
+function isCompactionNote(message: Message, noteMaxChars: number): boolean {
   return (
     message.role === "user" &&
     typeof message.content === "string" &&
-    message.content.startsWith(COMPACTION_NOTE_PREFIX)
+    message.content.length <= noteMaxChars &&
+    NOTE_HEADER.test(message.content)
   );
 }
 
-/** End (exclusive) of the unit starting at `index`: an assistant message with its tool results, or one message. */
-function unitEnd(messages: readonly Message[], index: number): number {
-  const role = messages[index]?.role;
-  let end = index + 1;
-  if (role === "assistant" || role === "tool") {
-    while (end < messages.length && messages[end]?.role === "tool") end++;
-  }
-  return end;
-}
-
 /**
- * Whether a unit can go without breaking tool-call pairing: tool results alone never go
- * (their call stays elsewhere), and an assistant goes only with every result of its calls.
+ * The units the backstop drops whole: the connected components of tool calls and their
+ * results (union-find over assistant messages and results: a result joins the assistant
+ * whose call it answers, the nearest earlier one with that id, else the first later one),
+ * and every other message alone. Units come in the order of their first member, each
+ * listing its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two units, {A, b1, b2} and
+ * {A', a1}, so dropping A' never takes b2 away from its call.
  */
-function isWholeExchange(
-  messages: readonly Message[],
-  start: number,
-  end: number,
-  lastResultAt: ReadonlyMap<string, number>,
-): boolean {
-  const head = messages[start] as Message;
-  if (head.role === "tool") return false;
-  if (head.role !== "assistant" || !head.toolCalls) return true;
-  return head.toolCalls.every((call) => (lastResultAt.get(call.id) ?? start) < end);
-}
-
-function startsWith(content: Message["content"], prefix: string): boolean {
-  return typeof content === "string" && content.startsWith(prefix);
-}
-
-/**
- * The later result a stub in the view points to, read from the view itself (so a second
- * assembly of the view finds the same): the named call of a duplicate stub, the last
- * success of the same tool for an error/retry stub.
- */
-function stubTarget(
-  messages: readonly Message[],
-  index: number,
-  lastResultAt: ReadonlyMap<string, number>,
-  lastSuccessAt: ReadonlyMap<string, number>,
-): number | undefined {
-  const message = messages[index] as Message;
-  if (message.role !== "tool" || typeof message.content !== "string") return undefined;
-  let target: number | undefined;
-  if (message.content.startsWith(DUPLICATE_PREFIX)) {
-    const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0] ?? "";
-    target = lastResultAt.get(named);
-  } else if (message.content.startsWith(ERROR_PREFIX)) {
-    target = lastSuccessAt.get(message.toolName);
+function exchangeUnits(messages: readonly Message[]): { units: number[][]; unitOf: Int32Array } {
+  const parent = Int32Array.from(messages, (_, index) => index);
+  const find = (index: number): number => {
+    let root = index;
+    while (parent[root] !== root) root = parent[root] as number;
+    for (let at = index; parent[at] !== root; ) {
+      const next = parent[at] as number;
+      parent[at] = root;
+      at = next;
+    }
+    return root;
+  };
+  // The smaller root wins, so every root is the first member of its unit.
+  const union = (left: number, right: number) => {
+    const [a, b] = [find(left), find(right)];
+    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
+  };
+  const latestCaller = new Map<string, number>();
+  const unanswered: number[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === "assistant") {
+      for (const call of message.toolCalls ?? []) latestCaller.set(call.id, index);
+    } else if (message.role === "tool") {
+      const caller = latestCaller.get(message.toolCallId);
+      if (caller !== undefined) union(caller, index);
+      else unanswered.push(index);
+    }
+  });
+  if (unanswered.length > 0) {
+    const firstCaller = new Map<string, number>();
+    messages.forEach((message, index) => {
+      if (message.role !== "assistant") return;
+      for (const call of message.toolCalls ?? [])
+        if (!firstCaller.has(call.id)) firstCaller.set(call.id, index);
+    });
+    for (const index of unanswered) {
+      const caller = firstCaller.get((messages[index] as ToolMessage).toolCallId);
+      if (caller !== undefined) union(caller, index);
+    }
   }
-  return target !== undefined && target > index ? target : undefined;
-}
-
-function isPinned(start: number, end: number, pinned: (index: number) => boolean): boolean {
-  for (let index = start; index < end; index++) if (pinned(index)) return true;
-  return false;
+  const units: number[][] = [];
+  const unitOf = new Int32Array(messages.length);
+  const unitAtRoot = new Map<number, number>();
+  for (let index = 0; index < messages.length; index++) {
+    const root = find(index);
+    let unit = unitAtRoot.get(root);
+    if (unit === undefined) {
+      unit = units.length;
+      unitAtRoot.set(root, unit);
+      units.push([]);
+    }
+    (units[unit] as number[]).push(index);
+    unitOf[index] = unit;
+  }
+  return { units, unitOf };
 }
 
 function snippet(message: Message, maxChars: number): string {
@@ -139,14 +197,15 @@ function snippet(message: Message, maxChars: number): string {
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
+/** The note: its header, then a snippet per dropped message while `maxChars` allows. */
 function renderNote(
   messages: readonly Message[],
   dropped: Uint8Array,
   droppedCount: number,
   snippetChars: number,
-  noteMaxChars: number,
+  maxChars: number,
 ): string {
-  const header = `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+  const header = noteHeader(droppedCount);
   const lines = [header];
   let chars = header.length;
   let seen = 0;
@@ -154,8 +213,8 @@ function renderNote(
     if (dropped[index] !== 1) continue;
     const line = snippet(messages[index] as Message, snippetChars);
     const tail = `- … and ${droppedCount - seen} more`;
-    if (chars + 1 + line.length + 1 + tail.length > noteMaxChars) {
-      lines.push(tail);
+    if (chars + 1 + line.length + 1 + tail.length > maxChars) {
+      if (chars + 1 + tail.length <= maxChars) lines.push(tail);
       break;
     }
     lines.push(line);
@@ -166,18 +225,24 @@ function renderNote(
 }
 
 /**
- * The history-compaction backstop: past `historyBudgetChars`, drops the oldest whole
- * exchanges before the recency wall and puts one note of short snippets in their place.
- * Never splits a tool-call exchange, never drops system messages or the wall.
+ * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
+ * order, touching the recency wall never:
+ * 1. drops the oldest whole units before the wall (see {@link exchangeUnits}) that hold
+ *    no pinned message, and puts one note of short snippets where the first one was;
+ * 2. condenses pinned results before the wall, oldest first, to the stand-in
+ *    `hints.condense` gives (their digest, or a stub naming their re-read call);
+ * 3. drops the oldest units holding pinned results.
+ * The note counts toward the budget. The view fits unless what is never removed (the wall,
+ * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
  *
- * @param pinned Messages that must not be dropped (the assembler pins the results the
- * referenced-by-window keep-rule protects); an exchange holding one is kept whole.
+ * @param hints What must stay: pinned messages and the targets of kept stubs (text that
+ * merely looks like a stub pins nothing), and how to condense a pinned result.
  */
 export function compactHistory(
   messages: readonly Message[],
   wallStart: number,
   options: CompactionOptions = {},
-  pinned?: (index: number) => boolean,
+  hints: CompactionHints = {},
 ): CompactionResult {
   const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
   const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
@@ -189,103 +254,134 @@ export function compactHistory(
     sizes[index] = size;
     total += size;
   }
-  if (total <= budget) return { messages, fired: false, droppedMessages: 0 };
-
-  const { dropped, droppedCount, firstDropped } = chooseDropped(messages, wallStart, pinned, {
-    sizes,
-    total,
-    budget,
-    snippetChars,
-    noteMaxChars,
+  const unchanged = (wallExceedsBudget: boolean): CompactionResult => ({
+    messages,
+    fired: false,
+    droppedMessages: 0,
+    condensedResults: 0,
+    wallExceedsBudget,
   });
-  if (droppedCount === 0) return { messages, fired: false, droppedMessages: 0 };
+  if (total <= budget) return unchanged(false);
 
-  const note: UserMessage = {
-    role: "user",
-    content: renderNote(messages, dropped, droppedCount, snippetChars, noteMaxChars),
+  const { pinned, stubTargets, condense } = hints;
+  const { units, unitOf } = exchangeUnits(messages);
+  // fixed: units never removed (any member in the wall, system messages, earlier notes);
+  // held: units holding a pinned message. Each also holds, transitively, the units of what
+  // its stubs point to ("identical to … below", "retried … below").
+  const fixed = new Uint8Array(units.length);
+  const held = new Uint8Array(units.length);
+  const close = (marks: Uint8Array) => {
+    const pending: number[] = [];
+    marks.forEach((mark, unit) => {
+      if (mark === 1) pending.push(unit);
+    });
+    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+      for (const member of units[next] as number[]) {
+        const target = stubTargets?.get(member);
+        if (target === undefined || target <= member) continue;
+        const unit = unitOf[target] as number;
+        if (marks[unit] === 1) continue;
+        marks[unit] = 1;
+        pending.push(unit);
+      }
+    }
   };
-  const result: Message[] = [];
-  for (let position = 0; position < messages.length; position++) {
-    if (position === firstDropped) result.push(note);
-    if (dropped[position] !== 1) result.push(messages[position] as Message);
-  }
-  return { messages: result, fired: true, droppedMessages: droppedCount };
-}
-
-/** Where the last result of each tool call id, and the last success of each tool, sit. */
-function lastResultPositions(messages: readonly Message[]): {
-  lastResultAt: Map<string, number>;
-  lastSuccessAt: Map<string, number>;
-} {
-  const lastResultAt = new Map<string, number>();
-  const lastSuccessAt = new Map<string, number>();
-  messages.forEach((message, position) => {
-    if (message.role !== "tool") return;
-    if (message.toolCallId !== "") lastResultAt.set(message.toolCallId, position);
-    if (message.status !== "error" && !startsWith(message.content, ERROR_PREFIX)) {
-      lastSuccessAt.set(message.toolName, position);
+  units.forEach((members, unit) => {
+    const first = messages[members[0] as number] as Message;
+    if (
+      (members.at(-1) as number) >= wallStart ||
+      first.role === "system" ||
+      isCompactionNote(first, noteMaxChars)
+    ) {
+      fixed[unit] = 1;
+      held[unit] = 1;
+    } else if (members.some((member) => pinned?.(member) ?? false)) {
+      held[unit] = 1;
     }
   });
-  return { lastResultAt, lastSuccessAt };
-}
+  close(fixed);
+  close(held);
 
-/**
- * Walks the units before the wall oldest first, dropping whole, unpinned exchanges until
- * the kept messages and the note fit the budget. `dropped[i]` is 1 for a dropped message.
- */
-function chooseDropped(
-  messages: readonly Message[],
-  wallStart: number,
-  pinned: ((index: number) => boolean) | undefined,
-  sizing: {
-    sizes: readonly number[];
-    total: number;
-    budget: number;
-    snippetChars: number;
-    noteMaxChars: number;
-  },
-): { dropped: Uint8Array; droppedCount: number; firstDropped: number } {
-  const { sizes, budget, snippetChars, noteMaxChars } = sizing;
-  const { lastResultAt, lastSuccessAt } = lastResultPositions(messages);
-  const stubPins = new Set<number>();
   const dropped = new Uint8Array(messages.length);
-  let total = sizing.total;
   let droppedCount = 0;
-  let firstDropped = -1;
-  let index = 0;
-  while (index < wallStart) {
-    const message = messages[index] as Message;
-    if (message.role === "system" || isCompactionNote(message)) {
-      index++;
-      continue;
+  // With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without,
+  // it is its header alone.
+  const fits = (room = false) =>
+    droppedCount === 0
+      ? total <= budget
+      : total +
+          (room
+            ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1))
+            : noteHeader(droppedCount).length) <=
+        budget;
+  const drop = (unit: number) => {
+    for (const member of units[unit] as number[]) {
+      dropped[member] = 1;
+      total -= sizes[member] as number;
+      droppedCount++;
     }
-    const end = unitEnd(messages, index);
-    if (end > wallStart) break;
-    // Stop once the kept messages and the note (at most a snippet per dropped message) fit.
-    if (
-      droppedCount > 0 &&
-      total + Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1)) <= budget
-    ) {
-      break;
+  };
+  /** Drops the oldest units that `keep` does not keep until the view fits. */
+  const dropOldest = (keep: Uint8Array, room: boolean) => {
+    for (let unit = 0; unit < units.length && !fits(room); unit++) {
+      if ((units[unit]?.[0] as number) >= wallStart) break;
+      if (keep[unit] === 0 && dropped[units[unit]?.[0] as number] === 0) drop(unit);
     }
-    if (
-      isWholeExchange(messages, index, end, lastResultAt) &&
-      !isPinned(index, end, (member) => stubPins.has(member) || (pinned?.(member) ?? false))
-    ) {
-      if (firstDropped === -1) firstDropped = index;
-      for (let member = index; member < end; member++) {
-        dropped[member] = 1;
-        total -= sizes[member] as number;
+    // A kept stub whose target went with an earlier-starting interleaved unit goes too.
+    for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
+      changed = false;
+      for (const [stub, target] of stubTargets ?? []) {
+        const unit = unitOf[stub] as number;
+        if (dropped[stub] === 0 && dropped[target] === 1 && fixed[unit] === 0) {
+          drop(unit);
+          changed = true;
+        }
       }
-      droppedCount += end - index;
-    } else {
-      // A kept stub keeps what it points to ("identical to … below", "retried … below").
-      for (let member = index; member < end; member++) {
-        const target = stubTarget(messages, member, lastResultAt, lastSuccessAt);
-        if (target !== undefined) stubPins.add(target);
-      }
     }
-    index = end;
+  };
+
+  dropOldest(held, true);
+  const condensed = new Map<number, Message>();
+  if (!fits() && condense) {
+    for (let index = 0; index < wallStart && !fits(); index++) {
+      if (dropped[index] === 1 || !(pinned?.(index) ?? false)) continue;
+      const standIn = condense(index);
+      if (standIn === undefined) continue;
+      const size = messageChars(standIn);
+      if (size >= (sizes[index] as number)) continue;
+      condensed.set(index, standIn);
+      total -= (sizes[index] as number) - size;
+      sizes[index] = size;
+    }
   }
-  return { dropped, droppedCount, firstDropped };
+  if (!fits()) dropOldest(fixed, false);
+  if (droppedCount === 0 && condensed.size === 0) return unchanged(!fits());
+
+  const view = messages.map((message, index) => condensed.get(index) ?? message);
+  const result: Message[] = [];
+  let condensedResults = 0;
+  if (droppedCount > 0) {
+    const note: UserMessage = {
+      role: "user",
+      content: renderNote(view, dropped, droppedCount, snippetChars, Math.min(noteMaxChars, budget - total)),
+    };
+    total += note.content.length;
+    const firstDropped = dropped.indexOf(1);
+    view.forEach((message, position) => {
+      if (position === firstDropped) result.push(note);
+      if (dropped[position] === 1) return;
+      result.push(message);
+      if (condensed.has(position)) condensedResults++;
+    });
+  } else {
+    result.push(...view);
+    condensedResults = condensed.size;
+  }
+  return {
+    messages: result,
+    fired: true,
+    droppedMessages: droppedCount,
+    condensedResults,
+    wallExceedsBudget: total > budget,
+  };
 }

@@ -71,6 +71,45 @@ describe("extractFigures", () => {
     expect(extractFigures(text)).toEqual(expected);
   });
 
+  it.each([
+    "The",
+    "This",
+    "That",
+    "These",
+    "And",
+    "Between",
+    "Among",
+    "By",
+    "With",
+    "Whereas",
+    "Made",
+    "Is",
+    "of",
+    "To",
+    "From",
+    "For",
+    "Each",
+    "Said",
+    "Such",
+    "Agreement",
+    "Dated",
+    "Landlord",
+    "Tenant",
+    "Lessor",
+    "Lessee",
+    "Buyer",
+    "Seller",
+    "Borrower",
+    "Lender",
+    "&",
+  ])("drops the leading stop word %j from a party name", (word) => {
+    expect(extractFigures(`${word} Acme Holdings, LLC`)).toEqual(["Acme Holdings, LLC"]);
+  });
+
+  it("keeps a leading word that is not a stop word as part of the party name", () => {
+    expect(extractFigures("Northwind Acme Holdings, LLC")).toEqual(["Northwind Acme Holdings, LLC"]);
+  });
+
   it("ignores plain integers, page numbers and bare years", () => {
     expect(extractFigures("Page 12 of 40. There are 3 parties and 14 days in 2020.")).toEqual([]);
   });

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
 import type { ContentBlock, ToolMessage } from "./types";
@@ -28,6 +30,35 @@ describe("contentSha256", () => {
   it("hashes a string as its UTF-8 bytes", () => {
     expect(contentSha256("abc")).toBe(SHA256_ABC);
     expect(contentSha256("§ 8.3 — €")).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("tells lone surrogates apart from each other and from U+FFFD", () => {
+    const hashes = ["x\uD83D", "x\uDE00", "x\uFFFD", "x\uDE00\uD83D", "x\uD83D\uD83D"].map((text) =>
+      contentSha256(text),
+    );
+    expect(new Set(hashes).size).toBe(hashes.length);
+    expect(contentSha256([{ type: "text", text: "x\uD83D" }])).not.toBe(
+      contentSha256([{ type: "text", text: "x\uFFFD" }]),
+    );
+  });
+
+  it("keeps the UTF-8 hash of well-formed text, surrogate pairs included", () => {
+    for (const text of ["", "abc", "§ 8.3 — €", "rent 😀 due", "\uFFFD"]) {
+      expect(contentSha256(text)).toBe(createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex"));
+    }
+  });
+
+  it("is injective over strings of any UTF-16 code units", () => {
+    // A tiny alphabet of code units (lone and paired surrogates, U+FFFD, ASCII, the bytes
+    // ED A0 as Latin-1) so that equal and unequal inputs both come up often.
+    const unit = fc.constantFrom("a", "\uD83D", "\uDE00", "\uFFFD", "\u00ED", "\u00A0");
+    const text = fc.array(unit, { maxLength: 6 }).map((units) => units.join(""));
+    fc.assert(
+      fc.property(text, text, (left, right) => {
+        expect(contentSha256(left) === contentSha256(right)).toBe(left === right);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 
   it("hashes blocks as canonical JSON: key order does not matter, text does", () => {
@@ -71,6 +102,21 @@ describe("messageContentSha256", () => {
     const first = messageContentSha256(message);
     (blocks[0] as ContentBlock).text = "changed";
     expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+  });
+
+  it("re-hashes when one block among several is edited in place", () => {
+    const blocks: ContentBlock[] = [
+      { type: "text", text: "page one" },
+      { type: "text", text: "page two" },
+      { type: "text", text: "page three" },
+    ];
+    const message = tool(blocks);
+    const first = messageContentSha256(message);
+    (blocks[2] as ContentBlock).text = "page three, amended";
+    expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+    blocks[1] = { type: "text", text: "page two" };
     expect(messageContentSha256(message)).toBe(contentSha256(blocks));
   });
 

@@ -19,14 +19,42 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(",")}}`;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
+
+/**
+ * Feeds a string to the hash as its WTF-8 bytes: UTF-8 for well-formed text (the same
+ * bytes as before), and each lone surrogate as its own three-byte sequence ED A0–BF xx.
+ * UTF-8 encoding alone would turn every lone surrogate into U+FFFD, so "x\uD83D",
+ * "x\uDE00" and "x\uFFFD" would share a hash; well-formed UTF-8 never contains ED A0–BF,
+ * so these bytes cannot come from any other string.
+ */
+function updateWithString(hash: ReturnType<typeof createHash>, text: string): void {
+  if (!LONE_SURROGATE.test(text)) {
+    hash.update(text, "utf8");
+    return;
+  }
+  let from = 0;
+  for (const match of text.matchAll(LONE_SURROGATES)) {
+    const at = match.index ?? 0;
+    if (at > from) hash.update(text.slice(from, at), "utf8");
+    const unit = text.charCodeAt(at);
+    hash.update(Uint8Array.of(0xed, 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)));
+    from = at + 1;
+  }
+  if (from < text.length) hash.update(text.slice(from), "utf8");
+}
+
 /**
  * The one canonical hash of tool-result content, shared by the worker (which records it
- * on each digest row) and the assembler (which substitutes only on a match).
- * A string hashes as its UTF-8 bytes; block content hashes as its canonical JSON.
+ * on each digest row) and the assembler (which substitutes only on a match). Injective
+ * over JavaScript strings: a string hashes as its UTF-8 bytes, lone surrogates included
+ * (see {@link updateWithString}); block content hashes as its canonical JSON (which
+ * escapes lone surrogates as `\uXXXX`).
  */
 export function contentSha256(content: MessageContent): string {
   const hash = createHash("sha256");
-  hash.update(typeof content === "string" ? content : canonicalJson(content), "utf8");
+  updateWithString(hash, typeof content === "string" ? content : canonicalJson(content));
   return hash.digest("hex");
 }
 
@@ -39,11 +67,13 @@ interface CachedHash {
 
 const hashByMessage = new WeakMap<object, CachedHash>();
 
-function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
+/** Each block of block content and its text now, to see later in-place edits ({@link sameBlocks}). */
+export function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
   return typeof content === "string" ? undefined : content.map((block) => [block, block.text] as const);
 }
 
-function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
+/** Whether block content still holds the same block objects with the same text as its snapshot. */
+export function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
   if (typeof content === "string" || blocks === undefined) return true;
   if (content.length !== blocks.length) return false;
   return content.every((block, index) => blocks[index]?.[0] === block && blocks[index]?.[1] === block.text);

@@ -2,9 +2,8 @@ export type { AssembledView, AssembleOptions, AssemblyReport } from "./assemble"
 export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
-export type { CompactionOptions, CompactionResult } from "./compact-history";
+export type { CompactionHints, CompactionOptions, CompactionResult } from "./compact-history";
 export { COMPACTION_DEFAULTS, compactHistory } from "./compact-history";
-export type { ContextCleanerErrorOptions } from "./errors";
 export {
   ContextCleanerError,
   InvalidOptionError,

@@ -32,7 +32,6 @@ export {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,
   ERROR_GIST_MAX_CHARS,
-  isCleanerText,
   renderDuplicateStub,
   renderErrorRetryStub,
   renderToolCall,

@@ -191,6 +191,21 @@ describe("referenced-by-window: provenance keys and window references", () => {
     expect(provenanceKeys(toolResult("", "read_document", "x"), undefined, policy)).toEqual([]);
   });
 
+  it("an empty document id is no provenance key: no window mentions it", () => {
+    const call = toolCall("c9", "read_document", { file_id: "", offset: 5_000 });
+    expect(provenanceKeys(toolResult("c9", "read_document", "x"), call, policy)).toEqual(["c9"]);
+    const messages = [
+      userMessage("go"),
+      assistantCalling(call),
+      toolResult("c9", "read_document", documentPage("x", 2)),
+      assistantText("a"),
+      assistantText("b"),
+      assistantText("c"),
+      userMessage("Draft the memo."),
+    ];
+    expect(protectMessages(messages, policy, 3).reasons[2]).toBeUndefined();
+  });
+
   it("finds a document id mentioned in a later user message, with trailing punctuation", () => {
     const messages = [userMessage("old"), userMessage("What does cd_9f2. say about rent?")];
     const references = windowReferences(messages, 1);
@@ -301,6 +316,20 @@ describe("protectMessages", () => {
     expect(reasons[resultIndex(messages, "s2")]).toBe(KEEP_REASONS.referencedByWindow);
     expect(reasons[resultIndex(messages, "p1")]).toBeUndefined();
     expect(reasons[resultIndex(messages, "p2")]).toBeUndefined();
+  });
+
+  it("evaluates the same message objects afresh under another policy", () => {
+    const messages = thread();
+    const marked = createToolPolicy({
+      tools: { read_document: { kind: "keep" }, ask_user: { kind: "other" } },
+    });
+    const before = protectMessages(messages, policy, 3).reasons;
+    const after = protectMessages(messages, marked, 3).reasons;
+    expect(before[resultIndex(messages, "s2")]).toBeUndefined();
+    expect(after[resultIndex(messages, "s2")]).toBe(KEEP_REASONS.policyKeep);
+    expect(before[resultIndex(messages, "q1")]).toBe(KEEP_REASONS.interrupt);
+    expect(after[resultIndex(messages, "q1")]).toBeUndefined();
+    expect(protectMessages(messages, policy, 3).reasons).toEqual(before);
   });
 
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {

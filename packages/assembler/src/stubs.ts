@@ -7,20 +7,11 @@ export const ERROR_PREFIX = "[Transient error, retried successfully below: ";
 /** First line of the backstop's note standing for dropped history. */
 export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
 
-/** The longest error gist an "error-retry" stub keeps. */
-export const ERROR_GIST_MAX_CHARS = 200;
+/** First words of the stand-in for a pinned result the backstop condenses to fit the history budget. */
+export const BUDGET_STUB_PREFIX = "[Condensed by context-cleaner to fit the history budget";
 
-/**
- * Whether text is something the cleaner wrote: any text whose bracketed first line names
- * context-cleaner (digests, search stubs, the compaction note), or a "duplicate" /
- * "error-retry" stub.
- */
-export function isCleanerText(text: string): boolean {
-  if (!text.startsWith("[")) return false;
-  if (text.startsWith(DUPLICATE_PREFIX) || text.startsWith(ERROR_PREFIX)) return true;
-  const firstLine = text.slice(0, 200).split("\n", 1)[0] ?? "";
-  return firstLine.includes("context-cleaner");
-}
+/** The longest error gist a error-retry stub keeps. */
+export const ERROR_GIST_MAX_CHARS = 200;
 
 function renderArg(value: unknown): string {
   return typeof value === "string" ? JSON.stringify(value) : JSON.stringify(value ?? null);
@@ -36,23 +27,53 @@ export function renderToolCall(call: ToolCall, argNames?: readonly string[]): st
 }
 
 /**
- * The "duplicate" stub: an earlier exact duplicate points to the latest occurrence. When the latest
- * is itself condensed, the stub carries the call that re-reads the original.
+ * The duplicate stub: an earlier exact duplicate points to the latest occurrence and names the
+ * call that re-reads it (`reread`, from {@link renderToolCall}), so the stub stays true
+ * whether that later result is kept in full, digested or condensed by the backstop. For a
+ * tool that is not idempotent, the call is offered as a re-run returning current data.
  */
-export function renderDuplicateStub(toolName: string, latestCallId: string, reread?: string): string {
+export function renderDuplicateStub(
+  toolName: string,
+  latestCallId: string,
+  reread: string,
+  idempotent = true,
+): string {
   const where = `${DUPLICATE_PREFIX}${latestCallId} (${toolName}) below`;
-  return reread === undefined
-    ? `${where}; that later result is kept in full.]`
-    : `${where}, which is condensed; the original is one call away: ${reread}]`;
+  return idempotent
+    ? `${where}; the original is one call away: ${reread}]`
+    : `${where}; re-running ${reread} returns current data.]`;
 }
 
 /**
- * The "error-retry" stub: keeps the gist of the error so the agent does not retry a
- * known-failed approach.
+ * The error-retry stub: keeps the gist of the error (its first line, at most
+ * {@link ERROR_GIST_MAX_CHARS} chars) so the agent does not retry a known-failed approach,
+ * and names the failed call (`failedCall`, from {@link renderToolCall}).
  */
-export function renderErrorRetryStub(errorText: string): string {
+export function renderErrorRetryStub(errorText: string, failedCall: string): string {
   const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
   const gist =
     firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
-  return `${ERROR_PREFIX}${gist}]`;
+  return `${ERROR_PREFIX}${gist} — failed call: ${failedCall}]`;
+}
+
+/**
+ * Whether `text` is exactly the error-retry stub {@link renderErrorRetryStub} renders for
+ * `failedCall`: an assembly that decides to stub such a result again leaves it as it is.
+ */
+export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
+  const suffix = ` — failed call: ${failedCall}]`;
+  if (!text.startsWith(ERROR_PREFIX) || !text.endsWith(suffix)) return false;
+  const gist = text.slice(ERROR_PREFIX.length, text.length - suffix.length);
+  return renderErrorRetryStub(gist, failedCall) === text;
+}
+
+/**
+ * The backstop's stand-in for a pinned result it must condense to fit the history budget
+ * and has no digest for: the call that re-reads it (`reread`, from {@link renderToolCall}),
+ * offered as a re-run returning current data for a tool that is not idempotent.
+ */
+export function renderBudgetStub(reread: string, idempotent: boolean): string {
+  return idempotent
+    ? `${BUDGET_STUB_PREFIX} — the original is one call away: ${reread}]`
+    : `${BUDGET_STUB_PREFIX} — re-running ${reread} returns current data.]`;
 }

@@ -179,7 +179,7 @@ describe("assembleAiSdkPrompt properties", () => {
       type: "tool-result",
       toolCallId: "call_1",
       toolName: "search",
-      output: { type: "error-text", value: renderErrorRetryStub("Error: timeout") },
+      output: { type: "error-text", value: renderErrorRetryStub("Error: timeout", `search(q="a")`) },
     });
   });
 });

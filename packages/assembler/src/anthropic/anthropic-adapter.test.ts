@@ -87,10 +87,12 @@ describe("assembleAnthropicView", () => {
     expect(toolResultBlock(view[4])).toEqual({
       type: "tool_result",
       tool_use_id: "e1",
-      content: renderErrorRetryStub("Error: backend timeout"),
+      content: renderErrorRetryStub("Error: backend timeout", `search(q="assignment")`),
       is_error: true,
     });
-    expect(toolResultBlock(view[8]).content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(toolResultBlock(view[8]).content).toBe(
+      renderDuplicateStub("read_document", "d2", `read_document(file_id="side_77")`),
+    );
   });
 
   it("does not mutate the input", () => {

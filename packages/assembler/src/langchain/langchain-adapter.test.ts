@@ -99,11 +99,13 @@ describe("assembleLangChainView", () => {
     const errorStub = findTool(view, "e1");
     expect(errorStub).toBeInstanceOf(ToolMessage);
     expect(errorStub).toMatchObject({
-      content: renderErrorRetryStub("Error: backend timeout"),
+      content: renderErrorRetryStub("Error: backend timeout", 'search(q="assignment")'),
       id: "tm_e1",
       status: "error",
     });
-    expect(findTool(view, "d1").content).toBe(renderDuplicateStub("read_document", "d2"));
+    expect(findTool(view, "d1").content).toBe(
+      renderDuplicateStub("read_document", "d2", 'read_document(file_id="side_77")'),
+    );
   });
 
   it("does not mutate the input instances", () => {
@@ -230,6 +232,46 @@ describe("reviveLangChainMessages errors", () => {
     } catch (error) {
       expect(error).toMatchObject({ index: 1, field: "id" });
     }
+  });
+
+  function thrownBy(run: () => unknown): InvalidThreadError {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidThreadError);
+      return error as InvalidThreadError;
+    }
+    throw new Error("expected an InvalidThreadError");
+  }
+
+  it("names the index and field of tool_calls that are not an array", () => {
+    const broken = new AIMessage({ content: "", tool_calls: { id: "x" } as never });
+    const error = thrownBy(() => assembleLangChainView([new HumanMessage("hi"), broken]));
+    expect(error).toMatchObject({ index: 1, field: "tool_calls" });
+    expect(error.message).toContain("messages[1].tool_calls");
+    const stored = { type: "ai", data: { content: "", tool_calls: { id: "c" } } };
+    expect(thrownBy(() => fromLangChain([stored as never]))).toMatchObject({ index: 0, field: "tool_calls" });
+  });
+
+  it("names the index and field of a tool call that is not an object", () => {
+    const broken = new AIMessage({ content: "" });
+    (broken as { tool_calls: unknown }).tool_calls = [null];
+    expect(thrownBy(() => assembleLangChainView([broken]))).toMatchObject({
+      index: 0,
+      field: "tool_calls[0]",
+    });
+  });
+
+  it("names the index and field of content that is neither a string nor an array", () => {
+    const numeric = new ToolMessage({ content: 42 as never, tool_call_id: "c", name: "t" });
+    const error = thrownBy(() => assembleLangChainView([new HumanMessage("hi"), numeric]));
+    expect(error).toMatchObject({ index: 1, field: "content" });
+    expect(error.message).toContain("messages[1].content");
+    const stored = { type: "tool", data: { content: { a: 1 }, tool_call_id: "c", name: "t" } };
+    expect(thrownBy(() => assembleLangChainView([stored as never]))).toMatchObject({
+      index: 0,
+      field: "content",
+    });
   });
 
   it("rejects invalid input through assembleLangChainView too", () => {

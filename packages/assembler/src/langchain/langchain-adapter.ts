@@ -72,10 +72,40 @@ export function reviveLangChainMessages(values: readonly unknown[]): BaseMessage
   });
 }
 
-function neutralContent(content: unknown): MessageContent {
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  return typeof value === "string" ? "a string" : `a ${typeof value}`;
+}
+
+function neutralContent(content: unknown, index: number): MessageContent {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content as ContentBlock[];
-  return "";
+  throw new InvalidThreadError(
+    `messages[${index}].content must be a string or an array of content blocks, got ${describe(content)}`,
+    { index, field: "content" },
+  );
+}
+
+function neutralToolCalls(calls: unknown, index: number): ToolCall[] {
+  if (calls === undefined || calls === null) return [];
+  if (!Array.isArray(calls)) {
+    throw new InvalidThreadError(`messages[${index}].tool_calls must be an array, got ${describe(calls)}`, {
+      index,
+      field: "tool_calls",
+    });
+  }
+  return calls.map((call: unknown, callIndex) => {
+    if (call === null || typeof call !== "object" || Array.isArray(call)) {
+      const field = `tool_calls[${callIndex}]`;
+      throw new InvalidThreadError(`messages[${index}].${field} must be an object, got ${describe(call)}`, {
+        index,
+        field,
+      });
+    }
+    const { id, name, args } = call as { id?: unknown; name?: unknown; args?: unknown };
+    // id, name and args are checked by the neutral thread validation.
+    return { id: (id ?? "") as string, name: name as string, args: (args ?? {}) as Record<string, unknown> };
+  });
 }
 
 interface CachedNeutral {
@@ -90,8 +120,11 @@ const neutralByMessage = new WeakMap<BaseMessage, CachedNeutral>();
  * One LangChain message in the neutral model, cached per instance (so hashes are cached
  * too) for as long as its content, tool calls and status are the same values: LangChain
  * messages are mutable, and the hash gate must see live content.
+ *
+ * @throws {InvalidThreadError} naming `index` and the field when content is neither a
+ * string nor an array, or `tool_calls` is not an array of objects.
  */
-function toNeutral(message: BaseMessage): Message {
+function toNeutral(message: BaseMessage, index: number): Message {
   const toolCallsNow = (message as AIMessage).tool_calls;
   const statusNow = (message as ToolMessage).status;
   const cached = neutralByMessage.get(message);
@@ -103,18 +136,13 @@ function toNeutral(message: BaseMessage): Message {
   ) {
     return cached.neutral;
   }
-  const content = neutralContent(message.content);
+  const content = neutralContent(message.content, index);
   const id = message.id;
   let neutral: Message;
   const type = message.getType();
   if (type === "human") neutral = { role: "user", content, id };
   else if (type === "ai") {
-    const calls = (message as AIMessage).tool_calls ?? [];
-    const toolCalls: ToolCall[] = calls.map((call) => ({
-      id: call.id ?? "",
-      name: call.name,
-      args: (call.args ?? {}) as Record<string, unknown>,
-    }));
+    const toolCalls = neutralToolCalls(toolCallsNow, index);
     neutral = { role: "assistant", content, id, toolCalls };
   } else if (type === "tool") {
     const tool = message as ToolMessage;
@@ -141,7 +169,7 @@ function toNeutral(message: BaseMessage): Message {
 
 /** LangChain messages (instances or stored JSON) in the neutral model. */
 export function fromLangChain(messages: readonly LangChainMessageInput[]): Message[] {
-  return reviveLangChainMessages(messages).map(toNeutral);
+  return reviveLangChainMessages(messages).map((message, index) => toNeutral(message, index));
 }
 
 /** A neutral message as a LangChain instance (for messages the cleaner wrote or replaced). */
@@ -188,7 +216,7 @@ export function assembleLangChainView<T extends LangChainMessageInput>(
   options?: AssembleOptions,
 ): AssembledView<T> {
   const instances = reviveLangChainMessages(messages);
-  const neutral = instances.map(toNeutral);
+  const neutral = instances.map((message, index) => toNeutral(message, index));
   const position = new Map<Message, number>();
   neutral.forEach((message, index) => {
     position.set(message, index);

@@ -83,12 +83,12 @@ describe("assembleOpenAIView", () => {
     expect(view[5]).toEqual({
       role: "tool",
       tool_call_id: "e1",
-      content: renderErrorRetryStub("Error: backend timeout"),
+      content: renderErrorRetryStub("Error: backend timeout", `search(q="assignment")`),
     });
     expect(view[9]).toEqual({
       role: "tool",
       tool_call_id: "d1",
-      content: renderDuplicateStub("read_document", "d2"),
+      content: renderDuplicateStub("read_document", "d2", `read_document(file_id="side_77")`),
     });
     expect(report).toMatchObject({ substitutions: 1, stubs: { duplicate: 1, errorRetry: 1 } });
     expect(thread).toEqual(openAIThread());

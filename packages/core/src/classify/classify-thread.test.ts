@@ -165,7 +165,49 @@ describe("classifyThread over golden threads", () => {
     expect(result.candidates).toEqual([]);
   });
 
-  it("a failed read that was never retried is no page to digest, however long its trace", () => {
+  it("a long page that opens like an error is a page to digest, retried or not", () => {
+    const t = threadBuilder();
+    t.user("Read the supply contract.");
+    t.call(
+      "p_1",
+      "read_document",
+      { file_id: "supply", offset: 6_000 },
+      `Failed Delivery\n\n12.1 If the Seller fails to deliver by the Delivery Date, the Buyer may terminate.\n${filler("S", 6_000)}`,
+    );
+    t.call("p_2", "read_document", { file_id: "supply", offset: 12_000 }, filler("S2", 6_000));
+    t.call(
+      "l_1",
+      "read_log",
+      { log_id: "billing" },
+      `ERROR 12:00 charge failed for INV-4471 $12,480.00\n${filler("L", 10_000)}`,
+    );
+    t.call("l_2", "read_log", { log_id: "billing" }, "12:05 all charges settled");
+    t.assistant("Read.");
+    t.user("Next.");
+    const policy = createToolPolicy({ tools: { read_log: { kind: "other", idempotent: true } } });
+    const result = classifyThread(t.messages, policy, { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => [candidate.message.toolCallId, candidate.category])).toEqual([
+      ["p_1", CANDIDATE_CATEGORIES.consumedPage],
+      ["p_2", CANDIDATE_CATEGORIES.consumedPage],
+      ["l_1", CANDIDATE_CATEGORIES.bulkyOutput],
+    ]);
+    expect(result.inline).toBe(0);
+  });
+
+  it("a README opening with a context-cleaner badge is a page like any other", () => {
+    const t = threadBuilder();
+    t.user("Read the README.");
+    const badge = "[![context-cleaner build](https://ci.example.com/badge.svg)](https://ci.example.com)\n";
+    t.call("m_1", "read_file", { path: "README.md" }, `${badge}# Tools\n\n${filler("R", 9_000)}`);
+    t.assistant("Read.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result.candidates.map((candidate) => [candidate.message.toolCallId, candidate.category])).toEqual([
+      ["m_1", CANDIDATE_CATEGORIES.bulkyOutput],
+    ]);
+  });
+
+  it("a failed result that was never retried is no page to digest, however long its trace", () => {
     const t = threadBuilder();
     t.user("Read the end of doc_a.");
     t.call(
@@ -175,7 +217,14 @@ describe("classifyThread over golden threads", () => {
       `Error: offset beyond end\n${filler("at", 5_000)}`,
       "error",
     );
-    t.call("e_2", "fetch_filing", { filing_id: "F-1" }, `Exception: filing locked\n${filler("at", 9_000)}`);
+    t.call(
+      "e_2",
+      "fetch_filing",
+      { filing_id: "F-1" },
+      `Exception: filing locked\n${filler("at", 9_000)}`,
+      "error",
+    );
+    t.call("e_3", "fetch_filing", { filing_id: "F-2" }, "Exception: filing locked (423)");
     t.assistant("The document is shorter than that.");
     t.user("Next.");
     const policy = createToolPolicy({ tools: { fetch_filing: { kind: "other", idempotent: true } } });

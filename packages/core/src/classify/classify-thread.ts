@@ -1,9 +1,7 @@
 import type { Message, ToolCall, ToolMessage, ToolPolicy, ToolRule } from "@context-cleaner/assembler";
 import {
   contentChars,
-  contentText,
   inlineStubs,
-  isCleanerText,
   isErrorResult,
   messageContentSha256,
   protectMessages,
@@ -100,7 +98,7 @@ export function classifyThread(
   const { threadIndex } = protection;
   const cleanable = (index: number) => protection.reasons[index] === undefined;
   const inlineIndices = new Set(
-    inlineStubs({ messages, cleanable, threadIndex, policy, condensed: new Set() }).map((stub) => stub.index),
+    inlineStubs({ messages, cleanable, threadIndex, policy }).map((stub) => stub.index),
   );
   const candidates: DigestCandidate[] = [];
   let protectedResults = 0;
@@ -124,7 +122,6 @@ export function classifyThread(
     // A result with a non-text block (an image, a file) cannot be condensed faithfully from its text.
     if (!call || failed || inlineIndices.has(index) || !isTextOnly(message)) continue;
     if ((resultsPerId.get(message.toolCallId) ?? 0) > 1) continue;
-    if (isCleanerText(contentText(message.content))) continue;
     const originalChars = contentChars(message.content);
     if (rule.kind !== "search" && !rule.idempotent) {
       timeVarying++;
