@@ -14,8 +14,12 @@ export {
   ANTHROPIC_DIGESTER_DEFAULTS,
   createAnthropicDigester,
 } from "./digesters/anthropic/anthropic-digester";
-export type { AnthropicModelId, ModelPrice } from "./digesters/anthropic/model-table";
-export { ANTHROPIC_MODELS, DEFAULT_ANTHROPIC_MODEL } from "./digesters/anthropic/model-table";
+export type { AnthropicModelId, ModelPrice, ModelRequestTraits } from "./digesters/anthropic/model-table";
+export {
+  ANTHROPIC_MODEL_TRAITS,
+  ANTHROPIC_MODELS,
+  DEFAULT_ANTHROPIC_MODEL,
+} from "./digesters/anthropic/model-table";
 // Digesters.
 export {
   createExtractiveDigester,
