@@ -69,6 +69,8 @@ export type {
   MetricUnit,
   PageDigest,
   PassUpdate,
+  ThreadClaimRequest,
+  ThreadClaimResult,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { PassReason, PassStatus } from "@context-cleaner/assembler/internal";
 import type {
   CheckpointReader,
@@ -33,6 +34,8 @@ export interface JobContext {
   readonly stats: DigestJobStats;
   /** Epoch ms at which the job started, for the duration metric. */
   readonly startedAt: number;
+  /** This run's id: the owner of the thread's lease while it holds it. */
+  readonly runId: string;
 }
 
 export function createJobContext(
@@ -47,6 +50,7 @@ export function createJobContext(
     options,
     stats: emptyStats(),
     startedAt: ports.clock.now().getTime(),
+    runId: randomUUID(),
   };
 }
 

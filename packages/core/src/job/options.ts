@@ -17,6 +17,13 @@ export const DIGEST_JOB_DEFAULTS = {
   maxPagesPerCall: 8,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
+  /**
+   * How long a run's claim on a thread lasts if the run dies without releasing it: the
+   * longest function timeout (15 minutes) plus a minute of margin.
+   */
+  leaseDurationMs: 960_000,
+  /** How long a job skipped because another run holds the thread waits before it is retried. */
+  claimRequeueDelaySeconds: 60,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,

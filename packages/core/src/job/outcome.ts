@@ -9,6 +9,8 @@ export const SKIP_REASONS = {
   noCheckpoint: "no_checkpoint",
   belowMinChars: "below_min_chars",
   budget: "budget",
+  /** Another run holds the thread's lease: it pays for this pass, this one comes back later. */
+  claimed: "claimed",
 } as const satisfies Record<string, PassReason>;
 export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
 
