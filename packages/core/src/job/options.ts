@@ -1,4 +1,9 @@
-import { KEEP_RULE_DEFAULTS, type ToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
+import {
+  InvalidOptionError,
+  KEEP_RULE_DEFAULTS,
+  type ToolPolicy,
+  type ToolPolicyInput,
+} from "@context-cleaner/assembler";
 import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
 
 /** Defaults of {@link runDigestJob}'s options (see docs/architecture.md#the-worker). */
@@ -15,6 +20,11 @@ export const DIGEST_JOB_DEFAULTS = {
   minCandidateChars: 2_000,
   /** Pages of one document sent in one digest call at most. */
   maxPagesPerCall: 8,
+  /**
+   * Digest calls in flight at once. Admission stays in request order and rows come out in
+   * request order, so the rows of a pass do not depend on it.
+   */
+  digestConcurrency: 4,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
   /**
@@ -42,7 +52,17 @@ export type DigestJobOptions = NumericAndSwitchOptions & {
   policy?: ToolPolicy | ToolPolicyInput;
 };
 
-/** Fills the defaults in. */
+/**
+ * Fills the defaults in.
+ * @throws {InvalidOptionError} when `digestConcurrency` is not a positive integer.
+ */
 export function resolveJobOptions(options: Partial<DigestJobOptions> = {}): DigestJobOptions {
-  return { ...DIGEST_JOB_DEFAULTS, ...options };
+  const resolved = { ...DIGEST_JOB_DEFAULTS, ...options };
+  if (!Number.isInteger(resolved.digestConcurrency) || resolved.digestConcurrency < 1) {
+    throw new InvalidOptionError(
+      `digestConcurrency must be a positive integer, got ${String(resolved.digestConcurrency)}`,
+      "digestConcurrency",
+    );
+  }
+  return resolved;
 }
