@@ -10,7 +10,9 @@ import { type DigestStopReason, PARTIAL_REASONS } from "./outcome";
  * stage:
  *
  * 1. `call_cap`: `maxCallsPerJob` calls were admitted already;
- * 2. `budget`: the call's estimated cost (an upper bound) does not fit the org's daily
+ * 2. `out_of_time`: the function's remaining time is below one call's timeout
+ *    (`digestCallTimeoutMs`) plus the time kept for the commit (`commitReserveMs`);
+ * 3. `budget`: the call's estimated cost (an upper bound) does not fit the org's daily
  *    budget. Reserved atomically in the ledger while every earlier call of the pass still
  *    holds its own reservation (the stage settles them all at its end), so for a given
  *    ledger the stage stops at the same call whatever the concurrency or completion order.
@@ -24,6 +26,8 @@ export async function admitCall(
 ): Promise<DigestCall | DigestStopReason> {
   const { job, ports, options, stats } = context;
   if (stats.calls >= options.maxCallsPerJob) return PARTIAL_REASONS.callCap;
+  const remainingMs = ports.remainingTimeMs?.() ?? Number.POSITIVE_INFINITY;
+  if (remainingMs < options.digestCallTimeoutMs + options.commitReserveMs) return PARTIAL_REASONS.outOfTime;
   const request = toRequest(group);
   const estimate = ports.digester.estimateCostUsd?.(request) ?? 0;
   if (estimate > 0) {

@@ -15,7 +15,7 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
   const claim = await ports.store.claimThread(job.orgId, job.threadId, {
     owner: context.runId,
     at: ports.clock.now(),
-    leaseMs: options.leaseDurationMs,
+    leaseMs: leaseMs(context),
   });
   if (!claim.claimed) {
     return skipped(context, SKIP_REASONS.claimed, { requeueAfterSeconds: options.claimRequeueDelaySeconds });
@@ -25,6 +25,16 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
     return skipped(context, SKIP_REASONS.nothingNew);
   }
   return undefined;
+}
+
+/** Past the function's deadline, plus this margin for clocks that disagree, the run is surely gone. */
+const LEASE_MARGIN_MS = 60_000;
+
+/** `leaseDurationMs`, or less when the function has less time left than that. */
+function leaseMs({ options, ports }: JobContext): number {
+  const remaining = ports.remainingTimeMs?.();
+  if (remaining === undefined) return options.leaseDurationMs;
+  return Math.min(options.leaseDurationMs, Math.max(0, Math.ceil(remaining)) + LEASE_MARGIN_MS);
 }
 
 /** Releases this run's lease on the thread (a lease another run took over is left alone). */

@@ -19,13 +19,16 @@ export interface DigestCall {
 
 /**
  * Runs one admitted call to its end and never rejects: a `DigestModelError` defers the
- * call's pages (the pass ends `digest_failed`), any other error is kept on the call.
+ * call's pages (the pass ends `digest_failed`), any other error is kept on the call. The
+ * call is aborted after `digestCallTimeoutMs`, so no call outlives the time it was admitted for.
  */
 export async function runDigestCall(context: JobContext, call: DigestCall): Promise<void> {
   const { ports, stats } = context;
   let result: DigestResult;
   try {
-    result = await ports.digester.digest(call.request);
+    result = await ports.digester.digest(call.request, {
+      signal: AbortSignal.timeout(context.options.digestCallTimeoutMs),
+    });
   } catch (error) {
     if (!(error instanceof DigestModelError)) {
       call.error = error;

@@ -23,6 +23,13 @@ export interface DigestJobPorts {
   lock?: TurnLock;
   /** @default no metrics */
   metrics?: MetricsSink;
+  /**
+   * The time left before the function running the job is stopped, in ms (in Lambda,
+   * `context.getRemainingTimeInMillis`). The digest stage starts no call that might not end
+   * in time, and the thread's lease lasts no longer than the function can.
+   * @default no deadline
+   */
+  remainingTimeMs?: () => number;
 }
 
 /** What every stage of one job reads and the stats it adds to. */

@@ -25,6 +25,13 @@ export const DIGEST_JOB_DEFAULTS = {
    * request order, so the rows of a pass do not depend on it.
    */
   digestConcurrency: 4,
+  /**
+   * How long one digest call may take, at most: each call is aborted past it, and with a
+   * `remainingTimeMs` port no call starts unless this much time, plus `commitReserveMs`, is left.
+   */
+  digestCallTimeoutMs: 60_000,
+  /** Time kept, after the last call may end, to write the rows and record the pass. */
+  commitReserveMs: 10_000,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
   /**
