@@ -64,6 +64,7 @@ export type {
   DigestSection,
   DigestStore,
   DigestUsage,
+  Logger,
   Metric,
   MetricsSink,
   MetricUnit,

@@ -202,3 +202,11 @@ export interface Metric {
 export interface MetricsSink {
   record(metric: Metric): void;
 }
+
+/**
+ * Where the job's warnings go: a structured logger (Powertools' `Logger` fits), an array in
+ * tests. Must not throw.
+ */
+export interface Logger {
+  warn(message: string, attributes?: Readonly<Record<string, unknown>>): void;
+}

@@ -54,7 +54,16 @@ export async function whileClaimed(
   try {
     outcome = await work();
   } catch (error) {
-    await releaseThread(context).catch(() => undefined);
+    await releaseThread(context).catch((releaseError: unknown) =>
+      context.ports.logger?.warn(
+        "could not release the thread's lease after a failed pass; it lapses on its own",
+        {
+          orgId: context.job.orgId,
+          threadId: context.job.threadId,
+          error: String(releaseError),
+        },
+      ),
+    );
     throw error;
   }
   await releaseThread(context);

@@ -41,6 +41,7 @@ export async function runDigestCall(context: JobContext, call: DigestCall): Prom
     return;
   }
   call.costUsd = result.costUsd;
+  stats.digestedPages += call.group.length;
   if (result.fallback) stats.fallbacks += result.fallback.pages;
   call.rows = pageRows(context, call, result);
 }

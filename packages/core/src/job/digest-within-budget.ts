@@ -5,6 +5,7 @@ import { type DigestCall, runDigestCall } from "./digest-call";
 import { groupRequests } from "./group-requests";
 import type { JobContext } from "./job-context";
 import type { DigestStopReason } from "./outcome";
+import { reportFallbacks } from "./report-fallbacks";
 
 /** What the digest stage produced. */
 export interface DigestStageResult {
@@ -20,7 +21,8 @@ export interface DigestStageResult {
  * `maxCallsPerJob` and the org's daily budget ({@link admitCall}); the first limit reached
  * stops the stage and what it leaves is deferred to the next pass. A failed call defers its
  * pages and the stage goes on. Every reservation is settled at the end, however the stage
- * ends; an error that is not a digest failure is rethrown after that.
+ * ends; an error that is not a digest failure is rethrown after that. Then the fallback
+ * metrics are reported ({@link reportFallbacks}).
  */
 export async function digestWithinBudget(
   context: JobContext,
@@ -38,6 +40,7 @@ export async function digestWithinBudget(
   }
   const failed = calls.find((call) => call.error !== undefined);
   if (failed) throw failed.error;
+  reportFallbacks(context);
   return { rows: calls.flatMap((call) => call.rows), ...(stopReason ? { stopReason } : {}) };
 }
 

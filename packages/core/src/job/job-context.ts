@@ -5,6 +5,7 @@ import type {
   Clock,
   DigestModel,
   DigestStore,
+  Logger,
   MetricsSink,
   MetricUnit,
   TurnLock,
@@ -23,6 +24,8 @@ export interface DigestJobPorts {
   lock?: TurnLock;
   /** @default no metrics */
   metrics?: MetricsSink;
+  /** Warnings, e.g. a fallback rate that looks like an outage. @default none */
+  logger?: Logger;
   /**
    * The time left before the function running the job is stopped, in ms (in Lambda,
    * `context.getRemainingTimeInMillis`). The digest stage starts no call that might not end

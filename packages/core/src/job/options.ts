@@ -32,6 +32,11 @@ export const DIGEST_JOB_DEFAULTS = {
   digestCallTimeoutMs: 60_000,
   /** Time kept, after the last call may end, to write the rows and record the pass. */
   commitReserveMs: 10_000,
+  /**
+   * A pass whose share of pages digested by the fallback (`FallbackRate`) exceeds this logs
+   * a warning: a primary digester that always falls back is an outage, not a saving.
+   */
+  fallbackAlarmRate: 0.5,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
   /**

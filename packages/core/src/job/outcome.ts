@@ -38,6 +38,9 @@ export interface DigestJobStats {
   costUsd: number;
   reused: number;
   stale: number;
+  /** Pages sent in digest calls that returned (whoever digested them). */
+  digestedPages: number;
+  /** Of those, pages the fallback digester digested. */
   fallbacks: number;
   failedCalls: number;
   /** Candidates left for the next pass (call cap, budget or a failed call). */
@@ -57,6 +60,7 @@ export function emptyStats(): DigestJobStats {
     costUsd: 0,
     reused: 0,
     stale: 0,
+    digestedPages: 0,
     fallbacks: 0,
     failedCalls: 0,
     deferred: 0,
