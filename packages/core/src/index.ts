@@ -14,8 +14,12 @@ export {
   ANTHROPIC_DIGESTER_DEFAULTS,
   createAnthropicDigester,
 } from "./digesters/anthropic/anthropic-digester";
-export type { AnthropicModelId, ModelPrice } from "./digesters/anthropic/model-table";
-export { ANTHROPIC_MODELS, DEFAULT_ANTHROPIC_MODEL } from "./digesters/anthropic/model-table";
+export type { AnthropicModelId, ModelPrice, ModelRequestTraits } from "./digesters/anthropic/model-table";
+export {
+  ANTHROPIC_MODEL_TRAITS,
+  ANTHROPIC_MODELS,
+  DEFAULT_ANTHROPIC_MODEL,
+} from "./digesters/anthropic/model-table";
 // Digesters.
 export {
   createExtractiveDigester,
@@ -60,11 +64,14 @@ export type {
   DigestSection,
   DigestStore,
   DigestUsage,
+  Logger,
   Metric,
   MetricsSink,
   MetricUnit,
   PageDigest,
   PassUpdate,
+  ThreadClaimRequest,
+  ThreadClaimResult,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";

@@ -6,6 +6,7 @@ import {
   loadThreadDigests,
   upsertDigests,
 } from "./digest-queries";
+import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind } from "./left-behind-query";
 import { getPass, recordPass } from "./pass-queries";
 import type { DigestRepository } from "./repository-types";
@@ -32,6 +33,8 @@ export function createDigestRepository(database: Database): DigestRepository {
     getSpend: (orgId, day) => getSpend(database, orgId, day),
     recordPass: (orgId, threadId, pass) => recordPass(database, orgId, threadId, pass),
     getPass: (orgId, threadId) => getPass(database, orgId, threadId),
+    claimThread: (orgId, threadId, claim) => claimThread(database, orgId, threadId, claim),
+    releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),
   };
 }

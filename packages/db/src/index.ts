@@ -27,6 +27,8 @@ export type {
   PassStatus,
   SpendReservation,
   StoredDigest,
+  ThreadClaim,
+  ThreadClaimInput,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";
 export { utcDay } from "./validation";

@@ -46,7 +46,35 @@ export interface PassRecord {
   rawToolChars: number;
   digestsWritten: number;
   at: Date;
+  /** The run holding the thread's lease, or null when it is free. */
+  leaseOwner: string | null;
+  /** When that lease lapses on its own, or null. */
+  leaseExpiresAt: Date | null;
 }
+
+/** A run's claim on a thread, taken before any paid call. */
+export interface ThreadClaimInput {
+  /** A unique id of the run, e.g. a UUID. */
+  owner: string;
+  /** Now, by the run's clock: the lease starts here. */
+  at: Date;
+  /** How long the lease lasts if the run never releases it (it died). */
+  leaseMs: number;
+}
+
+/** The outcome of {@link DigestRepository.claimThread}. */
+export type ThreadClaim =
+  | {
+      claimed: true;
+      /** The pass record's covered turn, read in the same statement (for coalescing). */
+      coveredTurnEndedAt: Date | null;
+      expiresAt: Date;
+    }
+  | {
+      claimed: false;
+      /** When the other run's lease lapses, at the latest. */
+      heldUntil: Date;
+    };
 
 /** A page request of {@link DigestRepository.listLeftBehind}. */
 export interface LeftBehindQuery {
@@ -88,5 +116,9 @@ export interface DigestRepository {
   getSpend(orgId: string, day: string): Promise<{ reservedUsd: number; spentUsd: number }>;
   recordPass(orgId: string, threadId: string, pass: PassInput): Promise<void>;
   getPass(orgId: string, threadId: string): Promise<PassRecord | null>;
+  /** Takes the thread's lease unless another run holds it (see {@link ThreadClaim}). */
+  claimThread(orgId: string, threadId: string, claim: ThreadClaimInput): Promise<ThreadClaim>;
+  /** Releases the lease if `owner` still holds it; returns whether it did. */
+  releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
 }
