@@ -3,13 +3,13 @@ import {
   type CompactionHints,
   type CompactionOptions,
   compactHistory,
-  messageChars,
 } from "./compact-history";
 import { InvalidOptionError } from "./errors";
 import { messageContentSha256 } from "./hash";
 import { inlineStubs } from "./inline-clean";
 import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { killSwitchFromEnvironment } from "./kill-switch";
+import { messageChars } from "./message-chars";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
 import { type Protection, protectMessages } from "./protect";
 import { renderBudgetStub, renderToolCall } from "./stubs";

@@ -4,7 +4,6 @@
  * assembler and a runtime integrator does not need. No stability promise: names here may
  * change or go away in any release.
  */
-export { messageChars } from "./compact-history";
 export { contentChars, contentText } from "./content";
 export { normalizeWhitespace } from "./figures";
 export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
@@ -25,6 +24,7 @@ export {
   sourceKey,
   windowReferences,
 } from "./keep-rules";
+export { messageChars } from "./message-chars";
 export { resolveToolPolicy } from "./policy";
 export type { Protection } from "./protect";
 export { protectMessages } from "./protect";
