@@ -8,8 +8,8 @@ import {
 } from "../test/fixtures/thread-arbitrary";
 import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
 import { compactHistory } from "./compact-history";
+import { isErrorResult } from "./error-retry";
 import { canonicalJson, contentSha256 } from "./hash";
-import { isErrorResult } from "./inline-clean";
 import { recencyWallStart } from "./keep-rules";
 import { messageChars } from "./message-chars";
 import { createToolPolicy } from "./policy";

@@ -5,9 +5,10 @@
  * change or go away in any release.
  */
 export { contentChars, contentText } from "./content";
+export { isErrorResult } from "./error-retry";
 export { normalizeWhitespace } from "./figures";
 export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
-export { inlineStubs, isErrorResult } from "./inline-clean";
+export { inlineStubs } from "./inline-clean";
 export type { KeepReason, WindowReferences } from "./keep-rules";
 export {
   hasEmptyToolCallId,
