@@ -7,10 +7,11 @@ import {
   threadWithDigestsArbitrary,
 } from "../test/fixtures/thread-arbitrary";
 import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
-import { compactHistory, messageChars } from "./compact-history";
+import { compactHistory } from "./compact-history";
+import { isErrorResult } from "./error-retry";
 import { canonicalJson, contentSha256 } from "./hash";
-import { isErrorResult } from "./inline-clean";
 import { recencyWallStart } from "./keep-rules";
+import { messageChars } from "./message-chars";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
 import { BUDGET_STUB_PREFIX, COMPACTION_NOTE_PREFIX } from "./stubs";

@@ -13,9 +13,10 @@ import {
   userMessage,
 } from "../test/fixtures/thread-builder";
 import { type AssemblyReport, assembleModelView } from "./assemble";
-import { compactHistory, messageChars } from "./compact-history";
+import { compactHistory } from "./compact-history";
 import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
 import { recencyWallStart } from "./keep-rules";
+import { messageChars } from "./message-chars";
 import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import type { DigestEntry, DigestMap, Message } from "./types";
 

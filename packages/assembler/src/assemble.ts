@@ -1,11 +1,17 @@
-import { COMPACTION_DEFAULTS, type CompactionOptions, compactHistory, messageChars } from "./compact-history";
+import {
+  COMPACTION_DEFAULTS,
+  type CompactionHints,
+  type CompactionOptions,
+  compactHistory,
+} from "./compact-history";
 import { InvalidOptionError } from "./errors";
 import { messageContentSha256 } from "./hash";
 import { inlineStubs } from "./inline-clean";
 import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { killSwitchFromEnvironment } from "./kill-switch";
+import { messageChars } from "./message-chars";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
-import { protectMessages } from "./protect";
+import { type Protection, protectMessages } from "./protect";
 import { renderBudgetStub, renderToolCall } from "./stubs";
 import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 import { validateThread } from "./validate";
@@ -108,6 +114,187 @@ function totalChars(messages: readonly Message[]): number {
   return total;
 }
 
+/** Validates the thread, the options and the digest map; the errors name the field at fault. */
+function checkInput(
+  messages: readonly Message[],
+  digests: DigestMap | null | undefined,
+  recencyKeepExchanges: number,
+  options: AssembleOptions,
+): void {
+  validateThread(messages);
+  checkOptions(recencyKeepExchanges, options);
+  if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
+    throw new InvalidOptionError(
+      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
+      "digests",
+    );
+  }
+}
+
+function emptyReport(disabled: boolean, messages: readonly Message[], rawChars: number): AssemblyReport {
+  return {
+    disabled,
+    messages: messages.length,
+    rawChars,
+    assembledChars: rawChars,
+    substitutions: 0,
+    stale: 0,
+    charsSaved: 0,
+    stubs: { duplicate: 0, errorRetry: 0 },
+    protected: 0,
+    compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
+  };
+}
+
+/** What the cleaning steps decided: the text replacing each result, and the stubs' targets. */
+interface Decisions {
+  /** Per message index, the text that replaces its content in the view. */
+  readonly replaced: Map<number, string>;
+  /** Indices an inline stub decided (a stub wins over a digest). */
+  readonly decided: Set<number>;
+  /** Per stub index, the index of the later result it points to. */
+  readonly stubTargets: Map<number, number>;
+}
+
+/**
+ * Inline decisions come first: a stub wins over a digest, and a result already showing its
+ * stub (an earlier assembly's view) is neither live nor stale for the digest gate.
+ */
+function decideInlineStubs(
+  messages: readonly Message[],
+  protection: Protection,
+  policy: ToolPolicy,
+  decisions: Decisions,
+  report: AssemblyReport,
+): void {
+  const stubs = inlineStubs({
+    messages,
+    cleanable: (index) => protection.reasons[index] === undefined,
+    threadIndex: protection.threadIndex,
+    policy,
+  });
+  for (const stub of stubs) {
+    decisions.decided.add(stub.index);
+    decisions.stubTargets.set(stub.index, stub.target);
+    if (stub.text === messages[stub.index]?.content) continue;
+    decisions.replaced.set(stub.index, stub.text);
+    if (stub.category === "duplicate") report.stubs.duplicate++;
+    else report.stubs.errorRetry++;
+  }
+}
+
+/** Hash-gated substitution of each cleanable, undecided result that has a row. */
+function substituteDigests(
+  messages: readonly Message[],
+  digests: DigestMap,
+  protection: Protection,
+  decisions: Decisions,
+  report: AssemblyReport,
+): void {
+  messages.forEach((message, index) => {
+    if (message.role !== "tool" || protection.reasons[index] !== undefined || decisions.decided.has(index))
+      return;
+    const entry = digests.get(message.toolCallId);
+    if (!entry) return;
+    checkDigestEntry(message.toolCallId, entry);
+    if (typeof message.content === "string" && message.content === entry.digest) {
+      // The row's own digest, substituted by an earlier assembly: neither live nor stale.
+    } else if (messageContentSha256(message) === entry.contentSha256) {
+      decisions.replaced.set(index, entry.digest);
+      report.substitutions++;
+    } else {
+      report.stale++;
+    }
+  });
+}
+
+/** A copy of a tool result with new content, remembered as standing for the original. */
+function withContent(message: ToolMessage, text: string): ToolMessage {
+  const replacement: ToolMessage = { ...message, content: text };
+  replacedFrom.set(replacement, message);
+  return replacement;
+}
+
+/** The view with each replaced result swapped for its new text; the same array when nothing changed. */
+function swapContents(
+  messages: readonly Message[],
+  replaced: ReadonlyMap<number, string>,
+  report: AssemblyReport,
+): readonly Message[] {
+  if (replaced.size === 0) return messages;
+  return messages.map((message, index) => {
+    const text = replaced.get(index);
+    if (text === undefined) return message;
+    report.charsSaved += messageChars(message) - text.length;
+    return withContent(message as ToolMessage, text);
+  });
+}
+
+/**
+ * Past the budget, a pinned result before the wall gives way to its matching digest or a
+ * stub naming its re-read call (pinned results are never replaced by the cleaning steps).
+ */
+function condenser(
+  messages: readonly Message[],
+  digests: DigestMap | null | undefined,
+  protection: Protection,
+  policy: ToolPolicy,
+): (index: number) => Message | undefined {
+  return (index) => {
+    const message = messages[index] as Message;
+    if (message.role !== "tool") return undefined;
+    const entry = digests?.get(message.toolCallId);
+    if (entry) checkDigestEntry(message.toolCallId, entry);
+    // The row's own digest, substituted by an earlier pass: already condensed.
+    if (entry && message.content === entry.digest) return undefined;
+    const call = protection.threadIndex.callFor(message);
+    const rule = policy.ruleFor(message.toolName);
+    const text =
+      entry && messageContentSha256(message) === entry.contentSha256
+        ? entry.digest
+        : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+    return text === undefined ? undefined : withContent(message, text);
+  };
+}
+
+/** The cleaned view before the backstop, and what the backstop must respect in it. */
+interface CleanedView {
+  view: readonly Message[];
+  wallStart: number;
+  hints: CompactionHints;
+}
+
+/** Keep-rules, inline stubs and hash-gated substitution (steps 2–4 of docs/architecture.md#assembly). */
+function cleanView(
+  messages: readonly Message[],
+  digests: DigestMap | null | undefined,
+  options: AssembleOptions,
+  recencyKeepExchanges: number,
+  report: AssemblyReport,
+): CleanedView {
+  // Resolved only here: the kill switch must work even with a broken policy.
+  const policy = resolveToolPolicy(options.policy);
+  const protection = protectMessages(messages, policy, recencyKeepExchanges);
+  report.protected = protection.reasons.filter(
+    (reason) => reason !== undefined && reason !== "conversational",
+  ).length;
+  const decisions: Decisions = { replaced: new Map(), decided: new Set(), stubTargets: new Map() };
+  if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
+    decideInlineStubs(messages, protection, policy, decisions, report);
+  }
+  if (digests && digests.size > 0) substituteDigests(messages, digests, protection, decisions, report);
+  return {
+    view: swapContents(messages, decisions.replaced, report),
+    wallStart: protection.wallStart,
+    hints: {
+      pinned: (index) =>
+        protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index),
+      stubTargets: decisions.stubTargets,
+      condense: condenser(messages, digests, protection, policy),
+    },
+  };
+}
+
 /**
  * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules, hash-gated digest
  * substitution, inline dedupe and error/retry stubs, then the history backstop.
@@ -123,124 +310,20 @@ export function assembleModelView(
   digests?: DigestMap | null,
   options: AssembleOptions = {},
 ): AssembledView {
-  validateThread(messages);
   const disabled = options.disabled ?? killSwitchFromEnvironment();
   const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
-  checkOptions(recencyKeepExchanges, options);
-  if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
-    throw new InvalidOptionError(
-      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
-      "digests",
-    );
-  }
+  checkInput(messages, digests, recencyKeepExchanges, options);
   const rawChars = totalChars(messages);
-  const report: AssemblyReport = {
-    disabled,
-    messages: messages.length,
-    rawChars,
-    assembledChars: rawChars,
-    substitutions: 0,
-    stale: 0,
-    charsSaved: 0,
-    stubs: { duplicate: 0, errorRetry: 0 },
-    protected: 0,
-    compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
-  };
+  const report = emptyReport(disabled, messages, rawChars);
+  const { view, wallStart, hints } = disabled
+    ? { view: messages, wallStart: recencyWallStart(messages, recencyKeepExchanges), hints: {} }
+    : cleanView(messages, digests, options, recencyKeepExchanges, report);
 
-  let view: readonly Message[] = messages;
-  let wallStart: number;
-  let pinned: ((index: number) => boolean) | undefined;
-  let condense: ((index: number) => Message | undefined) | undefined;
-  const stubTargets = new Map<number, number>();
-  if (disabled) {
-    wallStart = recencyWallStart(messages, recencyKeepExchanges);
-  } else {
-    // Resolved only here: the kill switch must work even with a broken policy.
-    const policy = resolveToolPolicy(options.policy);
-    const protection = protectMessages(messages, policy, recencyKeepExchanges);
-    wallStart = protection.wallStart;
-    pinned = (index) =>
-      protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index);
-    const replaced = new Map<number, string>();
-    const cleanable = (index: number) => protection.reasons[index] === undefined;
-    report.protected = protection.reasons.filter(
-      (reason) => reason !== undefined && reason !== "conversational",
-    ).length;
-
-    // Inline decisions first: a stub wins over a digest, and a result already showing its
-    // stub (an earlier assembly's view) is neither live nor stale for the digest gate.
-    const decided = new Set<number>();
-    if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
-      const stubs = inlineStubs({
-        messages,
-        cleanable,
-        threadIndex: protection.threadIndex,
-        policy,
-      });
-      for (const stub of stubs) {
-        decided.add(stub.index);
-        stubTargets.set(stub.index, stub.target);
-        if (stub.text === messages[stub.index]?.content) continue;
-        replaced.set(stub.index, stub.text);
-        if (stub.category === "duplicate") report.stubs.duplicate++;
-        else report.stubs.errorRetry++;
-      }
-    }
-
-    if (digests && digests.size > 0) {
-      messages.forEach((message, index) => {
-        if (message.role !== "tool" || !cleanable(index) || decided.has(index)) return;
-        const entry = digests.get(message.toolCallId);
-        if (!entry) return;
-        checkDigestEntry(message.toolCallId, entry);
-        if (typeof message.content === "string" && message.content === entry.digest) {
-          // The row's own digest, substituted by an earlier assembly: neither live nor stale.
-        } else if (messageContentSha256(message) === entry.contentSha256) {
-          replaced.set(index, entry.digest);
-          report.substitutions++;
-        } else {
-          report.stale++;
-        }
-      });
-    }
-
-    if (replaced.size > 0) {
-      view = messages.map((message, index) => {
-        const text = replaced.get(index);
-        if (text === undefined) return message;
-        report.charsSaved += messageChars(message) - text.length;
-        const replacement: ToolMessage = { ...(message as ToolMessage), content: text };
-        replacedFrom.set(replacement, message);
-        return replacement;
-      });
-    }
-
-    // Past the budget, a pinned result before the wall gives way to its matching digest or a
-    // stub naming its re-read call (pinned results are never replaced above).
-    condense = (index) => {
-      const message = messages[index] as Message;
-      if (message.role !== "tool") return undefined;
-      const entry = digests?.get(message.toolCallId);
-      if (entry) checkDigestEntry(message.toolCallId, entry);
-      // The row's own digest, substituted by an earlier pass: already condensed.
-      if (entry && message.content === entry.digest) return undefined;
-      const call = protection.threadIndex.callFor(message);
-      const rule = policy.ruleFor(message.toolName);
-      const text =
-        entry && messageContentSha256(message) === entry.contentSha256
-          ? entry.digest
-          : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
-      if (text === undefined) return undefined;
-      const replacement: ToolMessage = { ...message, content: text };
-      replacedFrom.set(replacement, message);
-      return replacement;
-    };
-  }
-
-  // Keep-rule 6 outlives the backstop: dropping a referenced result would also unpin the
-  // rest of its source, so assembling the view again would clean what this pass kept.
-  // A kept stub keeps what it points to; the targets come from this assembly's decisions.
-  const compacted = compactHistory(view, wallStart, options, { pinned, stubTargets, condense });
+  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
+  // would also unpin the rest of its source, so assembling the view again would clean what
+  // this pass kept. A kept stub keeps what it points to; the targets come from this
+  // assembly's decisions.
+  const compacted = compactHistory(view, wallStart, options, hints);
   report.compaction = {
     fired: compacted.fired,
     droppedMessages: compacted.droppedMessages,

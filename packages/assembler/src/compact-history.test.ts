@@ -8,8 +8,9 @@ import {
   toolResult,
   userMessage,
 } from "../test/fixtures/thread-builder";
-import { COMPACTION_DEFAULTS, compactHistory, messageChars } from "./compact-history";
+import { COMPACTION_DEFAULTS, compactHistory } from "./compact-history";
 import { recencyWallStart } from "./keep-rules";
+import { messageChars } from "./message-chars";
 import { COMPACTION_NOTE_PREFIX } from "./stubs";
 import type { Message } from "./types";
 

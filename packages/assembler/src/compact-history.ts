@@ -1,7 +1,7 @@
-import { contentChars, contentText } from "./content";
-import { blockSnapshot, canonicalArgs, sameBlocks } from "./hash";
-import { COMPACTION_NOTE_PREFIX } from "./stubs";
-import type { Message, ToolMessage, UserMessage } from "./types";
+import { isCompactionNote, NOTE_HEADER_CHARS, noteHeader, renderNote } from "./compaction-note";
+import { exchangeUnits } from "./exchange-units";
+import { messageChars } from "./message-chars";
+import type { Message, UserMessage } from "./types";
 
 /** Defaults of the history-compaction backstop (docs/architecture.md#assembly). */
 export const COMPACTION_DEFAULTS = {
@@ -56,172 +56,197 @@ export interface CompactionResult {
   wallExceedsBudget: boolean;
 }
 
-const charsByMessage = new WeakMap<
-  object,
-  { content: unknown; blocks: ReturnType<typeof blockSnapshot>; toolCalls: unknown; chars: number }
->();
-
-/**
- * Chars a message puts in the prompt: its content plus its tool-call args. Cached per
- * message object (like the hash), so a turn's repeated assemblies don't re-serialize args;
- * content replaced on the object, or blocks edited in place, are counted again.
- */
-export function messageChars(message: Message): number {
-  const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
-  if (typeof message.content === "string" && !toolCalls) return message.content.length;
-  const cached = charsByMessage.get(message);
-  if (
-    cached !== undefined &&
-    cached.content === message.content &&
-    cached.toolCalls === toolCalls &&
-    sameBlocks(message.content, cached.blocks)
-  ) {
-    return cached.chars;
-  }
-  let chars = contentChars(message.content);
-  if (toolCalls) {
-    for (const call of toolCalls) chars += call.name.length + canonicalArgs(call).length;
-  }
-  charsByMessage.set(message, {
-    content: message.content,
-    blocks: blockSnapshot(message.content),
-    toolCalls,
-    chars,
-  });
-  return chars;
-}
-
-const NOTE_HEADER_CHARS = 160;
-
-function noteHeader(droppedCount: number): string {
-  return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
-}
-
-const NOTE_HEADER = new RegExp(
-  `^${noteHeader(0)
-    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-    .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
-);
-
-/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
-function isCompactionNote(message: Message, noteMaxChars: number): boolean {
-  return (
-    message.role === "user" &&
-    typeof message.content === "string" &&
-    message.content.length <= noteMaxChars &&
-    NOTE_HEADER.test(message.content)
-  );
+/** The units of a view and which of them the backstop must keep. */
+interface UnitMarks {
+  units: number[][];
+  unitOf: Int32Array;
+  /** Units never removed: any member in the wall, system messages, earlier notes. */
+  fixed: Uint8Array;
+  /** Units holding a pinned message, and every fixed unit. */
+  held: Uint8Array;
 }
 
 /**
- * The units the backstop drops whole: the connected components of tool calls and their
- * results (union-find over assistant messages and results: a result joins the assistant
- * whose call it answers, the nearest earlier one with that id, else the first later one),
- * and every other message alone. Units come in the order of their first member, each
- * listing its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two units, {A, b1, b2} and
- * {A', a1}, so dropping A' never takes b2 away from its call.
+ * Marks the fixed and held units. Each also holds, transitively, the units of what its
+ * stubs point to ("identical to … below", "retried … below").
  */
-function exchangeUnits(messages: readonly Message[]): { units: number[][]; unitOf: Int32Array } {
-  const parent = Int32Array.from(messages, (_, index) => index);
-  const find = (index: number): number => {
-    let root = index;
-    while (parent[root] !== root) root = parent[root] as number;
-    for (let at = index; parent[at] !== root; ) {
-      const next = parent[at] as number;
-      parent[at] = root;
-      at = next;
-    }
-    return root;
-  };
-  // The smaller root wins, so every root is the first member of its unit.
-  const union = (left: number, right: number) => {
-    const [a, b] = [find(left), find(right)];
-    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
-  };
-  const latestCaller = new Map<string, number>();
-  const unanswered: number[] = [];
-  messages.forEach((message, index) => {
-    if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) latestCaller.set(call.id, index);
-    } else if (message.role === "tool") {
-      const caller = latestCaller.get(message.toolCallId);
-      if (caller !== undefined) union(caller, index);
-      else unanswered.push(index);
-    }
-  });
-  if (unanswered.length > 0) {
-    const firstCaller = new Map<string, number>();
-    messages.forEach((message, index) => {
-      if (message.role !== "assistant") return;
-      for (const call of message.toolCalls ?? [])
-        if (!firstCaller.has(call.id)) firstCaller.set(call.id, index);
-    });
-    for (const index of unanswered) {
-      const caller = firstCaller.get((messages[index] as ToolMessage).toolCallId);
-      if (caller !== undefined) union(caller, index);
-    }
-  }
-  const units: number[][] = [];
-  const unitOf = new Int32Array(messages.length);
-  const unitAtRoot = new Map<number, number>();
-  for (let index = 0; index < messages.length; index++) {
-    const root = find(index);
-    let unit = unitAtRoot.get(root);
-    if (unit === undefined) {
-      unit = units.length;
-      unitAtRoot.set(root, unit);
-      units.push([]);
-    }
-    (units[unit] as number[]).push(index);
-    unitOf[index] = unit;
-  }
-  return { units, unitOf };
-}
-
-function snippet(message: Message, maxChars: number): string {
-  const label =
-    message.role === "tool"
-      ? `tool ${message.toolName}`
-      : message.role === "assistant" && message.toolCalls?.length
-        ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
-        : message.role;
-  // Collapse whitespace over a growing prefix only: once the line overflows, the rest of
-  // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
-  const full = contentText(message.content);
-  let line = "";
-  for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
-    const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
-    line = `- ${label}: ${text}`;
-    if (line.length > maxChars || prefixChars >= full.length) break;
-  }
-  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
-}
-
-/** The note: its header, then a snippet per dropped message while `maxChars` allows. */
-function renderNote(
+function markUnits(
   messages: readonly Message[],
-  dropped: Uint8Array,
-  droppedCount: number,
-  snippetChars: number,
-  maxChars: number,
-): string {
-  const header = noteHeader(droppedCount);
-  const lines = [header];
-  let chars = header.length;
-  let seen = 0;
-  for (let index = 0; index < messages.length && seen < droppedCount; index++) {
-    if (dropped[index] !== 1) continue;
-    const line = snippet(messages[index] as Message, snippetChars);
-    const tail = `- … and ${droppedCount - seen} more`;
-    if (chars + 1 + line.length + 1 + tail.length > maxChars) {
-      if (chars + 1 + tail.length <= maxChars) lines.push(tail);
-      break;
+  wallStart: number,
+  noteMaxChars: number,
+  hints: CompactionHints,
+): UnitMarks {
+  const { pinned, stubTargets } = hints;
+  const { units, unitOf } = exchangeUnits(messages);
+  const fixed = new Uint8Array(units.length);
+  const held = new Uint8Array(units.length);
+  units.forEach((members, unit) => {
+    const first = messages[members[0] as number] as Message;
+    if (
+      (members.at(-1) as number) >= wallStart ||
+      first.role === "system" ||
+      isCompactionNote(first, noteMaxChars)
+    ) {
+      fixed[unit] = 1;
+      held[unit] = 1;
+    } else if (members.some((member) => pinned?.(member) ?? false)) {
+      held[unit] = 1;
     }
-    lines.push(line);
-    chars += 1 + line.length;
-    seen++;
+  });
+  const marks = { units, unitOf, fixed, held };
+  closeOverStubTargets(marks, fixed, stubTargets);
+  closeOverStubTargets(marks, held, stubTargets);
+  return marks;
+}
+
+/** Marks, transitively, the unit of every later result a stub in a marked unit points to. */
+function closeOverStubTargets(
+  { units, unitOf }: Pick<UnitMarks, "units" | "unitOf">,
+  marks: Uint8Array,
+  stubTargets: ReadonlyMap<number, number> | undefined,
+): void {
+  const pending: number[] = [];
+  marks.forEach((mark, unit) => {
+    if (mark === 1) pending.push(unit);
+  });
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const member of units[next] as number[]) {
+      const target = stubTargets?.get(member);
+      if (target === undefined || target <= member) continue;
+      const unit = unitOf[target] as number;
+      if (marks[unit] === 1) continue;
+      marks[unit] = 1;
+      pending.push(unit);
+    }
   }
-  return lines.join("\n");
+}
+
+/** Which messages the backstop drops, and the view's size as it goes. */
+class DropPlan {
+  readonly dropped: Uint8Array;
+  droppedCount = 0;
+
+  constructor(
+    private readonly marks: UnitMarks,
+    readonly sizes: number[],
+    public total: number,
+    private readonly wallStart: number,
+    private readonly settings: { budget: number; snippetChars: number; noteMaxChars: number },
+    private readonly stubTargets: ReadonlyMap<number, number> | undefined,
+  ) {
+    this.dropped = new Uint8Array(sizes.length);
+  }
+
+  /** With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without, it is its header alone. */
+  fits(room = false): boolean {
+    const { budget, snippetChars, noteMaxChars } = this.settings;
+    if (this.droppedCount === 0) return this.total <= budget;
+    const note = room
+      ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + this.droppedCount * (snippetChars + 1))
+      : noteHeader(this.droppedCount).length;
+    return this.total + note <= budget;
+  }
+
+  private drop(unit: number): void {
+    for (const member of this.marks.units[unit] as number[]) {
+      this.dropped[member] = 1;
+      this.total -= this.sizes[member] as number;
+      this.droppedCount++;
+    }
+  }
+
+  /** Drops the oldest units that `keep` does not keep until the view fits. */
+  dropOldest(keep: Uint8Array, room: boolean): void {
+    const { units } = this.marks;
+    for (let unit = 0; unit < units.length && !this.fits(room); unit++) {
+      if ((units[unit]?.[0] as number) >= this.wallStart) break;
+      if (keep[unit] === 0 && this.dropped[units[unit]?.[0] as number] === 0) this.drop(unit);
+    }
+    this.dropStubsOfDroppedTargets();
+  }
+
+  /** A kept stub whose target went with an earlier-starting interleaved unit goes too. */
+  private dropStubsOfDroppedTargets(): void {
+    const { unitOf, fixed } = this.marks;
+    for (let changed = (this.stubTargets?.size ?? 0) > 0; changed; ) {
+      changed = false;
+      for (const [stub, target] of this.stubTargets ?? []) {
+        const unit = unitOf[stub] as number;
+        if (this.dropped[stub] === 0 && this.dropped[target] === 1 && fixed[unit] === 0) {
+          this.drop(unit);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /** Condenses pinned results before the wall, oldest first, while the view does not fit. */
+  condensePinned(
+    pinned: CompactionHints["pinned"],
+    condense: NonNullable<CompactionHints["condense"]>,
+  ): Map<number, Message> {
+    const condensed = new Map<number, Message>();
+    for (let index = 0; index < this.wallStart && !this.fits(); index++) {
+      if (this.dropped[index] === 1 || !(pinned?.(index) ?? false)) continue;
+      const standIn = condense(index);
+      if (standIn === undefined) continue;
+      const size = messageChars(standIn);
+      if (size >= (this.sizes[index] as number)) continue;
+      condensed.set(index, standIn);
+      this.total -= (this.sizes[index] as number) - size;
+      this.sizes[index] = size;
+    }
+    return condensed;
+  }
+}
+
+function messageSizes(messages: readonly Message[]): { sizes: number[]; total: number } {
+  const sizes = new Array<number>(messages.length);
+  let total = 0;
+  for (let index = 0; index < messages.length; index++) {
+    const size = messageChars(messages[index] as Message);
+    sizes[index] = size;
+    total += size;
+  }
+  return { sizes, total };
+}
+
+/** The compacted view: condensed stand-ins in place, and the note where the first dropped message stood. */
+function compactedView(
+  messages: readonly Message[],
+  plan: DropPlan,
+  condensed: ReadonlyMap<number, Message>,
+  settings: { budget: number; snippetChars: number; noteMaxChars: number },
+): CompactionResult {
+  const { dropped, droppedCount } = plan;
+  const view = messages.map((message, index) => condensed.get(index) ?? message);
+  const result: Message[] = [];
+  let condensedResults = 0;
+  if (droppedCount > 0) {
+    const noteChars = Math.min(settings.noteMaxChars, settings.budget - plan.total);
+    const note: UserMessage = {
+      role: "user",
+      content: renderNote(view, dropped, droppedCount, settings.snippetChars, noteChars),
+    };
+    plan.total += note.content.length;
+    const firstDropped = dropped.indexOf(1);
+    view.forEach((message, position) => {
+      if (position === firstDropped) result.push(note);
+      if (dropped[position] === 1) return;
+      result.push(message);
+      if (condensed.has(position)) condensedResults++;
+    });
+  } else {
+    result.push(...view);
+    condensedResults = condensed.size;
+  }
+  return {
+    messages: result,
+    fired: true,
+    droppedMessages: droppedCount,
+    condensedResults,
+    wallExceedsBudget: plan.total > settings.budget,
+  };
 }
 
 /**
@@ -244,16 +269,12 @@ export function compactHistory(
   options: CompactionOptions = {},
   hints: CompactionHints = {},
 ): CompactionResult {
-  const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
-  const snippetChars = options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars;
-  const noteMaxChars = options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars;
-  const sizes = new Array<number>(messages.length);
-  let total = 0;
-  for (let index = 0; index < messages.length; index++) {
-    const size = messageChars(messages[index] as Message);
-    sizes[index] = size;
-    total += size;
-  }
+  const settings = {
+    budget: options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars,
+    snippetChars: options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars,
+    noteMaxChars: options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars,
+  };
+  const { sizes, total } = messageSizes(messages);
   const unchanged = (wallExceedsBudget: boolean): CompactionResult => ({
     messages,
     fired: false,
@@ -261,127 +282,14 @@ export function compactHistory(
     condensedResults: 0,
     wallExceedsBudget,
   });
-  if (total <= budget) return unchanged(false);
+  if (total <= settings.budget) return unchanged(false);
 
-  const { pinned, stubTargets, condense } = hints;
-  const { units, unitOf } = exchangeUnits(messages);
-  // fixed: units never removed (any member in the wall, system messages, earlier notes);
-  // held: units holding a pinned message. Each also holds, transitively, the units of what
-  // its stubs point to ("identical to … below", "retried … below").
-  const fixed = new Uint8Array(units.length);
-  const held = new Uint8Array(units.length);
-  const close = (marks: Uint8Array) => {
-    const pending: number[] = [];
-    marks.forEach((mark, unit) => {
-      if (mark === 1) pending.push(unit);
-    });
-    for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-      for (const member of units[next] as number[]) {
-        const target = stubTargets?.get(member);
-        if (target === undefined || target <= member) continue;
-        const unit = unitOf[target] as number;
-        if (marks[unit] === 1) continue;
-        marks[unit] = 1;
-        pending.push(unit);
-      }
-    }
-  };
-  units.forEach((members, unit) => {
-    const first = messages[members[0] as number] as Message;
-    if (
-      (members.at(-1) as number) >= wallStart ||
-      first.role === "system" ||
-      isCompactionNote(first, noteMaxChars)
-    ) {
-      fixed[unit] = 1;
-      held[unit] = 1;
-    } else if (members.some((member) => pinned?.(member) ?? false)) {
-      held[unit] = 1;
-    }
-  });
-  close(fixed);
-  close(held);
-
-  const dropped = new Uint8Array(messages.length);
-  let droppedCount = 0;
-  // With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without,
-  // it is its header alone.
-  const fits = (room = false) =>
-    droppedCount === 0
-      ? total <= budget
-      : total +
-          (room
-            ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + droppedCount * (snippetChars + 1))
-            : noteHeader(droppedCount).length) <=
-        budget;
-  const drop = (unit: number) => {
-    for (const member of units[unit] as number[]) {
-      dropped[member] = 1;
-      total -= sizes[member] as number;
-      droppedCount++;
-    }
-  };
-  /** Drops the oldest units that `keep` does not keep until the view fits. */
-  const dropOldest = (keep: Uint8Array, room: boolean) => {
-    for (let unit = 0; unit < units.length && !fits(room); unit++) {
-      if ((units[unit]?.[0] as number) >= wallStart) break;
-      if (keep[unit] === 0 && dropped[units[unit]?.[0] as number] === 0) drop(unit);
-    }
-    // A kept stub whose target went with an earlier-starting interleaved unit goes too.
-    for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
-      changed = false;
-      for (const [stub, target] of stubTargets ?? []) {
-        const unit = unitOf[stub] as number;
-        if (dropped[stub] === 0 && dropped[target] === 1 && fixed[unit] === 0) {
-          drop(unit);
-          changed = true;
-        }
-      }
-    }
-  };
-
-  dropOldest(held, true);
-  const condensed = new Map<number, Message>();
-  if (!fits() && condense) {
-    for (let index = 0; index < wallStart && !fits(); index++) {
-      if (dropped[index] === 1 || !(pinned?.(index) ?? false)) continue;
-      const standIn = condense(index);
-      if (standIn === undefined) continue;
-      const size = messageChars(standIn);
-      if (size >= (sizes[index] as number)) continue;
-      condensed.set(index, standIn);
-      total -= (sizes[index] as number) - size;
-      sizes[index] = size;
-    }
-  }
-  if (!fits()) dropOldest(fixed, false);
-  if (droppedCount === 0 && condensed.size === 0) return unchanged(!fits());
-
-  const view = messages.map((message, index) => condensed.get(index) ?? message);
-  const result: Message[] = [];
-  let condensedResults = 0;
-  if (droppedCount > 0) {
-    const note: UserMessage = {
-      role: "user",
-      content: renderNote(view, dropped, droppedCount, snippetChars, Math.min(noteMaxChars, budget - total)),
-    };
-    total += note.content.length;
-    const firstDropped = dropped.indexOf(1);
-    view.forEach((message, position) => {
-      if (position === firstDropped) result.push(note);
-      if (dropped[position] === 1) return;
-      result.push(message);
-      if (condensed.has(position)) condensedResults++;
-    });
-  } else {
-    result.push(...view);
-    condensedResults = condensed.size;
-  }
-  return {
-    messages: result,
-    fired: true,
-    droppedMessages: droppedCount,
-    condensedResults,
-    wallExceedsBudget: total > budget,
-  };
+  const marks = markUnits(messages, wallStart, settings.noteMaxChars, hints);
+  const plan = new DropPlan(marks, sizes, total, wallStart, settings, hints.stubTargets);
+  plan.dropOldest(marks.held, true);
+  const condensed =
+    !plan.fits() && hints.condense ? plan.condensePinned(hints.pinned, hints.condense) : new Map();
+  if (!plan.fits()) plan.dropOldest(marks.fixed, false);
+  if (plan.droppedCount === 0 && condensed.size === 0) return unchanged(!plan.fits());
+  return compactedView(messages, plan, condensed, settings);
 }

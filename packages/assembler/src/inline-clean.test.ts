@@ -6,7 +6,8 @@ import {
   toolResult,
   userMessage,
 } from "../test/fixtures/thread-builder";
-import { type InlineStub, inlineStubs, isErrorResult } from "./inline-clean";
+import { isErrorResult } from "./error-retry";
+import { type InlineStub, inlineStubs } from "./inline-clean";
 import { createToolPolicy } from "./policy";
 import { renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import { indexThread } from "./thread-index";

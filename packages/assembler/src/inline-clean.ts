@@ -1,6 +1,6 @@
 import { contentChars, contentText } from "./content";
-import { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
-import { readOffset } from "./keep-rules";
+import { isErrorResult, overlaps, retryKey } from "./error-retry";
+import { canonicalArgs, messageContentSha256 } from "./hash";
 import type { ToolPolicy, ToolRule } from "./policy";
 import {
   DUPLICATE_PREFIX,
@@ -19,60 +19,6 @@ export interface InlineStub {
   text: string;
   /** Index of the later result the stub points to: the latest identical copy, or the retry. */
   target: number;
-}
-
-/** A result without an error status counts as an error by its text only up to this many chars. */
-export const ERROR_TEXT_MAX_CHARS = 500;
-
-const ERROR_PATTERN =
-  /^\s*(?:error\b|exception\b|traceback\b|fatal\b|failed\b|\[error\]|\[transient error\b|status(?: code)?:? [45]\d\d\b)/i;
-const BLANK_LINE = /\n[ \t]*\r?\n/;
-
-/**
- * Whether a tool result failed: the framework marks it (`status: "error"`, which adapters
- * map from `is_error`), or, without a status, it is a short text that is nothing but an
- * error — at most {@link ERROR_TEXT_MAX_CHARS} chars, one paragraph, opening like an error.
- * A longer result is output whatever its first line says ("ERROR 12:00 charge failed …" in
- * a log, a clause headed "Failed Delivery"), so no text heuristic ever collapses it.
- */
-export function isErrorResult(message: ToolMessage): boolean {
-  if (message.status === "error") return true;
-  if (message.status === "success") return false;
-  if (contentChars(message.content) > ERROR_TEXT_MAX_CHARS) return false;
-  const text = contentText(message.content);
-  return !BLANK_LINE.test(text) && ERROR_PATTERN.test(text);
-}
-
-/**
- * What a retry shares with the failed call: the tool and the document it names (first
- * provenance arg), or, for a tool without one, every arg (canonical JSON).
- */
-function retryKey(toolName: string, call: ToolCall, rule: ToolRule): string {
-  const idArg = rule.provenanceArgs[0];
-  if (idArg !== undefined && call.args[idArg] !== undefined) {
-    return `${toolName}\u0000${idArg}=${canonicalJson(call.args[idArg])}`;
-  }
-  return `${toolName}\u0000${canonicalArgs(call)}`;
-}
-
-function provenanceValue(call: ToolCall, name: string, rule: ToolRule): unknown {
-  // A read without an offset reads the first page.
-  if (name === rule.offsetArg) return readOffset(call, name) ?? call.args[name] ?? 0;
-  return call.args[name];
-}
-
-/**
- * Whether two calls with the same {@link retryKey} read overlapping things: every further
- * provenance arg that both calls pass has the same value (an offset left out is 0).
- */
-function overlaps(failed: ToolCall, retry: ToolCall, rule: ToolRule): boolean {
-  const [idArg, ...rest] = rule.provenanceArgs;
-  if (idArg === undefined || failed.args[idArg] === undefined) return true;
-  return rest.every((name) => {
-    const before = provenanceValue(failed, name, rule);
-    const after = provenanceValue(retry, name, rule);
-    return before === undefined || after === undefined || canonicalJson(before) === canonicalJson(after);
-  });
 }
 
 /** Per-result facts inline cleaning needs, cached per message object across assemblies. */
@@ -137,6 +83,115 @@ interface InlineInput {
   policy: ToolPolicy;
 }
 
+/** The tool results of a thread grouped for inline cleaning. */
+interface ResultScan {
+  /** Per message index: the result's facts (undefined for other messages). */
+  factsAt: (ResultFacts | undefined)[];
+  /** Successful results by tool and canonical args, in thread order. */
+  byCallKey: Map<string, number[]>;
+  /** Successful results by {@link retryKey}, in thread order. */
+  successesByRetryKey: Map<string, number[]>;
+}
+
+function pushTo(groups: Map<string, number[]>, key: string, index: number): void {
+  const group = groups.get(key);
+  if (group) group.push(index);
+  else groups.set(key, [index]);
+}
+
+function scanResults({ messages, threadIndex, policy }: InlineInput): ResultScan {
+  const scan: ResultScan = {
+    factsAt: new Array(messages.length),
+    byCallKey: new Map(),
+    successesByRetryKey: new Map(),
+  };
+  messages.forEach((message, index) => {
+    if (message.role !== "tool") return;
+    const facts = resultFacts(message, threadIndex.callFor(message), policy);
+    scan.factsAt[index] = facts;
+    if (!facts.failed && facts.retryKey !== undefined)
+      pushTo(scan.successesByRetryKey, facts.retryKey, index);
+    // Failed results are left to the error/retry collapse: a duplicate stub would point to
+    // a later copy that is itself collapsed.
+    if (facts.groupKey !== undefined) pushTo(scan.byCallKey, facts.groupKey, index);
+  });
+  return scan;
+}
+
+/** The duplicate stub of `message` pointing to the later copy at `latest`. */
+function duplicateStubOf(input: InlineInput, message: ToolMessage, latest: number): string {
+  const latestMessage = input.messages[latest] as ToolMessage;
+  const latestCall = input.threadIndex.callFor(latestMessage) as ToolCall;
+  const rule = input.policy.ruleFor(latestMessage.toolName);
+  return renderDuplicateStub(
+    message.toolName,
+    latestMessage.toolCallId,
+    renderToolCall(latestCall, rule.provenanceArgs),
+    rule.idempotent,
+  );
+}
+
+/** The later copy whose duplicate stub `message` already shows, byte for byte. */
+function shownTarget(
+  input: InlineInput,
+  message: ToolMessage,
+  index: number,
+  group: readonly number[],
+): number | undefined {
+  if (typeof message.content !== "string" || !message.content.startsWith(DUPLICATE_PREFIX)) return undefined;
+  const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0];
+  for (let position = group.length - 1; position >= 0; position--) {
+    const member = group[position] as number;
+    if (member <= index) break;
+    if ((input.messages[member] as ToolMessage).toolCallId !== named) continue;
+    if (duplicateStubOf(input, message, member) === message.content) return member;
+  }
+  return undefined;
+}
+
+/** The "duplicate" stub of each cleanable earlier copy in `group`, pointing to its latest identical copy. */
+function duplicateStubs(input: InlineInput, group: readonly number[], stubs: InlineStub[]): void {
+  const { messages, cleanable } = input;
+  const latestByHash = new Map<string, number>();
+  for (const index of group) latestByHash.set(messageContentSha256(messages[index] as Message), index);
+  for (const index of group) {
+    if (!cleanable(index)) continue;
+    const message = messages[index] as ToolMessage;
+    const shown = shownTarget(input, message, index, group);
+    if (shown !== undefined) {
+      stubs.push({ index, category: "duplicate", text: message.content as string, target: shown });
+      continue;
+    }
+    const latest = latestByHash.get(messageContentSha256(message)) as number;
+    if (latest === index) continue;
+    const text = duplicateStubOf(input, message, latest);
+    if (text.length >= contentChars(message.content)) continue;
+    stubs.push({ index, category: "duplicate", text, target: latest });
+  }
+}
+
+/** The "error-retry" stub of a cleanable failed result that a later success retried, if any. */
+function errorRetryStub(
+  input: InlineInput,
+  scan: ResultScan,
+  message: ToolMessage,
+  index: number,
+): InlineStub | undefined {
+  const facts = scan.factsAt[index];
+  if (!facts?.failed || !facts.call || facts.retryKey === undefined) return undefined;
+  const successes = scan.successesByRetryKey.get(facts.retryKey);
+  const rule = input.policy.ruleFor(message.toolName);
+  const retry = successes && findRetry(successes, index, facts.call, rule, scan.factsAt);
+  if (retry === undefined) return undefined;
+  // Always collapsed, even when short: the stub also tells the model the retry worked.
+  const failedCall = renderToolCall(facts.call, rule.provenanceArgs);
+  const text =
+    typeof message.content === "string" && isErrorRetryStubFor(message.content, failedCall)
+      ? message.content
+      : renderErrorRetryStub(contentText(message.content), failedCall);
+  return { index, category: "error-retry", text, target: retry };
+}
+
 /**
  * Deterministic inline cleaning (docs/architecture.md#junk-categories): "duplicate" exact copies (same tool, same
  * canonical args, identical content — earlier copies point to the latest, which stays) and
@@ -148,93 +203,17 @@ interface InlineInput {
  * result that already shows exactly the stub decided for it (the view of an earlier
  * assembly) is decided again with its own text, so callers can leave it as it is.
  */
-export function inlineStubs({ messages, cleanable, threadIndex, policy }: InlineInput): InlineStub[] {
+export function inlineStubs(input: InlineInput): InlineStub[] {
+  const scan = scanResults(input);
   const stubs: InlineStub[] = [];
-  const byCallKey = new Map<string, number[]>();
-  const successesByRetryKey = new Map<string, number[]>();
-  const factsAt: (ResultFacts | undefined)[] = new Array(messages.length);
-
-  messages.forEach((message, index) => {
-    if (message.role !== "tool") return;
-    const facts = resultFacts(message, threadIndex.callFor(message), policy);
-    factsAt[index] = facts;
-    if (!facts.failed && facts.retryKey !== undefined) {
-      const successes = successesByRetryKey.get(facts.retryKey);
-      if (successes) successes.push(index);
-      else successesByRetryKey.set(facts.retryKey, [index]);
-    }
-    // Failed results are left to the error/retry collapse: a duplicate stub would point to
-    // a later copy that is itself collapsed.
-    const key = facts.groupKey;
-    if (key === undefined) return;
-    const group = byCallKey.get(key);
-    if (group) group.push(index);
-    else byCallKey.set(key, [index]);
-  });
-
-  const duplicateStubOf = (message: ToolMessage, latest: number): string => {
-    const latestMessage = messages[latest] as ToolMessage;
-    const latestCall = threadIndex.callFor(latestMessage) as ToolCall;
-    const rule = policy.ruleFor(latestMessage.toolName);
-    return renderDuplicateStub(
-      message.toolName,
-      latestMessage.toolCallId,
-      renderToolCall(latestCall, rule.provenanceArgs),
-      rule.idempotent,
-    );
-  };
-  // The later copy whose duplicate stub `message` already shows, byte for byte.
-  const shownTarget = (message: ToolMessage, index: number, group: readonly number[]) => {
-    if (typeof message.content !== "string" || !message.content.startsWith(DUPLICATE_PREFIX))
-      return undefined;
-    const named = message.content.slice(DUPLICATE_PREFIX.length).split(" (", 1)[0];
-    for (let position = group.length - 1; position >= 0; position--) {
-      const member = group[position] as number;
-      if (member <= index) break;
-      if ((messages[member] as ToolMessage).toolCallId !== named) continue;
-      if (duplicateStubOf(message, member) === message.content) return member;
-    }
-    return undefined;
-  };
-
-  const stubbed = new Set<number>();
-  for (const group of byCallKey.values()) {
-    if (group.length < 2) continue;
-    const latestByHash = new Map<string, number>();
-    for (const index of group) latestByHash.set(messageContentSha256(messages[index] as Message), index);
-    for (const index of group) {
-      if (!cleanable(index)) continue;
-      const message = messages[index] as ToolMessage;
-      const shown = shownTarget(message, index, group);
-      if (shown !== undefined) {
-        stubs.push({ index, category: "duplicate", text: message.content as string, target: shown });
-        stubbed.add(index);
-        continue;
-      }
-      const latest = latestByHash.get(messageContentSha256(message)) as number;
-      if (latest === index) continue;
-      const text = duplicateStubOf(message, latest);
-      if (text.length >= contentChars(message.content)) continue;
-      stubs.push({ index, category: "duplicate", text, target: latest });
-      stubbed.add(index);
-    }
+  for (const group of scan.byCallKey.values()) {
+    if (group.length >= 2) duplicateStubs(input, group, stubs);
   }
-
-  messages.forEach((message, index) => {
-    if (message.role !== "tool" || stubbed.has(index) || !cleanable(index)) return;
-    const facts = factsAt[index];
-    if (!facts?.failed || !facts.call || facts.retryKey === undefined) return;
-    const successes = successesByRetryKey.get(facts.retryKey);
-    const rule = policy.ruleFor(message.toolName);
-    const retry = successes && findRetry(successes, index, facts.call, rule, factsAt);
-    if (retry === undefined) return;
-    // Always collapsed, even when short: the stub also tells the model the retry worked.
-    const failedCall = renderToolCall(facts.call, rule.provenanceArgs);
-    const text =
-      typeof message.content === "string" && isErrorRetryStubFor(message.content, failedCall)
-        ? message.content
-        : renderErrorRetryStub(contentText(message.content), failedCall);
-    stubs.push({ index, category: "error-retry", text, target: retry });
+  const stubbed = new Set(stubs.map((stub) => stub.index));
+  input.messages.forEach((message, index) => {
+    if (message.role !== "tool" || stubbed.has(index) || !input.cleanable(index)) return;
+    const stub = errorRetryStub(input, scan, message, index);
+    if (stub) stubs.push(stub);
   });
   return stubs.sort((a, b) => a.index - b.index);
 }

@@ -4,11 +4,11 @@
  * assembler and a runtime integrator does not need. No stability promise: names here may
  * change or go away in any release.
  */
-export { messageChars } from "./compact-history";
 export { contentChars, contentText } from "./content";
+export { isErrorResult } from "./error-retry";
 export { normalizeWhitespace } from "./figures";
 export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
-export { inlineStubs, isErrorResult } from "./inline-clean";
+export { inlineStubs } from "./inline-clean";
 export type { KeepReason, WindowReferences } from "./keep-rules";
 export {
   hasEmptyToolCallId,
@@ -25,6 +25,7 @@ export {
   sourceKey,
   windowReferences,
 } from "./keep-rules";
+export { messageChars } from "./message-chars";
 export { resolveToolPolicy } from "./policy";
 export type { Protection } from "./protect";
 export { protectMessages } from "./protect";

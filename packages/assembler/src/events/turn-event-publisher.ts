@@ -1,9 +1,9 @@
-import { SendMessageCommand, type SendMessageCommandOutput, SQSClient } from "@aws-sdk/client-sqs";
+import type { SendMessageCommand, SendMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { DeadlineExceededError, InvalidOptionError, InvalidTurnEventError } from "../errors";
 import { killSwitchFromEnvironment } from "../kill-switch";
 import { withDeadline } from "./deadline";
 import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
-import { type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
+import { type TurnEndedEvent, type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
 
 /** The one call the publisher makes on an SQS client; `SQSClient` satisfies it. */
 export interface SqsSendClient {
@@ -65,9 +65,83 @@ function positiveInteger(value: number, field: string): number {
   return value;
 }
 
+type SqsModule = typeof import("@aws-sdk/client-sqs");
+let sqsModule: Promise<SqsModule> | undefined;
+
+/**
+ * The SQS SDK, loaded at the first send: importing `./events` (for the turn lock, say)
+ * never needs the package installed. A failed load is tried again at the next send.
+ */
+function loadSqs(): Promise<SqsModule> {
+  sqsModule ??= import("@aws-sdk/client-sqs").catch((error: unknown) => {
+    sqsModule = undefined;
+    throw error;
+  });
+  return sqsModule;
+}
+
+/** The validated options of a publisher. */
+interface PublisherSettings {
+  queueUrl: string;
+  triggerChars: number;
+  timeoutMs: number;
+  logger: TurnEventLogger;
+}
+
+function publisherSettings(options: TurnEventPublisherOptions): PublisherSettings {
+  if (typeof options.queueUrl !== "string" || options.queueUrl.length === 0) {
+    throw new InvalidOptionError("queueUrl: must be a non-empty URL", "queueUrl");
+  }
+  return {
+    queueUrl: options.queueUrl,
+    triggerChars: positiveInteger(
+      options.triggerChars ?? TURN_EVENT_PUBLISHER_DEFAULTS.triggerChars,
+      "triggerChars",
+    ),
+    timeoutMs: positiveInteger(options.timeoutMs ?? TURN_EVENT_PUBLISHER_DEFAULTS.timeoutMs, "timeoutMs"),
+    logger: options.logger ?? console,
+  };
+}
+
+/** Logs a failed publish (a broken logger fails nothing) and returns its outcome. */
+function failed(
+  logger: TurnEventLogger,
+  reason: TurnEventFailureReason,
+  error: Error,
+  context: Record<string, unknown>,
+): TurnEventOutcome {
+  try {
+    logger.warn("context-cleaner: turn event not published", { ...context, reason, error: error.message });
+  } catch {
+    // A broken logger must not fail the turn either.
+  }
+  return { status: "failed", reason, error };
+}
+
+/** Sends one event as a FIFO message within the deadline; `client` is the injected SQS client, if any. */
+async function sendEvent(
+  event: TurnEndedEvent,
+  settings: PublisherSettings,
+  client: () => Promise<SqsSendClient>,
+): Promise<TurnEventOutcome> {
+  const { SendMessageCommand } = await loadSqs();
+  const sqs = await client();
+  const command = new SendMessageCommand({
+    QueueUrl: settings.queueUrl,
+    MessageBody: JSON.stringify(event),
+    MessageGroupId: turnEventGroupId(event.orgId, event.threadId),
+    MessageDeduplicationId: turnEventDeduplicationId(event.orgId, event.threadId, event.turnEndedAt),
+  });
+  const output = await withDeadline("SQS SendMessage", settings.timeoutMs, (abortSignal) =>
+    sqs.send(command, { abortSignal }),
+  );
+  return { status: "sent", messageId: output.MessageId ?? "" };
+}
+
 /**
  * The runtime side of the digest queue: one SQS FIFO message per turn that ended with
- * enough tool output, grouped by thread and deduplicated by turn.
+ * enough tool output, grouped by thread and deduplicated by turn. The SQS SDK is loaded at
+ * the first send, not when this module is imported.
  *
  * @example
  * ```ts
@@ -79,63 +153,31 @@ function positiveInteger(value: number, field: string): number {
  *   that is not a positive integer.
  */
 export function createTurnEventPublisher(options: TurnEventPublisherOptions): TurnEventPublisher {
-  if (typeof options.queueUrl !== "string" || options.queueUrl.length === 0) {
-    throw new InvalidOptionError("queueUrl: must be a non-empty URL", "queueUrl");
-  }
-  const queueUrl = options.queueUrl;
-  const triggerChars = positiveInteger(
-    options.triggerChars ?? TURN_EVENT_PUBLISHER_DEFAULTS.triggerChars,
-    "triggerChars",
-  );
-  const timeoutMs = positiveInteger(
-    options.timeoutMs ?? TURN_EVENT_PUBLISHER_DEFAULTS.timeoutMs,
-    "timeoutMs",
-  );
-  const logger = options.logger ?? console;
+  const settings = publisherSettings(options);
   let sqs = options.sqs;
-
-  function fail(
-    reason: TurnEventFailureReason,
-    error: Error,
-    context: Record<string, unknown>,
-  ): TurnEventOutcome {
-    try {
-      logger.warn("context-cleaner: turn event not published", { ...context, reason, error: error.message });
-    } catch {
-      // A broken logger must not fail the turn either.
-    }
-    return { status: "failed", reason, error };
-  }
+  const client = async (): Promise<SqsSendClient> => {
+    sqs ??= new (await loadSqs()).SQSClient({});
+    return sqs;
+  };
 
   return {
     async publishTurnEnded(input) {
-      let event: ReturnType<typeof toTurnEndedEvent>;
+      let event: TurnEndedEvent;
       try {
         event = toTurnEndedEvent(input);
       } catch (error) {
         const invalid = error instanceof Error ? error : new InvalidTurnEventError(String(error), "event");
-        return fail("invalid_event", invalid, {});
+        return failed(settings.logger, "invalid_event", invalid, {});
       }
       if (options.disabled ?? killSwitchFromEnvironment()) return { status: "skipped", reason: "disabled" };
-      if (event.rawToolChars < triggerChars) return { status: "skipped", reason: "below_trigger" };
-
-      const context = { orgId: event.orgId, threadId: event.threadId, turnEndedAt: event.turnEndedAt };
+      if (event.rawToolChars < settings.triggerChars) return { status: "skipped", reason: "below_trigger" };
       try {
-        sqs ??= new SQSClient({});
-        const client = sqs;
-        const command = new SendMessageCommand({
-          QueueUrl: queueUrl,
-          MessageBody: JSON.stringify(event),
-          MessageGroupId: turnEventGroupId(event.orgId, event.threadId),
-          MessageDeduplicationId: turnEventDeduplicationId(event.orgId, event.threadId, event.turnEndedAt),
-        });
-        const output = await withDeadline("SQS SendMessage", timeoutMs, (abortSignal) =>
-          client.send(command, { abortSignal }),
-        );
-        return { status: "sent", messageId: output.MessageId ?? "" };
+        return await sendEvent(event, settings, client);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
-        return fail(failure instanceof DeadlineExceededError ? "timeout" : "send_error", failure, context);
+        const reason = failure instanceof DeadlineExceededError ? "timeout" : "send_error";
+        const context = { orgId: event.orgId, threadId: event.threadId, turnEndedAt: event.turnEndedAt };
+        return failed(settings.logger, reason, failure, context);
       }
     },
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isTitleCase, type ReflowedBlock, reflowText, splitRunInTitle } from "./reflow-text";
+import { isTitleCase, splitRunInTitle } from "./reflow-lines";
+import { type ReflowedBlock, reflowText } from "./reflow-text";
 
 const RULE = "-".repeat(80);
 

@@ -131,62 +131,63 @@ class FifoStore {
   }
 }
 
-/**
- * A digest queue in this process with SQS FIFO semantics (see the port): per-group order
- * with one receive in flight per group, a deduplication window that outlives deletes,
- * visibility timeouts with redelivery, dead letters after `maxReceiveCount` receives, and
- * a queue delay. For embedded runs and tests; its messages live as long as the process.
- *
- * @throws {InvalidOptionError} for an option out of its range.
- */
-export function createInProcessDigestQueue(options: InProcessDigestQueueOptions = {}): DigestQueue & {
-  readonly deadLetters: DeadLetterQueue;
-} {
-  const clock = options.clock ?? systemClock;
+/** The validated options of an in-process queue, durations in milliseconds. */
+interface QueueSettings {
+  clock: Clock;
+  visibilityTimeoutSeconds: number;
+  maxReceiveCount: number;
+  dedupeWindowMs: number;
+  delayMs: number;
+}
+
+function queueSettings(options: InProcessDigestQueueOptions): QueueSettings {
   const defaults = IN_PROCESS_QUEUE_DEFAULTS;
-  const visibility = integerOption(
-    options.visibilityTimeoutSeconds ?? defaults.visibilityTimeoutSeconds,
-    "visibilityTimeoutSeconds",
-    0,
-    43_200,
-  );
-  const maxReceiveCount = integerOption(
-    options.maxReceiveCount ?? defaults.maxReceiveCount,
-    "maxReceiveCount",
-    1,
-    1_000,
-  );
-  const dedupeWindowMs =
-    integerOption(
-      options.dedupeWindowSeconds ?? defaults.dedupeWindowSeconds,
-      "dedupeWindowSeconds",
-      0,
-      86_400,
-    ) * 1000;
-  const delayMs = integerOption(options.delaySeconds ?? defaults.delaySeconds, "delaySeconds", 0, 900) * 1000;
+  const option = (field: keyof typeof defaults, min: number, max: number) =>
+    integerOption(options[field] ?? defaults[field], field, min, max);
+  return {
+    clock: options.clock ?? systemClock,
+    visibilityTimeoutSeconds: option("visibilityTimeoutSeconds", 0, 43_200),
+    maxReceiveCount: option("maxReceiveCount", 1, 1_000),
+    dedupeWindowMs: option("dedupeWindowSeconds", 0, 86_400) * 1000,
+    delayMs: option("delaySeconds", 0, 900) * 1000,
+  };
+}
 
-  const deadLetterStore = new FifoStore(clock, visibility, Number.POSITIVE_INFINITY, () => {});
-  const store = new FifoStore(clock, visibility, maxReceiveCount, (message) => {
-    deadLetterStore.add({ ...message, availableAt: clock.now().getTime(), receiptHandle: undefined });
-  });
-  const sentIds = new Map<string, { messageId: string; expiresAt: number }>();
+/** The deduplication ids sent within the window, with the message id each was sent as. */
+class DeduplicationWindow {
+  private readonly sentIds = new Map<string, { messageId: string; expiresAt: number }>();
 
-  const queue: DigestQueue = {
+  constructor(private readonly windowMs: number) {}
+
+  /** The message id an earlier send of `deduplicationId` got within the window, if any. */
+  earlier(deduplicationId: string, now: number): string | undefined {
+    for (const [id, entry] of this.sentIds) if (entry.expiresAt <= now) this.sentIds.delete(id);
+    return this.sentIds.get(deduplicationId)?.messageId;
+  }
+
+  remember(deduplicationId: string, messageId: string, now: number): void {
+    this.sentIds.set(deduplicationId, { messageId, expiresAt: now + this.windowMs });
+  }
+}
+
+/** The digest queue over its store: sends deduplicated within the window and delayed by the queue's delay. */
+function mainQueue(store: FifoStore, settings: QueueSettings): DigestQueue {
+  const window = new DeduplicationWindow(settings.dedupeWindowMs);
+  return {
     async send(message: DigestQueueMessage) {
       checkMessage(message);
-      const now = clock.now().getTime();
-      for (const [id, entry] of sentIds) if (entry.expiresAt <= now) sentIds.delete(id);
-      const earlier = sentIds.get(message.deduplicationId);
-      if (earlier !== undefined) return { messageId: earlier.messageId };
+      const now = settings.clock.now().getTime();
+      const earlier = window.earlier(message.deduplicationId, now);
+      if (earlier !== undefined) return { messageId: earlier };
       const messageId = randomUUID();
-      sentIds.set(message.deduplicationId, { messageId, expiresAt: now + dedupeWindowMs });
+      window.remember(message.deduplicationId, messageId, now);
       store.add({
         messageId,
         body: message.body,
         groupId: message.groupId,
         deduplicationId: message.deduplicationId,
         sentAt: new Date(now),
-        availableAt: now + delayMs,
+        availableAt: now + settings.delayMs,
         receiveCount: 0,
         receiptHandle: undefined,
       });
@@ -204,8 +205,11 @@ export function createInProcessDigestQueue(options: InProcessDigestQueueOptions 
       store.changeVisibility(receiptHandle, timeoutSeconds);
     },
   };
+}
 
-  const deadLetters: DeadLetterQueue = {
+/** The dead letters over their store: a redrive sends the message to `queue` again under a new deduplication id. */
+function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLetterQueue {
+  return {
     async receive(maxMessages: number, receiveOptions: ReceiveOptions = {}) {
       checkReceive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
       return deadLetterStore.receive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
@@ -223,6 +227,25 @@ export function createInProcessDigestQueue(options: InProcessDigestQueueOptions 
       deadLetterStore.delete(receiptHandle);
     },
   };
+}
 
-  return { ...queue, deadLetters };
+/**
+ * A digest queue in this process with SQS FIFO semantics (see the port): per-group order
+ * with one receive in flight per group, a deduplication window that outlives deletes,
+ * visibility timeouts with redelivery, dead letters after `maxReceiveCount` receives, and
+ * a queue delay. For embedded runs and tests; its messages live as long as the process.
+ *
+ * @throws {InvalidOptionError} for an option out of its range.
+ */
+export function createInProcessDigestQueue(options: InProcessDigestQueueOptions = {}): DigestQueue & {
+  readonly deadLetters: DeadLetterQueue;
+} {
+  const settings = queueSettings(options);
+  const { clock, visibilityTimeoutSeconds } = settings;
+  const deadLetterStore = new FifoStore(clock, visibilityTimeoutSeconds, Number.POSITIVE_INFINITY, () => {});
+  const store = new FifoStore(clock, visibilityTimeoutSeconds, settings.maxReceiveCount, (message) => {
+    deadLetterStore.add({ ...message, availableAt: clock.now().getTime(), receiptHandle: undefined });
+  });
+  const queue = mainQueue(store, settings);
+  return { ...queue, deadLetters: deadLetterQueue(deadLetterStore, queue) };
 }

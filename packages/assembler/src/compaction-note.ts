@@ -1,0 +1,72 @@
+import { contentText } from "./content";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import type { Message } from "./types";
+
+/** Room reserved for the note's header when sizing it before it is written. */
+export const NOTE_HEADER_CHARS = 160;
+
+export function noteHeader(droppedCount: number): string {
+  return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+}
+
+const NOTE_HEADER = new RegExp(
+  `^${noteHeader(0)
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
+);
+
+/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
+export function isCompactionNote(message: Message, noteMaxChars: number): boolean {
+  return (
+    message.role === "user" &&
+    typeof message.content === "string" &&
+    message.content.length <= noteMaxChars &&
+    NOTE_HEADER.test(message.content)
+  );
+}
+
+function snippet(message: Message, maxChars: number): string {
+  const label =
+    message.role === "tool"
+      ? `tool ${message.toolName}`
+      : message.role === "assistant" && message.toolCalls?.length
+        ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
+        : message.role;
+  // Collapse whitespace over a growing prefix only: once the line overflows, the rest of
+  // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
+  const full = contentText(message.content);
+  let line = "";
+  for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
+    const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
+    line = `- ${label}: ${text}`;
+    if (line.length > maxChars || prefixChars >= full.length) break;
+  }
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+}
+
+/** The note: its header, then a snippet per dropped message while `maxChars` allows. */
+export function renderNote(
+  messages: readonly Message[],
+  dropped: Uint8Array,
+  droppedCount: number,
+  snippetChars: number,
+  maxChars: number,
+): string {
+  const header = noteHeader(droppedCount);
+  const lines = [header];
+  let chars = header.length;
+  let seen = 0;
+  for (let index = 0; index < messages.length && seen < droppedCount; index++) {
+    if (dropped[index] !== 1) continue;
+    const line = snippet(messages[index] as Message, snippetChars);
+    const tail = `- … and ${droppedCount - seen} more`;
+    if (chars + 1 + line.length + 1 + tail.length > maxChars) {
+      if (chars + 1 + tail.length <= maxChars) lines.push(tail);
+      break;
+    }
+    lines.push(line);
+    chars += 1 + line.length;
+    seen++;
+  }
+  return lines.join("\n");
+}
