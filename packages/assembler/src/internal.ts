@@ -28,6 +28,7 @@ export {
 export { resolveToolPolicy } from "./policy";
 export type { Protection } from "./protect";
 export { protectMessages } from "./protect";
+export { containsNul, NUL_PROBLEM, storableText } from "./stored-values";
 export {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,

@@ -4,7 +4,13 @@ import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import type { PassInput, PassRecord } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
-import { optionalDate, requireInteger, requireNonEmpty, requireOrganizationId } from "./validation";
+import {
+  optionalDate,
+  requireInteger,
+  requireOrganizationId,
+  requireStorable,
+  requireStorableId,
+} from "./validation";
 
 const MAX_INT4 = 2_147_483_647;
 
@@ -20,7 +26,7 @@ export async function recordPass(
   pass: PassInput,
 ): Promise<void> {
   const organization = requireOrganizationId(orgId);
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireStorableId(threadId, "threadId");
   if (!PASS_STATUSES.includes(pass.status)) {
     throw new InvalidStorageInputError(
       "status",
@@ -37,7 +43,7 @@ export async function recordPass(
     orgId: organization,
     threadId: thread,
     status: pass.status,
-    reason: pass.reason ?? null,
+    reason: requireStorable(pass.reason ?? null, "reason"),
     coveredTurnEndedAt: covered,
     latestTurnEndedAt: seen,
     rawToolChars: requireInteger(pass.rawToolChars ?? 0, "rawToolChars", 0, MAX_INT4),
@@ -71,7 +77,7 @@ export async function getPass(
   orgId: string,
   threadId: string,
 ): Promise<PassRecord | null> {
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireStorableId(threadId, "threadId");
   const rows = await database.withOrganization(
     orgId,
     (transaction) =>

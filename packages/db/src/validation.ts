@@ -1,17 +1,36 @@
+import { containsNul, NUL_PROBLEM } from "@context-cleaner/assembler/internal";
 import { InvalidStorageInputError, MissingOrganizationError } from "./errors";
 
 /**
  * @throws {MissingOrganizationError} when the org id is missing, empty or not a string.
+ * @throws {InvalidStorageInputError} when it holds a character Postgres cannot store.
  */
 export function requireOrganizationId(orgId: unknown): string {
   if (typeof orgId !== "string" || orgId.trim() === "") {
     throw new MissingOrganizationError(orgId);
   }
-  return orgId;
+  return requireStorable(orgId, "orgId");
+}
+
+/** @throws {InvalidStorageInputError} when the value is not a non-empty string Postgres can store. */
+export function requireStorableId(value: unknown, field: string): string {
+  return requireStorable(requireNonEmpty(value, field), field);
+}
+
+/**
+ * A text or jsonb value checked before the database: U+0000 anywhere in it (a string, or
+ * a key or string inside an object) is refused here, naming the field and never the value.
+ * @throws {InvalidStorageInputError} when the value holds U+0000.
+ */
+export function requireStorable<T>(value: T, field: string): T {
+  if (containsNul(value)) {
+    throw new InvalidStorageInputError(field, NUL_PROBLEM);
+  }
+  return value;
 }
 
 /** @throws {InvalidStorageInputError} when the value is not a non-empty string. */
-export function requireNonEmpty(value: unknown, field: string): string {
+function requireNonEmpty(value: unknown, field: string): string {
   if (typeof value !== "string" || value === "") {
     throw new InvalidStorageInputError(field, `expected a non-empty string, got ${JSON.stringify(value)}`);
   }

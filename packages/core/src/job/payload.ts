@@ -1,10 +1,21 @@
+import { containsNul, NUL_PROBLEM } from "@context-cleaner/assembler/internal";
 import { z } from "zod";
 import { InvalidPayloadError } from "../errors";
 
 /** The post-turn event a runtime publishes and the worker consumes (docs/architecture.md#the-worker). */
 export const digestJobPayloadSchema = z.object({
-  orgId: z.string().trim().min(1, "must be a non-empty org id").max(200),
-  threadId: z.string().trim().min(1, "must be a non-empty thread id").max(500),
+  orgId: z
+    .string()
+    .trim()
+    .min(1, "must be a non-empty org id")
+    .max(200)
+    .refine((value) => !containsNul(value), NUL_PROBLEM),
+  threadId: z
+    .string()
+    .trim()
+    .min(1, "must be a non-empty thread id")
+    .max(500)
+    .refine((value) => !containsNul(value), NUL_PROBLEM),
   rawToolChars: z.number().int().nonnegative(),
   turnEndedAt: z.iso.datetime({ offset: true }),
 });

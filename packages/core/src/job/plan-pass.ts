@@ -1,10 +1,11 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import { messageContentSha256, resolveToolPolicy } from "@context-cleaner/assembler/internal";
+import { containsNul, messageContentSha256, resolveToolPolicy } from "@context-cleaner/assembler/internal";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
 import { reusedRow, supersededSearchRow } from "./build-rows";
 import { type JobContext, recordPass, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
+import { provenanceArgs } from "./provenance-args";
 
 /** What a pass will write without a model, and what it still has to digest. */
 export interface PassPlan {
@@ -53,7 +54,22 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
     recencyKeepExchanges: options.recencyKeepExchanges,
   });
   return classification.candidates.filter(
-    (candidate) => existing.get(candidate.message.toolCallId)?.contentSha256 !== candidate.contentSha256,
+    (candidate) =>
+      isStorable(candidate) &&
+      existing.get(candidate.message.toolCallId)?.contentSha256 !== candidate.contentSha256,
+  );
+}
+
+/**
+ * Whether the row of a candidate can be stored as the thread has it: its key and args must
+ * match the thread exactly, so a U+0000 there (which Postgres text and jsonb cannot hold)
+ * leaves the result raw instead of failing the whole pass.
+ */
+function isStorable(candidate: DigestCandidate): boolean {
+  return (
+    !containsNul(candidate.message.toolCallId) &&
+    !containsNul(candidate.message.toolName) &&
+    !containsNul(provenanceArgs(candidate))
   );
 }
 
