@@ -5,7 +5,7 @@ import { InvalidStorageInputError } from "./errors";
 import { microsToUsd, usdToMicros } from "./money";
 import type { DigestRowInput, StoredDigest } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
-import { requireOrganizationId, requireStorable, requireStorableId } from "./validation";
+import { requireId, requireOrganizationId, requireStorable, requireToolCallId } from "./validation";
 
 const DEFAULTS = {
   /** Rows per INSERT: 16 parameters each stays far below Postgres' 65,535. */
@@ -97,10 +97,13 @@ function digestValues(
   }));
 }
 
-/** Checks the text and jsonb fields of a row for U+0000; the schema's CHECKs cover the rest. */
+/**
+ * Checks a row's ids and its text and jsonb fields against the shared storage rules; the
+ * schema's CHECKs cover the rest (an empty tool call id among them).
+ */
 function requireStorableRow(row: DigestRowInput, at: string): void {
-  requireStorable(row.threadId, `${at}.threadId`);
-  requireStorable(row.toolCallId, `${at}.toolCallId`);
+  requireId(row.threadId, "threadId", `${at}.threadId`);
+  if (row.toolCallId !== "") requireToolCallId(row.toolCallId, `${at}.toolCallId`);
   requireStorable(row.toolName, `${at}.toolName`);
   requireStorable(row.model, `${at}.model`);
   requireStorable(row.digest, `${at}.digest`);
@@ -116,7 +119,7 @@ export async function loadThreadDigests(
   orgId: string,
   threadId: string,
 ): Promise<DigestMap> {
-  const thread = requireStorableId(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   const rows = await database.withOrganization(
     orgId,
     (transaction) =>
@@ -195,7 +198,7 @@ export async function deleteThreadDigests(
   orgId: string,
   threadId: string,
 ): Promise<number> {
-  const thread = requireStorableId(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   const deleted = await database.withOrganization(orgId, (transaction) =>
     transaction
       .delete(contextDigest)

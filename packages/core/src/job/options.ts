@@ -17,6 +17,8 @@ export const DIGEST_JOB_DEFAULTS = {
   maxPagesPerCall: 8,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
+  /** How far a payload's turn end may lie ahead of the job's clock; further is an invalid payload. */
+  maxTurnClockSkewSeconds: 300,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,

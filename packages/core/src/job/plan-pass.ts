@@ -1,5 +1,10 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import { containsNul, messageContentSha256, resolveToolPolicy } from "@context-cleaner/assembler/internal";
+import {
+  messageContentSha256,
+  resolveToolPolicy,
+  textProblem,
+  toolCallIdProblem,
+} from "@context-cleaner/assembler/internal";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
 import { reusedRow, supersededSearchRow } from "./build-rows";
@@ -62,14 +67,15 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
 
 /**
  * Whether the row of a candidate can be stored as the thread has it: its key and args must
- * match the thread exactly, so a U+0000 there (which Postgres text and jsonb cannot hold)
- * leaves the result raw instead of failing the whole pass.
+ * match the thread exactly, so a value the storage would refuse or alter there (U+0000, a
+ * lone surrogate, a tool call id over 500 bytes) leaves the result raw instead of failing
+ * the whole pass or writing a row no assembly would match.
  */
 function isStorable(candidate: DigestCandidate): boolean {
   return (
-    !containsNul(candidate.message.toolCallId) &&
-    !containsNul(candidate.message.toolName) &&
-    !containsNul(provenanceArgs(candidate))
+    toolCallIdProblem(candidate.message.toolCallId) === undefined &&
+    textProblem(candidate.message.toolName) === undefined &&
+    textProblem(provenanceArgs(candidate)) === undefined
   );
 }
 

@@ -114,3 +114,19 @@ describe("a NUL character (U+0000) never poisons a thread", () => {
     },
   );
 });
+
+describe("a tool result the storage would refuse or alter is left raw, never failing the pass", () => {
+  it.each([
+    ["a tool call id with a lone surrogate (stored altered, never matched)", { id: "c\ud8001" }],
+    ["a tool call id over 500 bytes", { id: `c${"1".repeat(500)}` }],
+    [
+      "provenance args with a lone surrogate (jsonb refuses it)",
+      { args: { file_id: "f\udc001", offset: 30_000 } },
+    ],
+  ])("%s", async (_label, middle) => {
+    const { orgId, threadId, outcome } = run(documentThread(middle));
+    expect((await outcome).status).toBe("done");
+    const digests = await repository.loadThreadDigests(orgId, threadId);
+    expect([...digests.keys()].sort()).toEqual(["c0", "c2"]);
+  });
+});

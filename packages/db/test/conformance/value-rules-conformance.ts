@@ -79,4 +79,66 @@ export function describeValueRulesConformance(engine: string, harness: () => Con
       expect(error.message).not.toContain(secret);
     });
   });
+  describe(`stored values on ${engine}: ids and counts`, () => {
+    it.each([
+      ["a plain id", true, "acme"],
+      ["200 bytes of UTF-8", true, "é".repeat(100)],
+      ["201 ASCII chars", false, "a".repeat(201)],
+      ["surrounding spaces", false, "  acme  "],
+      ["a trailing newline", false, "acme\n"],
+      ["a tab inside", false, "ac\tme"],
+      ["a lone surrogate", false, "ac\ud800me"],
+    ])("an org id with %s: accepted %s, never trimmed", async (_label, accepted, orgId) => {
+      const written = repository().recordPass(orgId, "thread-1", { status: "done", at: new Date() });
+      if (accepted) {
+        await written;
+        expect((await repository().getPass(orgId, "thread-1"))?.orgId).toBe(orgId);
+        return;
+      }
+      const error = await storageErrorOf(written);
+      expect(error).toMatchObject({ code: "invalid_storage_input", retryable: false });
+      expect(error.message).toContain("orgId");
+    });
+
+    it.each([
+      ["a plain id", true, "thread-42"],
+      ["500 chars", true, "t".repeat(500)],
+      ["501 chars", false, "t".repeat(501)],
+      ["a leading space", false, " thread-42"],
+      ["a carriage return", false, "thread\r42"],
+    ])("a thread id with %s: accepted %s, never trimmed", async (_label, accepted, threadId) => {
+      const org = uniqueOrg("thread-id");
+      const calls = [
+        () => repository().recordPass(org, threadId, { status: "done", at: new Date() }),
+        () => repository().upsertDigests(org, [digestRow({ threadId })]),
+        () => repository().loadThreadDigests(org, threadId),
+      ];
+      for (const call of calls) {
+        if (accepted) await call();
+        else expect((await storageErrorOf(call())).message).toContain("threadId");
+      }
+    });
+
+    it("refuses a tool call id or provenance arg the engine would store altered or refuse (a lone surrogate)", async () => {
+      const org = uniqueOrg("surrogate");
+      for (const overrides of [
+        { toolCallId: "call-\ud800" },
+        { provenanceArgs: { file_id: "cd\udc009f2" } },
+      ]) {
+        const error = await storageErrorOf(repository().upsertDigests(org, [digestRow(overrides)]));
+        expect(error).toMatchObject({ code: "invalid_storage_input", retryable: false });
+      }
+      expect((await repository().loadThreadDigests(org, "thread-1")).size).toBe(0);
+    });
+
+    it("refuses counts beyond a Postgres integer (2^31 − 1) before the database", async () => {
+      const org = uniqueOrg("count");
+      await repository().recordPass(org, "t", { status: "done", rawToolChars: 2 ** 31 - 1, at: new Date() });
+      const error = await storageErrorOf(
+        repository().recordPass(org, "t", { status: "done", rawToolChars: 2 ** 31, at: new Date() }),
+      );
+      expect(error).toMatchObject({ code: "invalid_storage_input", retryable: false });
+      expect(error.message).toContain("rawToolChars");
+    });
+  });
 }
