@@ -165,6 +165,30 @@ export class ThreadFileError extends CoreError {
   }
 }
 
+/**
+ * Codes of a value a digest store refuses: the codes the storage package's repository
+ * gives the same value, so a caller branches the same way whichever store it runs on.
+ */
+export const STORE_INPUT_CODES = {
+  missingOrganization: "missing_organization",
+  invalidInput: "invalid_storage_input",
+  /** What the repository's table CHECKs refuse (a malformed hash, a negative count). */
+  constraintViolation: "constraint_violation",
+} as const;
+
+export type StoreInputCode = (typeof STORE_INPUT_CODES)[keyof typeof STORE_INPUT_CODES];
+
+/** A value the in-memory digest store refuses, naming the field, never the value. Never retryable. */
+export class StoreInputError extends CoreError {
+  readonly field: string;
+
+  constructor(field: string, problem: string, code: StoreInputCode = STORE_INPUT_CODES.invalidInput) {
+    super(`Invalid ${field}: ${problem}`, { code, retryable: false });
+    this.name = "StoreInputError";
+    this.field = field;
+  }
+}
+
 /** Bad command-line input (unknown command or flag, missing argument): exit code 2. */
 export class UsageError extends CoreError {
   constructor(message: string) {

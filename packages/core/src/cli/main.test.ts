@@ -81,6 +81,13 @@ describe("context-cleaner clean", () => {
     expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 
+  it("exits 2 naming the scheme of a --database URL no driver serves", async () => {
+    const run = capture();
+    expect(await main(["clean", threadPath, "--database", "mysql://db.example/app"], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/mysql/);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
   it("exits 2 on invalid JSON, naming the position", async () => {
     const path = join(directory, "broken.json");
     await writeFile(path, '{ "messages": [ { "role": "user", } ] }');
