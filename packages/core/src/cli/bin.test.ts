@@ -91,3 +91,20 @@ describe("context-cleaner clean: where the digests live", () => {
     expect(modules.some((url) => url.includes("@electric-sql/pglite"))).toBe(true);
   });
 });
+
+describe("context-cleaner clean | a reader that goes away", () => {
+  it("ends quietly, exit code 0, when stdout is closed early (EPIPE, as with `| head -c 10`)", async () => {
+    const finished = await new Promise<Finished>((resolve) => {
+      const child = spawn(process.execPath, [BIN, "clean", threadPath, "--json"]);
+      // The reader closes its end before the command writes: every write then fails with EPIPE.
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
+      child.on("close", (code) => resolve({ code, stdout: "", stderr }));
+    });
+    expect(finished.stderr).toBe("");
+    expect(finished.code).toBe(0);
+  });
+});
