@@ -81,6 +81,37 @@ describe("context-cleaner clean", () => {
     expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 
+  it("with no arguments, prints the usage on stderr and exits 2", async () => {
+    const run = capture();
+    expect(await main([], run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(/^Usage:/);
+  });
+
+  it.each([[["help"]], [["--help"]], [["-h"]], [["clean", "--help"]]])(
+    "%j prints the usage on stdout and exits 0",
+    async (argv) => {
+      const run = capture();
+      expect(await main(argv, run.io)).toBe(0);
+      expect(run.stdout()).toMatch(/^Usage:/);
+      expect(run.stderr()).toBe("");
+    },
+  );
+
+  it.each([
+    [["help", "clean"], /help takes no arguments, got "clean"/],
+    [["demo", "extra"], /demo takes no arguments, got "extra"/],
+    [["demo", "--json"], /demo takes no options, got --json/],
+    [["demo", "--model", "anthropic"], /demo takes no options, got --model/],
+    [["clean", "a.json", "b.json"], /unexpected argument "b.json"/],
+  ])("refuses an argument the command does not take, naming it: %j", async (argv, pattern) => {
+    const run = capture();
+    expect(await main(argv, run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(pattern);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
   it("exits 2 naming the scheme of a --database URL no driver serves", async () => {
     const run = capture();
     expect(await main(["clean", threadPath, "--database", "mysql://db.example/app"], run.io)).toBe(2);

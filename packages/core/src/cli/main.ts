@@ -25,7 +25,9 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or La
                      pglite:// (embedded, in memory) or pglite://<dir>
 demo    Runs the bundled example thread through the worker and the assembler.
 
-Exit codes: 0 done, 2 bad input, 1 the environment failed (database, permission) or a bug.`;
+Exit codes: 0 done (also when a reader such as head closes stdout early), 2 bad input
+(this usage, on stderr, when there are no arguments), 1 the environment failed (database,
+permission) or a bug.`;
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -101,44 +103,57 @@ async function clean(
  * stderr naming the problem), 1 the environment failed (one line: database out of reach,
  * permission missing) or an unexpected failure (with its stack).
  */
+const OPTIONS = {
+  json: { type: "boolean" },
+  model: { type: "string" },
+  policy: { type: "string" },
+  database: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** `demo` and `help` take nothing: an argument or option given to them is refused, not ignored. */
+function refuseExtras(
+  command: string,
+  positionals: readonly string[],
+  values: Record<string, unknown>,
+): void {
+  if (positionals.length > 0) {
+    throw new UsageError(`${command} takes no arguments, got ${JSON.stringify(positionals[0])}`);
+  }
+  const option = Object.keys(values).find((name) => name !== "help");
+  if (option) throw new UsageError(`${command} takes no options, got --${option}`);
+}
+
+/**
+ * The `context-cleaner` command. Returns the exit code: 0 done (or `help`), 2 bad input
+ * (one line on stderr naming the problem; no arguments at all print the usage on stderr),
+ * 1 the environment failed (one line: database out of reach, permission missing) or an
+ * unexpected failure (with its stack).
+ */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<
-    typeof parseArgs<{
-      options: {
-        json: { type: "boolean" };
-        model: { type: "string" };
-        policy: { type: "string" };
-        database: { type: "string" };
-        help: { type: "boolean"; short: "h" };
-      };
-      allowPositionals: true;
-    }>
-  >;
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: "boolean" },
-        model: { type: "string" },
-        policy: { type: "string" },
-        database: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true });
   } catch (error) {
     io.stderr(`context-cleaner: ${(error as Error).message}\n`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;
+  if (command === undefined && !parsed.values.help) {
+    io.stderr(`${USAGE}\n`);
+    return 2;
+  }
   try {
-    if (parsed.values.help || command === "help" || command === undefined) {
+    if (command === "help") refuseExtras(command, rest, parsed.values);
+    if (parsed.values.help || command === "help") {
       io.stdout(`${USAGE}\n`);
-      return command === undefined && !parsed.values.help ? 2 : 0;
+      return 0;
     }
     if (command === "clean") await clean(rest, parsed.values, io);
-    else if (command === "demo") await runDemo((line) => io.stdout(`${line}\n`));
-    else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
+    else if (command === "demo") {
+      refuseExtras(command, rest, parsed.values);
+      await runDemo((line) => io.stdout(`${line}\n`));
+    } else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
     return 0;
   } catch (error) {
     const failure = reportFailure(error);
