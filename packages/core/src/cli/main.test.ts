@@ -112,6 +112,23 @@ describe("context-cleaner clean", () => {
     expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 
+  it.each([
+    ["an array", "[]", /must hold a JSON object.*got an array/],
+    ["an array of policies", '[{ "tools": {} }]', /must hold a JSON object.*got an array/],
+    ["null", "null", /must hold a JSON object.*got null/],
+    ["a string", '"read_document"', /must hold a JSON object.*got a string/],
+    ["tools as an array", '{ "tools": ["read_document"] }', /tools must be an object.*got an array/],
+  ])("exits 2 on a --policy file holding %s, naming the problem", async (_label, text, pattern) => {
+    const path = join(directory, "policy.json");
+    await writeFile(path, text);
+    const run = capture();
+    expect(await main(["clean", threadPath, "--policy", path], run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(pattern);
+    expect(run.stderr()).toContain(path);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
   it("exits 2 naming the scheme of a --database URL no driver serves", async () => {
     const run = capture();
     expect(await main(["clean", threadPath, "--database", "mysql://db.example/app"], run.io)).toBe(2);

@@ -45,14 +45,35 @@ async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | u
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read policy file ${path}${code ? ` (${code})` : ""}`);
   }
-  let policy: ToolPolicyInput;
+  let policy: unknown;
   try {
-    policy = JSON.parse(text) as ToolPolicyInput;
+    policy = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`policy file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  createToolPolicy(policy);
-  return policy;
+  if (!isPlainObject(policy)) {
+    throw new UsageError(
+      `policy file ${path} must hold a JSON object ({ "tools": { "<name>": { "kind": ... } } }), got ${jsonKind(policy)}`,
+    );
+  }
+  if (policy.tools !== undefined && !isPlainObject(policy.tools)) {
+    throw new UsageError(
+      `policy file ${path}: tools must be an object of tool rules by tool name, got ${jsonKind(policy.tools)}`,
+    );
+  }
+  createToolPolicy(policy as ToolPolicyInput);
+  return policy as ToolPolicyInput;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** What a parsed JSON value is, with its article: "an array", "null", "a string". */
+function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 async function digesterFor(model: string, io: CliIo): Promise<DigestModel> {
