@@ -118,6 +118,8 @@ export const THREAD_FILE_REASONS = {
   notFound: "not_found",
   /** The file exists but cannot be read (a directory, no permission). */
   unreadable: "unreadable",
+  /** The file is not UTF-8. */
+  invalidEncoding: "invalid_encoding",
   invalidJson: "invalid_json",
   unknownFormat: "unknown_format",
   invalidField: "invalid_field",
@@ -127,8 +129,8 @@ export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_
 
 /**
  * A thread file that cannot be used. The message is one line naming the file and the
- * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
- * `messages[3].toolCallId`), fit for a CLI to print as is.
+ * problem (for `invalid_encoding` the byte offset, for `invalid_json` its line and column,
+ * for `invalid_field` the field, e.g. `messages[3].toolCallId`), fit for a CLI to print as is.
  */
 export class ThreadFileError extends CoreError {
   readonly reason: ThreadFileReason;
@@ -137,6 +139,8 @@ export class ThreadFileError extends CoreError {
   readonly line: number | undefined;
   /** 1-based column of a JSON syntax error. */
   readonly column: number | undefined;
+  /** 0-based byte offset of the first ill-formed UTF-8 sequence, for `invalid_encoding`. */
+  readonly byteOffset: number | undefined;
   /** Index of the offending message, for `invalid_field`. */
   readonly index: number | undefined;
   /** The offending field, e.g. `toolCalls[0].args`, for `invalid_field`. */
@@ -149,6 +153,7 @@ export class ThreadFileError extends CoreError {
       path?: string;
       line?: number;
       column?: number;
+      byteOffset?: number;
       index?: number;
       field?: string;
       cause?: unknown;
@@ -160,6 +165,7 @@ export class ThreadFileError extends CoreError {
     this.path = details.path;
     this.line = details.line;
     this.column = details.column;
+    this.byteOffset = details.byteOffset;
     this.index = details.index;
     this.field = details.field;
   }

@@ -129,6 +129,25 @@ describe("context-cleaner clean", () => {
     expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 
+  it.each(["thread", "policy"])(
+    "exits 2 on a %s file that is not UTF-8, naming the byte offset",
+    async (kind) => {
+      const path = join(directory, `latin1-${kind}.json`);
+      await writeFile(
+        path,
+        Buffer.concat([
+          Buffer.from('{ "tools": {}, "messages": [], "x": "caf'),
+          Buffer.from([0xe9, 0x22, 0x7d]),
+        ]),
+      );
+      const run = capture();
+      const argv = kind === "thread" ? ["clean", path] : ["clean", threadPath, "--policy", path];
+      expect(await main(argv, run.io)).toBe(2);
+      expect(run.stderr()).toMatch(/not UTF-8: invalid byte sequence at byte offset 40/);
+      expect(run.stderr().trim().split("\n")).toHaveLength(1);
+    },
+  );
+
   it("exits 2 naming the scheme of a --database URL no driver serves", async () => {
     const run = capture();
     expect(await main(["clean", threadPath, "--database", "mysql://db.example/app"], run.io)).toBe(2);

@@ -5,6 +5,7 @@ import { withFallback } from "../digesters/with-fallback";
 import { UsageError } from "../errors";
 import type { DigestModel } from "../ports";
 import { readThreadFile } from "../thread-file/thread-file";
+import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
 import { cleanThread } from "./clean-thread";
 import { runDemo } from "./demo/demo";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
@@ -40,8 +41,9 @@ async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | u
   const { readFile } = await import("node:fs/promises");
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = decodeUtf8(await readFile(path));
   } catch (error) {
+    if (error instanceof NotUtf8Error) throw new UsageError(`policy file ${path}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read policy file ${path}${code ? ` (${code})` : ""}`);
   }

@@ -3,6 +3,7 @@ import { InvalidThreadError, type Message, validateThread } from "@context-clean
 import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 import { splitThreadMessages } from "./message-splitter";
+import { decodeUtf8, invalidUtf8Offset, NotUtf8Error } from "./utf8";
 
 /** The two thread file formats: the neutral format, or LangChain stored messages. */
 export type ThreadFileFormat = "neutral" | "langchain";
@@ -144,7 +145,19 @@ function readError(path: string, error: unknown): ThreadFileError {
   });
 }
 
-/** The text of a file, chunk by chunk (UTF-8; a leading byte order mark is dropped). */
+/** The error of a file that is not UTF-8, naming the byte offset of the first ill-formed sequence. */
+function encodingError(path: string, error: NotUtf8Error): ThreadFileError {
+  return fileError(path, error.message, {
+    reason: THREAD_FILE_REASONS.invalidEncoding,
+    byteOffset: error.byteOffset,
+    cause: error,
+  });
+}
+
+/**
+ * The text of a file, chunk by chunk: strict UTF-8 (a leading byte order mark is dropped).
+ * @throws {ThreadFileError} `not_found`, `unreadable`, or `invalid_encoding` with the byte offset.
+ */
 async function* textChunks(path: string): AsyncGenerator<string> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
@@ -152,28 +165,56 @@ async function* textChunks(path: string): AsyncGenerator<string> {
   } catch (error) {
     throw readError(path, error);
   }
-  const decoder = new TextDecoder("utf-8");
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let decoded = true;
   try {
     const stream = handle.createReadStream({ highWaterMark: READ_DEFAULTS.chunkBytes });
     try {
-      for await (const bytes of stream) yield decoder.decode(bytes as Buffer, { stream: true });
+      for await (const bytes of stream) {
+        let text: string;
+        try {
+          text = decoder.decode(bytes as Buffer, { stream: true });
+        } catch {
+          decoded = false;
+          break;
+        }
+        yield text;
+      }
     } catch (error) {
       // EISDIR, EACCES on read: a file we cannot read.
       throw readError(path, error);
     } finally {
       stream.destroy();
     }
-    yield decoder.decode();
+    if (decoded) {
+      try {
+        yield decoder.decode();
+        return;
+      } catch {
+        // A sequence cut short at the end of the file.
+      }
+    }
   } finally {
     await handle.close().catch(() => undefined);
+  }
+  // Not UTF-8: read it whole (an error path) to find where.
+  const bytes = await readBytes(path);
+  throw encodingError(path, new NotUtf8Error(Math.max(0, invalidUtf8Offset(bytes))));
+}
+
+async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw readError(path, error);
   }
 }
 
 async function readText(path: string): Promise<string> {
   try {
-    return await readFile(path, "utf8");
+    return decodeUtf8(await readBytes(path));
   } catch (error) {
-    throw readError(path, error);
+    throw error instanceof NotUtf8Error ? encodingError(path, error) : error;
   }
 }
 
