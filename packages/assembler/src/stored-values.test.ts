@@ -59,7 +59,8 @@ describe("idProblem: ids are taken as given, never trimmed", () => {
     ["€".repeat(67), "orgId", /got 201/],
     ["t".repeat(500), "threadId", undefined],
     [42, "orgId", /a number/],
-    [undefined, "threadId", /an undefined/],
+    [undefined, "threadId", /got undefined$/],
+    [{}, "orgId", /got an object$/],
   ] as const)("%j as %s", (value, field, expected) => {
     if (expected === undefined) expect(idProblem(value, field)).toBeUndefined();
     else expect(idProblem(value, field)).toMatch(expected);

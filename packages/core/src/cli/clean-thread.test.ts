@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { InvalidThreadError, type Message } from "@context-cleaner/assembler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { cleanThread } from "./clean-thread";
@@ -42,5 +43,20 @@ describe("cleanThread", () => {
     expect(second.passes[0]).toMatchObject({ status: "done" });
     expect(second.passes[0]?.digestsWritten).toBeGreaterThan(0);
     expect(second.view.report.substitutions).toBe(second.passes[0]?.digestsWritten);
+  });
+  it.each([
+    ["a BigInt", (args: Record<string, unknown>) => Object.assign(args, { offset: 12_000n }), "args.offset"],
+    ["a cycle", (args: Record<string, unknown>) => Object.assign(args, { self: args }), "args.self"],
+  ])("refuses args holding %s with an error naming the message and field", async (_label, poison, path) => {
+    const messages = structuredClone(thread(1)) as Message[];
+    const index = messages.findIndex((message) => message.role === "assistant" && message.toolCalls?.length);
+    const call = (messages[index] as Extract<Message, { role: "assistant" }>).toolCalls?.[0];
+    poison(call?.args as Record<string, unknown>);
+    const error = await cleanThread(messages, { digester: createExtractiveDigester() }).catch(
+      (caught) => caught,
+    );
+    expect(error).toBeInstanceOf(InvalidThreadError);
+    expect(error).toMatchObject({ index, field: `toolCalls[0].${path}` });
+    expect((error as Error).message).toContain(`messages[${index}].toolCalls[0].${path}`);
   });
 });

@@ -6,6 +6,7 @@ import {
   type Message,
   type ToolPolicy,
   type ToolPolicyInput,
+  validateThread,
 } from "@context-cleaner/assembler";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../clock";
@@ -70,11 +71,15 @@ async function openStore(url: string | undefined): Promise<OpenedStore> {
  * The whole product in one process: the worker's digest passes over a thread (on an
  * in-memory store unless a database URL is given), then the runtime's assembly with the
  * digests loaded in one query. What the CLI's `clean` and `demo` run.
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed thread (naming the
+ *   message and field, e.g. args holding a BigInt or a cycle), before any work.
  */
 export async function cleanThread(
   messages: readonly Message[],
   options: CleanThreadOptions,
 ): Promise<CleanedThread> {
+  validateThread(messages);
   const { store, close } = await openStore(options.databaseUrl);
   try {
     const { orgId, threadId } = CLEAN_THREAD_DEFAULTS;

@@ -242,6 +242,21 @@ describe("serializeThread", () => {
     expect(await readFile(written, "utf8")).toBe(serializeThread(NEUTRAL));
   });
 
+  test("refuses args JSON cannot hold (a cycle, a BigInt), naming the message and field", () => {
+    const looped: Record<string, unknown> = { file_id: "cd_9f2" };
+    looped.self = looped;
+    const thread = (args: Record<string, unknown>) =>
+      [
+        { role: "assistant", content: "", toolCalls: [{ id: "c", name: "read_document", args }] },
+      ] as Message[];
+    expect(() => serializeThread(thread(looped))).toThrowError(
+      expect.objectContaining({ name: "InvalidThreadError", index: 0, field: "toolCalls[0].args.self" }),
+    );
+    expect(() => serializeThread(thread({ offset: 1n }))).toThrowError(
+      expect.objectContaining({ name: "InvalidThreadError", field: "toolCalls[0].args.offset" }),
+    );
+  });
+
   test("refuses a malformed thread", () => {
     expect(() => serializeThread([{ role: "tool", content: "x" } as unknown as Message])).toThrowError(
       expect.objectContaining({ name: "InvalidThreadError", field: "toolCallId" }),
