@@ -4,8 +4,5 @@ import { register } from "tsx/esm/api";
 
 register();
 const { main } = await import("../src/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  environment: process.env,
-});
+const { processIo } = await import("../src/cli/process-io.ts");
+process.exitCode = await main(process.argv.slice(2), processIo());

@@ -28,7 +28,7 @@ export {
 } from "./digesters/extractive-digester";
 export { withFallback } from "./digesters/with-fallback";
 // Errors.
-export type { CheckpointReadReason, DigestFailureReason, ThreadFileReason } from "./errors";
+export type { CheckpointReadReason, DigestFailureReason, StoreInputCode, ThreadFileReason } from "./errors";
 export {
   CHECKPOINT_READ_REASONS,
   CheckpointReadError,
@@ -36,6 +36,8 @@ export {
   DIGEST_FAILURE_REASONS,
   DigestModelError,
   InvalidPayloadError,
+  STORE_INPUT_CODES,
+  StoreInputError,
   THREAD_FILE_REASONS,
   ThreadFileError,
 } from "./errors";
@@ -75,6 +77,8 @@ export type {
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";
+export type { InMemoryPassRecord } from "./stores/in-memory-digest-store";
+export { createInMemoryDigestStore } from "./stores/in-memory-digest-store";
 // The neutral JSON thread file and the one-shot clean the CLI runs.
 export type { ThreadFile, ThreadFileFormat } from "./thread-file/thread-file";
 export { parseThreadFile, readThreadFile, serializeThread, writeThreadFile } from "./thread-file/thread-file";

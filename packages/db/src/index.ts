@@ -8,6 +8,8 @@ export type { NeonSettings } from "./drivers/neon-driver";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseQueryError,
+  DataExceptionError,
   InvalidStorageInputError,
   MissingOrganizationError,
   RowSecurityError,

@@ -3,7 +3,21 @@ import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import type { ThreadClaim, ThreadClaimInput } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
-import { optionalDate, requireInteger, requireNonEmpty, requireOrganizationId } from "./validation";
+import {
+  optionalDate,
+  requireId,
+  requireInteger,
+  requireOrganizationId,
+  requireStorable,
+} from "./validation";
+
+/** @throws {InvalidStorageInputError} unless the lease owner is a non-empty storable string. */
+function requireOwner(value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new InvalidStorageInputError("owner", "must be a non-empty string");
+  }
+  return requireStorable(value, "owner");
+}
 
 /** A lease lasts at most a day: longer would only hide a dead runner. */
 const MAX_LEASE_MS = 86_400_000;
@@ -22,8 +36,8 @@ export async function claimThread(
   claim: ThreadClaimInput,
 ): Promise<ThreadClaim> {
   const organization = requireOrganizationId(orgId);
-  const thread = requireNonEmpty(threadId, "threadId");
-  const owner = requireNonEmpty(claim.owner, "owner");
+  const thread = requireId(threadId, "threadId");
+  const owner = requireOwner(claim.owner);
   const at = optionalDate(claim.at, "at");
   if (at === null) throw new InvalidStorageInputError("at", "required");
   const expiresAt = new Date(at.getTime() + requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS));
@@ -66,8 +80,8 @@ export async function releaseThread(
   owner: string,
 ): Promise<boolean> {
   const organization = requireOrganizationId(orgId);
-  const thread = requireNonEmpty(threadId, "threadId");
-  const holder = requireNonEmpty(owner, "owner");
+  const thread = requireId(threadId, "threadId");
+  const holder = requireOwner(owner);
   const released = await database.withOrganization(organization, (transaction) =>
     transaction
       .update(threadPass)

@@ -9,6 +9,7 @@ import type { ConformanceHarness } from "../test/conformance/conformance-harness
 import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
 import { describeSecurityConformance } from "../test/conformance/security-conformance";
 import { createServerHarness } from "../test/conformance/server-harness";
+import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
 
 let scratch: ScratchDatabase;
 let relay: NeonRelay;
@@ -43,6 +44,10 @@ describeRepositoryConformance(
   () => harness,
 );
 describeSecurityConformance(
+  "the Neon driver (@neondatabase/serverless Pool via a local relay)",
+  () => harness,
+);
+describeValueRulesConformance(
   "the Neon driver (@neondatabase/serverless Pool via a local relay)",
   () => harness,
 );

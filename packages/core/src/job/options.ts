@@ -46,6 +46,8 @@ export const DIGEST_JOB_DEFAULTS = {
   leaseDurationMs: 960_000,
   /** How long a job skipped because another run holds the thread waits before it is retried. */
   claimRequeueDelaySeconds: 60,
+  /** How far a payload's turn end may lie ahead of the job's clock; further is an invalid payload. */
+  maxTurnClockSkewSeconds: 300,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,

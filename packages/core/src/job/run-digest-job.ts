@@ -1,3 +1,4 @@
+import { InvalidPayloadError } from "../errors";
 import { claimThread, whileClaimed } from "./claim-thread";
 import { commitPass } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
@@ -5,7 +6,7 @@ import { createJobContext, type DigestJobPorts, type JobContext } from "./job-co
 import { type DigestJobOptions, resolveJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
 import { passGates } from "./pass-gates";
-import { parseDigestJobPayload } from "./payload";
+import { parseDigestJobPayload, turnAheadProblem } from "./payload";
 import { planPass } from "./plan-pass";
 
 /**
@@ -23,14 +24,21 @@ import { planPass } from "./plan-pass";
  *
  * @example
  * const outcome = await runDigestJob(event, { checkpoints, store, digester, clock: systemClock });
- * @throws {InvalidPayloadError} when the payload is not a valid post-turn event.
+ * @throws {InvalidPayloadError} when the payload is not a valid post-turn event, or its turn
+ *   ends more than `maxTurnClockSkewSeconds` (300) ahead of `ports.clock`.
  */
 export async function runDigestJob(
   payload: unknown,
   ports: DigestJobPorts,
   options: Partial<DigestJobOptions> = {},
 ): Promise<DigestJobOutcome> {
-  const context = createJobContext(parseDigestJobPayload(payload), ports, resolveJobOptions(options));
+  const resolved = resolveJobOptions(options);
+  const context = createJobContext(parseDigestJobPayload(payload), ports, resolved);
+  const ahead = turnAheadProblem(context.turnEndedAt, {
+    now: new Date(context.startedAt),
+    maxTurnClockSkewSeconds: resolved.maxTurnClockSkewSeconds,
+  });
+  if (ahead) throw new InvalidPayloadError([ahead]);
   const gated = await passGates(context);
   if (gated) return gated;
   const claimSkip = await claimThread(context);

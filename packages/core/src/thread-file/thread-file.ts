@@ -1,7 +1,9 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile, writeFile } from "node:fs/promises";
 import { InvalidThreadError, type Message, validateThread } from "@context-cleaner/assembler";
 import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
+import { splitThreadMessages } from "./message-splitter";
+import { decodeUtf8, invalidUtf8Offset, NotUtf8Error } from "./utf8";
 
 /** The two thread file formats: the neutral format, or LangChain stored messages. */
 export type ThreadFileFormat = "neutral" | "langchain";
@@ -97,6 +99,15 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
       reason: THREAD_FILE_REASONS.unknownFormat,
     });
   }
+  return threadFromMessages(messages, wrapped, source);
+}
+
+/** The thread of a file's messages array: its format decided, converted and validated. */
+async function threadFromMessages(
+  messages: readonly unknown[],
+  wrapped: boolean,
+  source: string | undefined,
+): Promise<ThreadFile> {
   const format = detectFormat(messages, wrapped);
   if (format === undefined) {
     throw fileError(
@@ -120,26 +131,106 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
   }
 }
 
+const READ_DEFAULTS = {
+  /** Bytes read at a time. */
+  chunkBytes: 1 << 16,
+} as const;
+
+/** The error of a file that cannot be opened or read: ENOENT is `not_found`, anything else `unreadable`. */
+function readError(path: string, error: unknown): ThreadFileError {
+  const notFound = (error as { code?: unknown }).code === "ENOENT";
+  return fileError(path, notFound ? "no such file" : `cannot read: ${(error as Error).message}`, {
+    reason: notFound ? THREAD_FILE_REASONS.notFound : THREAD_FILE_REASONS.unreadable,
+    cause: error,
+  });
+}
+
+/** The error of a file that is not UTF-8, naming the byte offset of the first ill-formed sequence. */
+function encodingError(path: string, error: NotUtf8Error): ThreadFileError {
+  return fileError(path, error.message, {
+    reason: THREAD_FILE_REASONS.invalidEncoding,
+    byteOffset: error.byteOffset,
+    cause: error,
+  });
+}
+
 /**
- * Reads and parses a thread file (see {@link parseThreadFile}).
+ * The text of a file, chunk by chunk: strict UTF-8 (a leading byte order mark is dropped).
+ * @throws {ThreadFileError} `not_found`, `unreadable`, or `invalid_encoding` with the byte offset.
+ */
+async function* textChunks(path: string): AsyncGenerator<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw readError(path, error);
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let decoded = true;
+  try {
+    const stream = handle.createReadStream({ highWaterMark: READ_DEFAULTS.chunkBytes });
+    try {
+      for await (const bytes of stream) {
+        let text: string;
+        try {
+          text = decoder.decode(bytes as Buffer, { stream: true });
+        } catch {
+          decoded = false;
+          break;
+        }
+        yield text;
+      }
+    } catch (error) {
+      // EISDIR, EACCES on read: a file we cannot read.
+      throw readError(path, error);
+    } finally {
+      stream.destroy();
+    }
+    if (decoded) {
+      try {
+        yield decoder.decode();
+        return;
+      } catch {
+        // A sequence cut short at the end of the file.
+      }
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  // Not UTF-8: read it whole (an error path) to find where.
+  const bytes = await readBytes(path);
+  throw encodingError(path, new NotUtf8Error(Math.max(0, invalidUtf8Offset(bytes))));
+}
+
+async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw readError(path, error);
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return decodeUtf8(await readBytes(path));
+  } catch (error) {
+    throw error instanceof NotUtf8Error ? encodingError(path, error) : error;
+  }
+}
+
+/**
+ * Reads and parses a thread file (see {@link parseThreadFile}). The file is read in chunks
+ * and parsed one message at a time, so memory holds the messages, not the file's text as
+ * well; only a file that is not valid JSON is read whole again, for its error's position.
  *
  * @throws {ThreadFileError} `not_found`, `unreadable`, or any reason of {@link parseThreadFile}.
  * @example
  * const { messages } = await readThreadFile("fixtures/lease-thread.json");
  */
 export async function readThreadFile(path: string): Promise<ThreadFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    // ENOENT: no such file; anything else (EISDIR, EACCES) is a file we cannot read.
-    const notFound = (error as { code?: unknown }).code === "ENOENT";
-    throw fileError(path, notFound ? "no such file" : `cannot read: ${(error as Error).message}`, {
-      reason: notFound ? THREAD_FILE_REASONS.notFound : THREAD_FILE_REASONS.unreadable,
-      cause: error,
-    });
-  }
-  return parseThreadFile(text, path);
+  const split = await splitThreadMessages(textChunks(path));
+  if (split) return threadFromMessages(split.messages, split.wrapped, path);
+  return parseThreadFile(await readText(path), path);
 }
 
 function neutralRecord(message: Message): Record<string, unknown> {

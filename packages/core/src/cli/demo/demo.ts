@@ -16,14 +16,14 @@ export const DEMO_THREAD = {
 
 /**
  * Runs the main job on embedded defaults: the worker digests the bundled example thread
- * (extractive digester, in-memory PGlite), then the runtime assembles the model's view.
+ * (extractive digester, in-memory store), then the runtime assembles the model's view.
  */
 export async function runDemo(write: (line: string) => void): Promise<void> {
   const fixture = buildHeavyThread({ ...DEMO_THREAD, titles: [...DEMO_THREAD.titles] });
   write(
     `Example thread "${fixture.name}": ${fixture.messages.length} messages, ${fixture.documents.length} contracts read page by page.`,
   );
-  write("Worker: classifying and digesting on embedded PGlite with the extractive digester (no network)…");
+  write("Worker: classifying and digesting in memory with the extractive digester (no network)…");
   const result = await cleanThread(fixture.messages, { digester: createExtractiveDigester() });
   write(renderSummary(result));
   const retention = probeRetention(result.view.messages, fixture.probes);
