@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-// The `context-cleaner` command: runs the TypeScript sources through tsx's loader.
-import { register } from "tsx/esm/api";
+// The `context-cleaner` command. The published package runs its build of this file
+// (dist/bin/context-cleaner.js) with plain Node.
+import { main } from "../cli/main";
 
-register();
-const { main } = await import("../src/cli/main.ts");
 process.exitCode = await main(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
