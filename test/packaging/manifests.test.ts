@@ -16,7 +16,8 @@ import {
 } from "../../scripts/package-manifest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PACKAGES = readWorkspacePackages(ROOT);
+// A package kept `private` is neither built nor published, and not checked here.
+const PACKAGES = readWorkspacePackages(ROOT).filter(({ manifest }) => !manifest.private);
 const byName = (name: string): PackageManifest => {
   const found = PACKAGES.find(({ manifest }) => manifest.name === name);
   if (!found) throw new Error(`${name} is not a workspace package`);
@@ -24,19 +25,16 @@ const byName = (name: string): PackageManifest => {
 };
 
 describe("workspace package manifests", () => {
-  it("finds the three packages", () => {
-    expect(PACKAGES.map(({ manifest }) => manifest.name).sort()).toEqual([
-      "@context-cleaner/assembler",
-      "@context-cleaner/core",
-      "@context-cleaner/db",
-    ]);
+  it("publishes the three packages", () => {
+    expect(PACKAGES.map(({ manifest }) => manifest.name)).toEqual(
+      expect.arrayContaining(["@context-cleaner/assembler", "@context-cleaner/core", "@context-cleaner/db"]),
+    );
   });
 
   describe.each(PACKAGES.map(({ dir, manifest }) => [manifest.name, dir, manifest] as const))(
     "%s",
     (_name, dir, manifest) => {
-      it("is publishable ESM for Node 20+, side-effect free, shipping dist/ only", () => {
-        expect(manifest.private).toBeUndefined();
+      it("is ESM for Node 20+, side-effect free, shipping dist/ only", () => {
         expect(manifest).toMatchObject({ type: "module", sideEffects: false, engines: { node: ">=20" } });
         expect(manifest.files).toEqual(["dist"]);
       });
