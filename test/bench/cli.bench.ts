@@ -15,7 +15,7 @@ import type { Message } from "@context-cleaner/assembler";
 import { serializeThread } from "@context-cleaner/core";
 import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
 
-const BIN = join(import.meta.dirname, "../../packages/core/bin/context-cleaner.js");
+const BIN = join(import.meta.dirname, "../../bin/context-cleaner.js");
 const PRELOAD = join(import.meta.dirname, "report-peak-rss.mjs");
 
 /**

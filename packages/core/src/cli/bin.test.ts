@@ -8,7 +8,7 @@ import { serializeThread } from "../thread-file/thread-file";
 
 // The real `context-cleaner` command in a child process: what only a process shows
 // (which modules it loads, how it ends on a closed pipe).
-const BIN = join(import.meta.dirname, "../../bin/context-cleaner.js");
+const BIN = join(import.meta.dirname, "../../../../bin/context-cleaner.js");
 const RECORD_MODULES = join(import.meta.dirname, "../../test/fixtures/record-modules.mjs");
 
 let directory: string;
