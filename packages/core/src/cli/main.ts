@@ -24,7 +24,8 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or La
         --json     print { "messages": [...], "report": {...} }
         --model    extractive (default, no network) or anthropic (needs ANTHROPIC_API_KEY)
         --policy   a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
-demo    Runs the bundled example thread through the worker and the assembler.
+demo    Plays the fixture threads turn by turn through the caps, the worker and every peer;
+        prints the comparison and writes .context-cleaner/report.html.
 
 Exit codes: 0 done, 2 bad input, 1 the environment failed (database, permission) or a bug.`;
 
