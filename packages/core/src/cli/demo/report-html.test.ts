@@ -96,6 +96,31 @@ describe("renderReport", () => {
     expect(prompt).toContain("raw leaves the scale (up to 5M)");
     const budget = html.slice(html.indexOf('id="set-budget-0"'));
     expect(budget.match(/<path data-series=/g)).toHaveLength(2);
+    expect(budget).not.toContain("the raw ceiling");
+  });
+
+  it("notes the raw ceiling under a budget chart whose effective track passed it", () => {
+    const past = runs.map((run) =>
+      run.id === "with-digests" ? { ...run, turns: turns([10, 2_500_000]) } : run,
+    );
+    const report = renderReport({
+      title: "Report",
+      summary: "",
+      definitions: [],
+      sets: [
+        {
+          id: "set",
+          title: "Set",
+          description: "",
+          simulations: [{ ...simulation, contestants: past }],
+          rows: [],
+          findings: [],
+        },
+      ],
+    });
+    expect(report.slice(report.indexOf('id="set-budget-0"'))).toContain(
+      "(the raw ceiling) the effective accounting",
+    );
   });
 
   it("shows the digest beside its page, the probe answer marked in both", () => {

@@ -113,7 +113,11 @@ function budgetChart(simulation: ThreadSimulation, chartId: string): string {
       }),
     ),
     rules: [{ value: BUDGET_DEFAULTS.conversationBudgetChars, label: "conversation budget 600,000" }],
-    note: "Past 2,000,000 raw tool chars (the raw ceiling) the effective accounting counts raw chars again.",
+    ...(runs.some((run) => (run.turns.at(-1)?.rawToolChars ?? 0) > BUDGET_DEFAULTS.rawCeilingChars)
+      ? {
+          note: "Past 2,000,000 raw tool chars (the raw ceiling) the effective accounting counts raw chars again.",
+        }
+      : {}),
   });
 }
 
