@@ -7,7 +7,6 @@ import type { DigestModel } from "../ports";
 import { readThreadFile } from "../thread-file/thread-file";
 import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
 import { cleanThread } from "./clean-thread";
-import { runDemo } from "./demo/demo";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
 
@@ -24,7 +23,8 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or La
         --policy     a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
         --database   keep the digests in a database instead: postgres://…, a Neon host,
                      pglite:// (embedded, in memory) or pglite://<dir>
-demo    Runs the bundled example thread through the worker and the assembler.
+demo    Plays the fixture threads turn by turn through the caps, the worker and every peer;
+        prints the comparison and writes .context-cleaner/report.html.
 
 Exit codes: 0 done (also when a reader such as head closes stdout early), 2 bad input
 (this usage, on stderr, when there are no arguments), 1 the environment failed (database,
@@ -175,6 +175,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (command === "clean") await clean(rest, parsed.values, io);
     else if (command === "demo") {
       refuseExtras(command, rest, parsed.values);
+      // Loaded on demand: the demo brings PGlite and the peers' libraries, which `clean` never needs.
+      const { runDemo } = await import("./demo/demo");
       await runDemo((line) => io.stdout(`${line}\n`));
     } else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
     return 0;
