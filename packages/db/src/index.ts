@@ -22,11 +22,14 @@ export type {
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,
+  LeftBehindThread,
   PassInput,
   PassRecord,
   PassStatus,
   SpendReservation,
   StoredDigest,
+  ThreadDigestSummary,
+  ThreadKey,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";
 export { utcDay } from "./validation";
