@@ -49,6 +49,9 @@ export { type DigestJobPayload, parseDigestJobPayload } from "./job/payload";
 export { runDigestJob } from "./job/run-digest-job";
 // Ports and the adapters that need no optional dependency.
 export type {
+  ActiveThread,
+  ActiveThreadsPage,
+  ActiveThreadsQuery,
   CheckpointReader,
   Clock,
   DigestBullets,
@@ -65,6 +68,7 @@ export type {
   MetricUnit,
   PageDigest,
   PassUpdate,
+  ThreadDirectory,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";
