@@ -7,6 +7,12 @@ import { defaultMigrationsFolder } from "./migrations-folder";
 import { ROLE_NAMES } from "./schema/roles";
 import { requireOrganizationId } from "./validation";
 
+/** Defaults of the connection options (`DatabaseOptions`). */
+export const DATABASE_DEFAULTS = {
+  connectTimeoutMs: 5_000,
+  maxConnections: 10,
+} as const;
+
 /**
  * The {@link Database} over one driver's connection: every query in an org-scoped (or
  * sweeper) transaction, database errors mapped to storage errors.

@@ -1,5 +1,5 @@
 import type { PGlite } from "@electric-sql/pglite";
-import { toDatabase } from "./database-handle";
+import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
 import { type DatabaseDriver, resolveDatabaseTarget } from "./database-url";
 import type { DriverConnection, DrizzleTransaction } from "./drivers/driver-connection";
 import type { NeonSettings } from "./drivers/neon-driver";
@@ -42,12 +42,6 @@ export interface Database {
   migrate(options?: { migrationsFolder?: string }): Promise<void>;
   close(): Promise<void>;
 }
-
-/** Defaults of {@link DatabaseOptions}. */
-export const DATABASE_DEFAULTS = {
-  connectTimeoutMs: 5_000,
-  maxConnections: 10,
-} as const;
 
 /**
  * Opens a database from a URL: `pglite://<dir>`, `pglite://` or nothing (in-memory PGlite,

@@ -4,8 +4,8 @@
  * embedded PGlite engine or node-postgres; the repository and errors are the same as the
  * main entry's.
  */
-import { DATABASE_DEFAULTS, type Database } from "./database";
-import { toDatabase } from "./database-handle";
+import type { Database } from "./database";
+import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
 import { resolveDatabaseTarget } from "./database-url";
 import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
 
