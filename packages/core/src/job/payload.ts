@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidPayloadError } from "../errors";
 
 /** The post-turn event a runtime publishes and the worker consumes (docs/architecture.md#the-worker). */

@@ -1,5 +1,5 @@
 import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import type { DigestBullets, DigestRequest, PageDigest } from "../../ports";
 
 /** The name of the forced tool that carries the structured digest. */
