@@ -1,0 +1,141 @@
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
+import {
+  type CheckpointReader,
+  createAnthropicDigester,
+  createExtractiveDigester,
+  type DigestJobOptions,
+  type DigestModel,
+  NO_TURN_LOCK,
+  systemClock,
+  type TurnLock,
+  withFallback,
+} from "@context-cleaner/core/worker";
+import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { Redis } from "@upstash/redis";
+import type { DigestHandlerDependencies } from "./digest-handler";
+import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+
+/** Defaults of {@link DigestConfig}. */
+export const DIGEST_CONFIG_DEFAULTS = {
+  /** The turn-lock peek gives up after this long and the job proceeds (safety never depends on it). */
+  lockTimeoutMs: 1_000,
+  /** The schema LangGraph's `PostgresSaver` writes its tables in. */
+  checkpointSchema: "public",
+} as const;
+
+/** Everything the digest function is configured with, as values: the edge reads them. */
+export interface DigestConfig {
+  /** The application database (Neon), as `postgres://`. */
+  databaseUrl: string;
+  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
+  neon?: NeonSettings;
+  /** The checkpoint store, logged in as a role that can only SELECT its tables. */
+  checkpointDatabaseUrl: string;
+  /** @default "public" */
+  checkpointSchema?: string;
+  /** Without a key, digests are extractive only. */
+  anthropicApiKey?: string;
+  anthropicBaseUrl?: string;
+  /** Upstash Redis REST endpoint and token; without them, no turn-lock peek. */
+  redis?: { url: string; token: string };
+  /** @default 1000 */
+  lockTimeoutMs?: number;
+  /** The digest queue, for handing records back. */
+  queueUrl: string;
+  sqs: Pick<SQSClient, "send">;
+  logger: FunctionLogger;
+  metrics: FunctionMetrics;
+  /** The kill switch, read per record. */
+  disabled: () => boolean;
+  jobOptions?: Partial<DigestJobOptions>;
+}
+
+/**
+ * A checkpoint reader that loads LangGraph's Postgres reader (and with it LangChain) on
+ * its first read, so the function starts without them and jobs that stop at a gate never
+ * load them.
+ */
+export function lazyPostgresCheckpointReader(connectionString: string, schema: string): CheckpointReader {
+  let reader: Promise<CheckpointReader> | undefined;
+  return {
+    async readThread(threadId) {
+      reader ??= import("@context-cleaner/core/langgraph").then(
+        ({ createPostgresCheckpointReader }) => createPostgresCheckpointReader({ connectionString, schema }),
+        (error: unknown) => {
+          reader = undefined;
+          throw error;
+        },
+      );
+      return (await reader).readThread(threadId);
+    },
+  };
+}
+
+/** The turn-lock peek over Upstash, each request cut off after `timeoutMs`; failures are logged. */
+function upstashLock(
+  redis: { url: string; token: string },
+  timeoutMs: number,
+  logger: FunctionLogger,
+): TurnLock {
+  const client = new Redis({
+    url: redis.url,
+    token: redis.token,
+    enableTelemetry: false,
+    retry: { retries: 1, backoff: () => 50 },
+    signal: () => AbortSignal.timeout(timeoutMs),
+  });
+  return createUpstashTurnLock(client, {
+    onError: (error, thread) =>
+      logger.warn("turn-lock peek failed: the job proceeds", { ...thread, ...describeError(error) }),
+  });
+}
+
+/** The Anthropic digester with the extractive one as its fallback, or the extractive one alone. */
+function digesterFor(config: DigestConfig): DigestModel {
+  const extractive = createExtractiveDigester();
+  if (!config.anthropicApiKey) return extractive;
+  const anthropic = createAnthropicDigester({
+    apiKey: config.anthropicApiKey,
+    ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+  });
+  return withFallback(anthropic, extractive, { metrics: config.metrics });
+}
+
+/**
+ * The digest handler's dependencies from configuration values: the Neon database and its
+ * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
+ * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * records come from.
+ *
+ * @throws {DatabaseConnectionError} when the database cannot be reached.
+ */
+export async function createDigestDependencies(config: DigestConfig): Promise<DigestHandlerDependencies> {
+  const database = await createNeonDatabase(config.databaseUrl, {
+    ...(config.neon ? { neon: config.neon } : {}),
+  });
+  return {
+    ports: {
+      checkpoints: lazyPostgresCheckpointReader(
+        config.checkpointDatabaseUrl,
+        config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
+      ),
+      store: createDigestRepository(database),
+      digester: digesterFor(config),
+      clock: systemClock,
+      lock: config.redis
+        ? upstashLock(
+            config.redis,
+            config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs,
+            config.logger,
+          )
+        : NO_TURN_LOCK,
+    },
+    queue: createSqsDigestQueue({ client: config.sqs, queueUrl: config.queueUrl }),
+    logger: config.logger,
+    metrics: config.metrics,
+    disabled: config.disabled,
+    ...(config.jobOptions ? { jobOptions: config.jobOptions } : {}),
+  };
+}
