@@ -144,8 +144,17 @@ export function createPostgresThreadDirectory(
   async function queryPool(): Promise<QueryPool> {
     if (pool !== undefined) return pool;
     ownedPool ??= import("pg").then(
-      ({ default: pg }) =>
-        new pg.Pool({ connectionString, options: "-c default_transaction_read_only=on", max: 2 }),
+      ({ default: pg }) => {
+        const created = new pg.Pool({
+          connectionString,
+          options: "-c default_transaction_read_only=on",
+          max: 2,
+        });
+        // An idle connection the server drops is replaced on the next query; unhandled, the
+        // pool's error event would end the process.
+        created.on("error", () => undefined);
+        return created;
+      },
       (error: unknown) => {
         ownedPool = undefined;
         throw error;
