@@ -52,23 +52,44 @@ export interface DigestConfig {
   jobOptions?: Partial<DigestJobOptions>;
 }
 
+/** A checkpoint reader that can release its connections. */
+export interface ClosableCheckpointReader extends CheckpointReader {
+  close(): Promise<void>;
+}
+
 /**
  * A checkpoint reader that loads LangGraph's Postgres reader (and with it LangChain) on
  * its first read, so the function starts without them and jobs that stop at a gate never
- * load them.
+ * load them. Its pool opens read-only sessions, and an idle connection the server drops
+ * is logged instead of crashing the process.
  */
-export function lazyPostgresCheckpointReader(connectionString: string, schema: string): CheckpointReader {
-  let reader: Promise<CheckpointReader> | undefined;
+export function lazyPostgresCheckpointReader(
+  connectionString: string,
+  schema: string,
+  logger: Pick<FunctionLogger, "warn">,
+): ClosableCheckpointReader {
+  let loaded: Promise<{ reader: CheckpointReader; pool: { end(): Promise<void> } }> | undefined;
+  const load = async () => {
+    const [{ createPostgresCheckpointReader }, { default: pg }] = await Promise.all([
+      import("@context-cleaner/core/langgraph"),
+      import("pg"),
+    ]);
+    const pool = new pg.Pool({ connectionString, options: "-c default_transaction_read_only=on", max: 2 });
+    pool.on("error", (error) => logger.warn("checkpoint store connection dropped", describeError(error)));
+    return { reader: createPostgresCheckpointReader({ pool, schema }), pool };
+  };
   return {
     async readThread(threadId) {
-      reader ??= import("@context-cleaner/core/langgraph").then(
-        ({ createPostgresCheckpointReader }) => createPostgresCheckpointReader({ connectionString, schema }),
-        (error: unknown) => {
-          reader = undefined;
-          throw error;
-        },
-      );
-      return (await reader).readThread(threadId);
+      loaded ??= load().catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
+      return (await loaded).reader.readThread(threadId);
+    },
+    async close() {
+      const current = loaded;
+      loaded = undefined;
+      if (current) await (await current).pool.end();
     },
   };
 }
@@ -107,20 +128,24 @@ function digesterFor(config: DigestConfig): DigestModel {
  * The digest handler's dependencies from configuration values: the Neon database and its
  * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
  * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
- * records come from.
+ * records come from; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
  */
-export async function createDigestDependencies(config: DigestConfig): Promise<DigestHandlerDependencies> {
+export async function createDigestDependencies(
+  config: DigestConfig,
+): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
   const database = await createNeonDatabase(config.databaseUrl, {
     ...(config.neon ? { neon: config.neon } : {}),
   });
+  const checkpoints = lazyPostgresCheckpointReader(
+    config.checkpointDatabaseUrl,
+    config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
+    config.logger,
+  );
   return {
     ports: {
-      checkpoints: lazyPostgresCheckpointReader(
-        config.checkpointDatabaseUrl,
-        config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
-      ),
+      checkpoints,
       store: createDigestRepository(database),
       digester: digesterFor(config),
       clock: systemClock,
@@ -137,5 +162,10 @@ export async function createDigestDependencies(config: DigestConfig): Promise<Di
     metrics: config.metrics,
     disabled: config.disabled,
     ...(config.jobOptions ? { jobOptions: config.jobOptions } : {}),
+    // Lambda never calls it (connections live as long as the container); embedded runs and tests do.
+    async close() {
+      await checkpoints.close();
+      await database.close();
+    },
   };
 }

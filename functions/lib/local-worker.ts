@@ -103,9 +103,20 @@ export async function invokeBatch(
 export async function deliverOnce(
   queue: DigestQueue,
   handler: DigestHandler,
-  options: { batchSize?: number; functionTimeoutMs?: number; onError?: (error: unknown) => void } = {},
+  options: {
+    batchSize?: number;
+    /** How long the received messages stay invisible. @default the queue's */
+    visibilityTimeoutSeconds?: number;
+    functionTimeoutMs?: number;
+    onError?: (error: unknown) => void;
+  } = {},
 ): Promise<DeliveredBatch | undefined> {
-  const messages = await queue.receive(options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize);
+  const messages = await queue.receive(
+    options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize,
+    options.visibilityTimeoutSeconds === undefined
+      ? {}
+      : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds },
+  );
   if (messages.length === 0) return undefined;
   return invokeBatch(queue, handler, messages, options);
 }

@@ -29,31 +29,37 @@ export interface SweepConfig {
 /**
  * The sweep handler's dependencies from configuration values: the Neon database's
  * repository (checked reachable once), the thread directory over the checkpoint tables, and
- * the SQS digest queue.
+ * the SQS digest queue; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
  */
-export async function createSweepDependencies(config: SweepConfig): Promise<SweepHandlerDependencies> {
+export async function createSweepDependencies(
+  config: SweepConfig,
+): Promise<SweepHandlerDependencies & { close(): Promise<void> }> {
   const database = await createNeonDatabase(config.databaseUrl, {
     ...(config.neon ? { neon: config.neon } : {}),
   });
+  const directory = config.checkpointDatabaseUrl
+    ? createPostgresThreadDirectory({
+        connectionString: config.checkpointDatabaseUrl,
+        ...(config.checkpointSchema ? { schema: config.checkpointSchema } : {}),
+        ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
+      })
+    : undefined;
   return {
     ports: {
       store: createDigestRepository(database),
       queue: createSqsDigestQueue({ client: config.sqs, queueUrl: config.queueUrl }),
-      ...(config.checkpointDatabaseUrl
-        ? {
-            directory: createPostgresThreadDirectory({
-              connectionString: config.checkpointDatabaseUrl,
-              ...(config.checkpointSchema ? { schema: config.checkpointSchema } : {}),
-              ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
-            }),
-          }
-        : {}),
+      ...(directory ? { directory } : {}),
       clock: systemClock,
     },
     logger: config.logger,
     metrics: config.metrics,
     ...(config.options ? { options: config.options } : {}),
+    // Lambda never calls it; embedded runs and tests do.
+    async close() {
+      await directory?.close();
+      await database.close();
+    },
   };
 }
