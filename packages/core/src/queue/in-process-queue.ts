@@ -222,6 +222,10 @@ export function createInProcessDigestQueue(options: InProcessDigestQueueOptions 
     async delete(receiptHandle: string) {
       deadLetterStore.delete(receiptHandle);
     },
+    async changeVisibility(receiptHandle: string, timeoutSeconds: number) {
+      checkVisibility(timeoutSeconds, "changeVisibility");
+      deadLetterStore.changeVisibility(receiptHandle, timeoutSeconds);
+    },
   };
 
   return { ...queue, deadLetters };
