@@ -11,6 +11,7 @@ import type { DigestModel } from "../ports";
 import { readThreadFile } from "../thread-file/thread-file";
 import { cleanThread } from "./clean-thread";
 import { runDemo } from "./demo/demo";
+import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
 import { renderSummary, renderViewText, summarizePasses } from "./render-view";
 import { reportFailure } from "./report-failure";
 
@@ -96,6 +97,8 @@ async function clean(
  * permission missing) or an unexpected failure (with its stack).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  // Operations commands parse their own flags.
+  if (isOpsCommand(argv[0])) return runOpsCommand(argv, io);
   let parsed: ReturnType<
     typeof parseArgs<{
       options: {
@@ -125,7 +128,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const [command, ...rest] = parsed.positionals;
   try {
     if (parsed.values.help || command === "help" || command === undefined) {
-      io.stdout(`${USAGE}\n`);
+      io.stdout(`${USAGE}\n\n${OPS_USAGE}\n`);
       return command === undefined && !parsed.values.help ? 2 : 0;
     }
     if (command === "clean") await clean(rest, parsed.values, io);
