@@ -24,11 +24,13 @@ const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-post
 
 export default $config({
   app(input) {
+    // `--stage prod` (as the README deploys) and `--stage production` are both production.
+    const production = input?.stage === "prod" || input?.stage === "production";
     return {
       name: "context-cleaner",
       home: "aws",
-      removal: input?.stage === "production" ? "retain" : "remove",
-      protect: input?.stage === "production",
+      removal: production ? "retain" : "remove",
+      protect: production,
     };
   },
   async run() {

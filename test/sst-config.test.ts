@@ -208,6 +208,7 @@ describe("sst.config.ts", () => {
 
   it("retains and protects production resources only", () => {
     expect(config.app({ stage: "production" })).toMatchObject({ removal: "retain", protect: true });
+    expect(config.app({ stage: "prod" })).toMatchObject({ removal: "retain", protect: true });
     expect(config.app({ stage: "dev" })).toMatchObject({ removal: "remove", protect: false });
   });
 });
