@@ -8,6 +8,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import { Resource } from "sst";
 import { createDigestDependencies } from "./lib/digest-dependencies";
 import { createDigestHandler } from "./lib/digest-handler";
@@ -53,7 +54,7 @@ export const handler = lazyHandler(async () => {
     sqs: new SQSClient({}),
     logger,
     metrics,
-    disabled: () => process.env.CONTEXT_CLEANER_DISABLED === "1",
+    disabled: killSwitchFromEnvironment,
   });
   if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
   return createDigestHandler(dependencies);
