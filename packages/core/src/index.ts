@@ -55,6 +55,9 @@ export { type DigestJobPayload, parseDigestJobPayload } from "./job/payload";
 export { runDigestJob } from "./job/run-digest-job";
 // Ports and the adapters that need no optional dependency.
 export type {
+  ActiveThread,
+  ActiveThreadsPage,
+  ActiveThreadsQuery,
   CheckpointReader,
   Clock,
   DigestBullets,
@@ -74,6 +77,7 @@ export type {
   PassUpdate,
   ThreadClaimRequest,
   ThreadClaimResult,
+  ThreadDirectory,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";

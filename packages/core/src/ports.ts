@@ -91,6 +91,40 @@ export interface DigestStore {
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
 }
 
+/** A thread the agent framework's store saw activity on. */
+export interface ActiveThread {
+  readonly orgId: string;
+  readonly threadId: string;
+  /** When its latest checkpoint was written. */
+  readonly lastActivityAt: Date;
+}
+
+/** A page request of {@link ThreadDirectory.listActiveThreads}. */
+export interface ActiveThreadsQuery {
+  /** Only threads with a checkpoint written at or after this instant. */
+  readonly since: Date;
+  /** Threads per page. @default 100 (adapters cap it) */
+  readonly limit?: number;
+  /** The previous page's `nextCursor`. */
+  readonly cursor?: string | null;
+}
+
+/** One page of active threads, in thread id order. */
+export interface ActiveThreadsPage {
+  readonly threads: ActiveThread[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * Lists threads by recent activity, from the agent framework's own store: how the nightly
+ * sweep finds threads whose turn event was lost (active, yet no pass record). Read-only
+ * by contract, like {@link CheckpointReader}.
+ */
+export interface ThreadDirectory {
+  /** @throws {CheckpointReadError} `store_failed` (retryable) when the store cannot be read. */
+  listActiveThreads(query: ActiveThreadsQuery): Promise<ActiveThreadsPage>;
+}
+
 /**
  * Best-effort peek at whether a turn is running on a thread. Safety never depends on it:
  * a mid-turn pass only adds rows for pre-existing messages, and a turn loads digests once.

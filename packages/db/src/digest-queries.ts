@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import { microsToUsd, usdToMicros } from "./money";
-import type { DigestRowInput, StoredDigest } from "./repository-types";
+import type { DigestRowInput, StoredDigest, ThreadDigestSummary } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
 import { requireId, requireOrganizationId, requireStorable, requireToolCallId } from "./validation";
 
@@ -206,4 +206,31 @@ export async function deleteThreadDigests(
       .returning({ toolCallId: contextDigest.toolCallId }),
   );
   return deleted.length;
+}
+
+/** Counts and sizes of a thread's digests, in one read-only query. */
+export async function summarizeThreadDigests(
+  database: Database,
+  orgId: string,
+  threadId: string,
+): Promise<ThreadDigestSummary> {
+  const thread = requireId(threadId, "threadId");
+  const [row] = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select({
+          digests: sql<number>`count(*)::int`,
+          originalChars: sql<number>`coalesce(sum(${contextDigest.originalChars}), 0)::bigint`,
+          digestChars: sql<number>`coalesce(sum(${contextDigest.digestChars}), 0)::bigint`,
+        })
+        .from(contextDigest)
+        .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.threadId, thread))),
+    { readOnly: true },
+  );
+  return {
+    digests: Number(row?.digests ?? 0),
+    originalChars: Number(row?.originalChars ?? 0),
+    digestChars: Number(row?.digestChars ?? 0),
+  };
 }

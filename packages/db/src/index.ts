@@ -24,6 +24,7 @@ export type {
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,
+  LeftBehindThread,
   PassInput,
   PassRecord,
   PassStatus,
@@ -31,6 +32,8 @@ export type {
   StoredDigest,
   ThreadClaim,
   ThreadClaimInput,
+  ThreadDigestSummary,
+  ThreadKey,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";
 export { utcDay } from "./validation";

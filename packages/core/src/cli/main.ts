@@ -7,6 +7,7 @@ import type { DigestModel } from "../ports";
 import { readThreadFile } from "../thread-file/thread-file";
 import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
 import { cleanThread } from "./clean-thread";
+import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
 
@@ -154,6 +155,8 @@ function refuseExtras(
  * unexpected failure (with its stack).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  // Operations commands parse their own flags.
+  if (isOpsCommand(argv[0])) return runOpsCommand(argv, io);
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true });
@@ -163,13 +166,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   const [command, ...rest] = parsed.positionals;
   if (command === undefined && !parsed.values.help) {
-    io.stderr(`${USAGE}\n`);
+    io.stderr(`${USAGE}\n\n${OPS_USAGE}\n`);
     return 2;
   }
   try {
     if (command === "help") refuseExtras(command, rest, parsed.values);
     if (parsed.values.help || command === "help") {
-      io.stdout(`${USAGE}\n`);
+      io.stdout(`${USAGE}\n\n${OPS_USAGE}\n`);
       return 0;
     }
     if (command === "clean") await clean(rest, parsed.values, io);

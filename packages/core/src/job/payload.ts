@@ -1,5 +1,5 @@
 import { countProblem, type IdField, idProblem } from "@context-cleaner/assembler/internal";
-import { z } from "zod";
+import * as z from "zod";
 import { InvalidPayloadError } from "../errors";
 import { DIGEST_JOB_DEFAULTS } from "./options";
 

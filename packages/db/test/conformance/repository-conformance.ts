@@ -101,6 +101,26 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       expect((await repository().loadThreadDigests(org, "keep")).size).toBe(1);
     });
 
+    it("summarizes a thread's digests: rows, original and digest chars, that thread only", async () => {
+      const org = uniqueOrg("summary");
+      const first = digestRow({ originalChars: 58_000 });
+      const second = digestRow({ originalChars: 20_000 });
+      await repository().upsertDigests(org, [first, second, digestRow({ threadId: "other" })]);
+      expect(await repository().summarizeThreadDigests(org, "thread-1")).toEqual({
+        digests: 2,
+        originalChars: 78_000,
+        digestChars: first.digestChars + second.digestChars,
+      });
+      expect(await repository().summarizeThreadDigests(org, "none")).toEqual({
+        digests: 0,
+        originalChars: 0,
+        digestChars: 0,
+      });
+      expect(await repository().summarizeThreadDigests(uniqueOrg("other-org"), "thread-1")).toMatchObject({
+        digests: 0,
+      });
+    });
+
     it.each([
       ["uppercase hash", { contentSha256: "A".repeat(64) }, "context_digest_sha256_hex"],
       ["short hash", { contentSha256: "a".repeat(63) }, "context_digest_sha256_hex"],
@@ -346,6 +366,10 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       });
 
       const found: string[] = [];
+      const lock = (await repository().listLeftBehind({ limit: 1000 })).threads.find(
+        (thread) => thread.orgId === orgA && thread.threadId === "lock",
+      );
+      expect(lock).toMatchObject({ latestTurnEndedAt: later, recordedAt: at });
       let cursor: string | null = null;
       let pages = 0;
       do {
@@ -373,6 +397,29 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         InvalidStorageInputError,
       );
       await expect(repository().listLeftBehind({ limit: 0 })).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+    });
+
+    it("says which threads have a pass record, across orgs, in the order asked", async () => {
+      const orgA = uniqueOrg("known-a");
+      const orgB = uniqueOrg("known-b");
+      const at = new Date("2026-11-30T03:00:00Z");
+      await repository().recordPass(orgA, "t1", { status: "done", at });
+      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", at });
+      const asked = [
+        { orgId: orgB, threadId: "t2" },
+        { orgId: orgA, threadId: "lost" },
+        { orgId: orgA, threadId: "t1" },
+        // Same thread id in another org: a different thread.
+        { orgId: orgB, threadId: "t1" },
+      ];
+      expect(await repository().threadsWithPass(asked)).toEqual([
+        { orgId: orgB, threadId: "t2" },
+        { orgId: orgA, threadId: "t1" },
+      ]);
+      expect(await repository().threadsWithPass([])).toEqual([]);
+      await expect(repository().threadsWithPass([{ orgId: orgA, threadId: "" }])).rejects.toBeInstanceOf(
         InvalidStorageInputError,
       );
     });

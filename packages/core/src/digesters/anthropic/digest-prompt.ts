@@ -3,7 +3,7 @@ import type {
   ThinkingConfigDisabled,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import * as z from "zod";
 import type { DigestBullets, DigestRequest, PageDigest } from "../../ports";
 import { ANTHROPIC_MODEL_TRAITS, type AnthropicModelId } from "./model-table";
 
