@@ -26,7 +26,7 @@ import {
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
-import type { Message } from "./types";
+import type { AssistantMessage, Message, ToolMessage } from "./types";
 
 const policy = createToolPolicy();
 
@@ -330,6 +330,68 @@ describe("protectMessages", () => {
     expect(before[resultIndex(messages, "q1")]).toBe(KEEP_REASONS.interrupt);
     expect(after[resultIndex(messages, "q1")]).toBeUndefined();
     expect(protectMessages(messages, policy, 3).reasons).toEqual(before);
+  });
+
+  it("keeps a result the window mentions by call id when its tool names no document, and only that one", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Which hits did g1 return?");
+    const { reasons, mentioned } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "g1")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(mentioned).toEqual(new Set([resultIndex(messages, "g1")]));
+    // Results of the same tool without a document id are no common source.
+    const sibling = [
+      ...messages.slice(0, -1),
+      ...toolExchange("g2", "search", { q: "term" }, "id: other"),
+      assistantText("a"),
+      assistantText("b"),
+      assistantText("c"),
+      userMessage("Which hits did g1 return?"),
+    ];
+    const again = protectMessages(sibling, policy, 3).reasons;
+    expect(again[resultIndex(sibling, "g1")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(again[resultIndex(sibling, "g2")]).toBeUndefined();
+  });
+
+  it("evaluates a result afresh when its content or its call is replaced on the same objects", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Thanks, draft the memo.");
+    const page = resultIndex(messages, "p1");
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBeUndefined();
+    const result = messages[page] as ToolMessage;
+    result.content = "Tracked changes:\n- rent cap deleted";
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBe(KEEP_REASONS.ledgerFirstPage);
+    const asking = messages[page - 1] as AssistantMessage;
+    asking.toolCalls = [toolCall("p1", "read_document", { file_id: "lease", offset: 5_000 })];
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBeUndefined();
+  });
+
+  it("evaluates each result's keep-rules once while its content, call and policy stay the same", () => {
+    let reads = 0;
+    const args = {
+      get file_id() {
+        reads++;
+        return "lease";
+      },
+      offset: 5_000,
+    };
+    const messages = thread();
+    const page = resultIndex(messages, "p2");
+    (messages[page - 1] as AssistantMessage).toolCalls = [{ id: "p2", name: "read_document", args }];
+    const first = protectMessages(messages, policy, 3).reasons;
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(protectMessages(messages, policy, 3).reasons).toEqual(first);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
+  it("gives a reason slot to every message, also when the thread ends in a cleanable result", () => {
+    const messages = [
+      systemMessage(),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+    ];
+    const { reasons } = protectMessages(messages, policy, 0);
+    expect(reasons).toHaveLength(messages.length);
+    expect(reasons[2]).toBeUndefined();
   });
 
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {
