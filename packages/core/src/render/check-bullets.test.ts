@@ -114,6 +114,12 @@ describe("inventedFigures", () => {
     expect(inventedFigures("see Exhibit B", comparisonForm("see Exhibit B, attached"))).toEqual([]);
   });
 
+  it("continues a number only through a . or , between digits, not through a space", () => {
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2 5% rebate"))).toEqual([]);
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2.5% rebate"))).toEqual(["5%", "5"]);
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2.5% rebate"))).toEqual(["5%", "5"]);
+  });
+
   it("treats a figure ending in a digit as part of a following % sign", () => {
     expect(inventedFigures("Rent $2.5", comparisonForm("Rent $2.5% of sales"))).toEqual(["$2.5"]);
   });
