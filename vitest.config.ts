@@ -1,21 +1,5 @@
-import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
-
-// Tests run the workspace packages from their TypeScript sources: the
-// "@context-cleaner/source" export condition (first in every subpath of their package.json)
-// comes before vite's default conditions, which stay for every other package. Vitest also
-// hands the server list to its Node workers as `--conditions` flags, so it leaves out vite's
-// "module": Node would then pick bundler-only builds of dependencies (e.g. the AWS SDK's
-// dist-es, whose relative imports have no extensions).
-const SOURCE_CONDITION = "@context-cleaner/source";
-const resolveFromSource = {
-  resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
-  ssr: {
-    resolve: {
-      conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((name) => name !== "module")],
-    },
-  },
-};
+import { resolveFromSource } from "./scripts/resolve-from-source";
 
 // Pure tests live beside the code (packages/*/src) or in a package's test/ folder, plus the
 // repository-wide test/ and functions/. `*.int.test.ts` files reach real services and run

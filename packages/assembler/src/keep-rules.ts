@@ -40,7 +40,9 @@ export function recencyWallStart(
   keepExchanges: number = KEEP_RULE_DEFAULTS.recencyKeepExchanges,
 ): number {
   let start = messages.length;
+  // Stryker disable next-line ArithmeticOperator: starting one past the end reads `undefined`, which is no user message
   for (let index = messages.length - 1; index >= 0; index--) {
+    // Stryker disable next-line OptionalChaining: `index` stays within the array
     if (messages[index]?.role === "user") {
       start = index;
       break;
@@ -50,6 +52,7 @@ export function recencyWallStart(
   // earlier user messages (a chatty thread has one exchange per user turn).
   let exchanges = 0;
   for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
+    // Stryker disable next-line OptionalChaining: `index` stays within the array
     const role = messages[index]?.role;
     if (role === "assistant") {
       exchanges++;
@@ -159,6 +162,7 @@ const tokensByMessage = new WeakMap<
 >();
 
 function messageTokens(message: Message): ReadonlySet<string> {
+  // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
   const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
   const cached = tokensByMessage.get(message);
   if (cached && cached.content === message.content && cached.toolCalls === toolCalls) return cached.tokens;
@@ -197,6 +201,7 @@ export function windowReferences(messages: readonly Message[], wallStart: number
       }
       fullText ??= window
         .map((message) =>
+          // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
           [contentText(message.content), ...(message.role === "assistant" ? (message.toolCalls ?? []) : [])]
             .map((part) => (typeof part === "string" ? part : canonicalArgs(part)))
             .join("\n"),

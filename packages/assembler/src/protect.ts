@@ -57,12 +57,14 @@ export function protectMessages(
       reasons[index] = KEEP_REASONS.recencyWall;
       return;
     }
+    // Stryker disable next-line ConditionalExpression: every message that is not a tool result returned above as conversational
     if (message.role !== "tool") return;
     const facts = staticFacts(message, threadIndex.callFor(message), policy);
     // A mentioned result protects its whole source even when another rule already keeps it.
     const referenced = isReferencedByWindow(facts.keys, references);
     if (referenced) {
       mentioned.add(index);
+      // Stryker disable next-line ConditionalExpression: an `undefined` entry is never looked up (pending sources are checked for undefined)
       if (facts.source !== undefined) referencedSources.add(facts.source);
     }
     if (facts.reason !== undefined) reasons[index] = facts.reason;
@@ -74,6 +76,7 @@ export function protectMessages(
   });
 
   // Every result of a referenced source stays raw this pass, not only the mentioned one.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; over an empty set the loop changes nothing
   if (referencedSources.size > 0) {
     pending.forEach((index, position) => {
       const source = pendingSources[position];
