@@ -1,6 +1,7 @@
 import {
   type AssembledView,
   assembleModelView,
+  type DigestMap,
   effectiveToolChars,
   killSwitchFromEnvironment,
   type Message,
@@ -43,6 +44,8 @@ export interface CleanThreadOptions {
 
 export interface CleanedThread {
   view: AssembledView;
+  /** The digests the view was assembled with (to assemble the same thread in another format). */
+  digests: DigestMap;
   /** The digest passes run, in order. */
   passes: DigestJobOutcome[];
 }
@@ -113,7 +116,7 @@ export async function cleanThread(
       disabled,
       ...(options.policy ? { policy: options.policy } : {}),
     });
-    return { view, passes };
+    return { view, digests, passes };
   } finally {
     await close();
   }

@@ -4,9 +4,14 @@ import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { withFallback } from "../digesters/with-fallback";
 import { UsageError } from "../errors";
 import type { DigestModel } from "../ports";
-import { readThreadFile } from "../thread-file/thread-file";
+import {
+  readThreadFile,
+  THREAD_FILE_FORMATS,
+  type ThreadFile,
+  type ThreadFileFormat,
+} from "../thread-file/thread-file";
 import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
-import { cleanThread } from "./clean-thread";
+import { type CleanedThread, cleanThread } from "./clean-thread";
 import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
@@ -17,9 +22,11 @@ const USAGE = `Usage:
   context-cleaner demo
   context-cleaner help
 
-clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or LangChain
-        stored messages) and prints the model's view. The digests are kept in memory.
-        --json       print { "messages": [...], "report": {...} }
+clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, LangChain stored
+        messages, Anthropic Messages or OpenAI Chat Completions; detected) and prints the
+        model's view. The digests are kept in memory.
+        --json       print { "messages": [...], "report": {...} }, the messages in the file's format
+        --format     neutral, langchain, anthropic or openai instead of detecting it
         --model      extractive (default, no network) or anthropic (needs ANTHROPIC_API_KEY)
         --policy     a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
         --database   keep the digests in a database instead: postgres://…, a Neon host,
@@ -94,9 +101,46 @@ async function digesterFor(model: string, io: CliIo): Promise<DigestModel> {
   return withFallback(createAnthropicDigester({ apiKey, baseURL }), extractive);
 }
 
+/** `--format`: one of the thread file formats, or detection when absent. */
+function formatOption(value: string | undefined): { format?: ThreadFileFormat } {
+  if (value === undefined) return {};
+  if (!(THREAD_FILE_FORMATS as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `--format must be one of ${THREAD_FILE_FORMATS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return { format: value as ThreadFileFormat };
+}
+
+/**
+ * The view in the file's own format: a provider-format file (Anthropic, OpenAI) is
+ * assembled again with the same digests by its adapter, so the answer keeps the caller's
+ * shape; the neutral and LangChain forms answer with the neutral view.
+ */
+async function inFileFormat(
+  file: ThreadFile,
+  result: CleanedThread,
+  policy: ToolPolicyInput | undefined,
+  io: CliIo,
+): Promise<readonly unknown[]> {
+  if (!file.original) return result.view.messages;
+  const options = {
+    disabled: io.environment.CONTEXT_CLEANER_DISABLED === "1",
+    ...(policy ? { policy } : {}),
+  };
+  if (file.format === "anthropic") {
+    const { assembleAnthropicView } = await import("@context-cleaner/assembler/anthropic");
+    type Thread = Parameters<typeof assembleAnthropicView>[0];
+    return assembleAnthropicView(file.original as Thread, result.digests, options).messages;
+  }
+  const { assembleOpenAIView } = await import("@context-cleaner/assembler/openai");
+  type Thread = Parameters<typeof assembleOpenAIView>[0];
+  return assembleOpenAIView(file.original as Thread, result.digests, options).messages;
+}
+
 async function clean(
   positionals: string[],
-  values: { json?: boolean; model?: string; policy?: string; database?: string },
+  values: { json?: boolean; model?: string; policy?: string; database?: string; format?: string },
   io: CliIo,
 ) {
   const [path, ...extra] = positionals;
@@ -104,7 +148,7 @@ async function clean(
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const digester = await digesterFor(values.model ?? "extractive", io);
   const policy = await loadPolicy(values.policy);
-  const file = await readThreadFile(path);
+  const file = await readThreadFile(path, { ...formatOption(values.format) });
   const result = await cleanThread(file.messages, {
     digester,
     disabled: io.environment.CONTEXT_CLEANER_DISABLED === "1",
@@ -114,7 +158,8 @@ async function clean(
   // Written a message at a time: a large view is never held as one string.
   if (values.json) {
     const report = { ...result.view.report, digest: summarizePasses(result.passes) };
-    writeViewJson(result.view.messages, report, io.stdout);
+    const messages = await inFileFormat(file, result, policy, io);
+    writeViewJson(messages, report, io.stdout);
     io.stdout("\n");
   } else {
     writeViewText(result.view.messages, io.stdout);
@@ -132,6 +177,7 @@ const OPTIONS = {
   model: { type: "string" },
   policy: { type: "string" },
   database: { type: "string" },
+  format: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 

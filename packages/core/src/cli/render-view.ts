@@ -24,7 +24,7 @@ export function writeViewText(messages: readonly Message[], write: (text: string
  * text, never held whole.
  */
 export function writeViewJson(
-  messages: readonly Message[],
+  messages: readonly unknown[],
   report: unknown,
   write: (text: string) => void,
 ): void {

@@ -5,13 +5,20 @@ import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 import { splitThreadMessages } from "./message-splitter";
 import { decodeUtf8, invalidUtf8Offset, NotUtf8Error } from "./utf8";
 
-/** The two thread file formats: the neutral format, or LangChain stored messages. */
-export type ThreadFileFormat = "neutral" | "langchain";
+/**
+ * The thread file formats: the neutral format, LangChain stored messages, Anthropic
+ * Messages (`MessageParam[]`: `tool_use` / `tool_result` blocks) or OpenAI Chat
+ * Completions (`tool_calls`, role `tool`).
+ */
+export const THREAD_FILE_FORMATS = ["neutral", "langchain", "anthropic", "openai"] as const;
+export type ThreadFileFormat = (typeof THREAD_FILE_FORMATS)[number];
 
 /** A thread read from a file, in the neutral model. */
 export interface ThreadFile {
   format: ThreadFileFormat;
   messages: Message[];
+  /** The file's own messages, for a provider format (`anthropic`, `openai`): the view answers in it. */
+  original?: readonly unknown[];
 }
 
 const EXPECTED =
@@ -52,12 +59,43 @@ function parseJson(text: string, source: string | undefined): unknown {
   }
 }
 
+/** Whether a message with a `role` is OpenAI Chat Completions' or Anthropic Messages' form. */
+function providerFormat(message: unknown): "openai" | "anthropic" | undefined {
+  if (!isRecord(message)) return undefined;
+  if ("tool_calls" in message || "tool_call_id" in message || message.role === "developer") return "openai";
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  const anthropic = blocks.some(
+    (block) => isRecord(block) && (block.type === "tool_use" || block.type === "tool_result"),
+  );
+  return anthropic ? "anthropic" : undefined;
+}
+
 function detectFormat(messages: readonly unknown[], wrapped: boolean): ThreadFileFormat | undefined {
   const first = messages[0];
   if (first === undefined) return wrapped ? "neutral" : "langchain";
   if (!isRecord(first)) return undefined;
-  if (typeof first.role === "string") return "neutral";
+  if (typeof first.role === "string") {
+    // Neutral messages carry toolCalls / toolCallId; the providers' forms name theirs.
+    for (const message of messages) {
+      const format = providerFormat(message);
+      if (format) return format;
+    }
+    return "neutral";
+  }
   return isLangChainStored(first) ? "langchain" : undefined;
+}
+
+/** The neutral thread of a provider-format file (the adapters load on demand). */
+async function convertProvider(
+  format: "anthropic" | "openai",
+  messages: readonly unknown[],
+): Promise<Message[]> {
+  if (format === "anthropic") {
+    const { anthropicToNeutral } = await import("@context-cleaner/assembler/anthropic");
+    return anthropicToNeutral(messages as Parameters<typeof anthropicToNeutral>[0]);
+  }
+  const { openAIToNeutral } = await import("@context-cleaner/assembler/openai");
+  return openAIToNeutral(messages as Parameters<typeof openAIToNeutral>[0]);
 }
 
 async function convertLangChain(messages: readonly unknown[]): Promise<Message[]> {
@@ -79,7 +117,11 @@ async function convertLangChain(messages: readonly unknown[]): Promise<Message[]
  * @example
  * const { format, messages } = await parseThreadFile('{ "messages": [{ "role": "user", "content": "hi" }] }');
  */
-export async function parseThreadFile(text: string, source?: string): Promise<ThreadFile> {
+export async function parseThreadFile(
+  text: string,
+  source?: string,
+  options: { format?: ThreadFileFormat } = {},
+): Promise<ThreadFile> {
   const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
   if (parsed instanceof ThreadFileError) throw parsed;
   const wrapped = isRecord(parsed) && "messages" in parsed;
@@ -99,16 +141,17 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
       reason: THREAD_FILE_REASONS.unknownFormat,
     });
   }
-  return threadFromMessages(messages, wrapped, source);
+  return threadFromMessages(messages, wrapped, source, options.format);
 }
 
-/** The thread of a file's messages array: its format decided, converted and validated. */
+/** The thread of a file's messages array: its format decided (or given), converted and validated. */
 async function threadFromMessages(
   messages: readonly unknown[],
   wrapped: boolean,
   source: string | undefined,
+  given?: ThreadFileFormat,
 ): Promise<ThreadFile> {
-  const format = detectFormat(messages, wrapped);
+  const format = given ?? detectFormat(messages, wrapped);
   if (format === undefined) {
     throw fileError(
       source,
@@ -117,6 +160,11 @@ async function threadFromMessages(
     );
   }
   try {
+    if (format === "anthropic" || format === "openai") {
+      const neutral = await convertProvider(format, messages);
+      validateThread(neutral);
+      return { format, messages: neutral, original: messages };
+    }
     const neutral = format === "neutral" ? messages : await convertLangChain(messages);
     validateThread(neutral);
     return { format, messages: neutral as Message[] };
@@ -227,10 +275,13 @@ async function readText(path: string): Promise<string> {
  * @example
  * const { messages } = await readThreadFile("fixtures/lease-thread.json");
  */
-export async function readThreadFile(path: string): Promise<ThreadFile> {
+export async function readThreadFile(
+  path: string,
+  options: { format?: ThreadFileFormat } = {},
+): Promise<ThreadFile> {
   const split = await splitThreadMessages(textChunks(path));
-  if (split) return threadFromMessages(split.messages, split.wrapped, path);
-  return parseThreadFile(await readText(path), path);
+  if (split) return threadFromMessages(split.messages, split.wrapped, path, options.format);
+  return parseThreadFile(await readText(path), path, options);
 }
 
 function neutralRecord(message: Message): Record<string, unknown> {
