@@ -57,6 +57,7 @@ function setup(
     lock?: TurnLock;
     disabled?: boolean;
     visibility?: DigestHandlerDependencies["queue"];
+    onJobFinished?: DigestHandlerDependencies["onJobFinished"];
   } = {},
 ) {
   const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
@@ -76,6 +77,7 @@ function setup(
     metrics,
     disabled: () => options.disabled ?? false,
     jobOptions: { maxCallsPerJob: 2 },
+    ...(options.onJobFinished ? { onJobFinished: options.onJobFinished } : {}),
   };
   return { clock, queue, logger, metrics, handler: createDigestHandler(dependencies) };
 }
@@ -101,6 +103,26 @@ describe("createDigestHandler", () => {
     expect(metrics.count("DigestsWritten")).toBeGreaterThan(0);
     expect(metrics.flushes).toBe(1);
     expect(logger.at("error")).toEqual([]);
+  });
+
+  it("tells onJobFinished of each finished job with its message id; an observer that throws fails nothing", async () => {
+    const told: { messageId: string; status: string; digestsWritten: number }[] = [];
+    const { queue, logger, handler } = setup({
+      onJobFinished: (outcome, messageId) => {
+        told.push({ messageId, status: outcome.status, digestsWritten: outcome.digestsWritten });
+        throw new Error("observer broke");
+      },
+    });
+    const { orgId, threadId, message } = turn();
+    const { messageId } = await queue.send(message);
+
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.failed).toEqual([]);
+    const written = (await repository.loadThreadDigests(orgId, threadId)).size;
+    expect(told).toEqual([{ messageId, status: "partial", digestsWritten: written }]);
+    expect(written).toBeGreaterThan(0);
+    expect(await queue.receive(10)).toEqual([]);
+    expect(logger.at("warn").map((entry) => entry.message)).toEqual(["onJobFinished threw: ignored"]);
   });
 
   it("sends a poison record to the dead letters within its receives, logging its reason, while other threads go on", async () => {

@@ -41,6 +41,11 @@ export interface DigestHandlerDependencies {
   maxLockRequeueReceives?: number;
   /** @default 30_000 */
   minRemainingMsToStart?: number;
+  /**
+   * Told of each job that finished (the record is acked), with the record's message id: an
+   * embedded run reports the outcome of the event it published. A throw is logged and ignored.
+   */
+  onJobFinished?: (outcome: DigestJobOutcome, messageId: string) => void;
 }
 
 /** A Lambda handler of SQS FIFO batches with partial batch responses. */
@@ -223,9 +228,22 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         ...outcomeSummary(outcome),
       });
       count("LockRequeuesCapped");
-      return outcome;
+      return finished(outcome, record.messageId, log);
     }
     logger.info("digest job finished", { ...log, ...outcomeSummary(outcome) });
+    return finished(outcome, record.messageId, log);
+  }
+
+  function finished(
+    outcome: DigestJobOutcome,
+    messageId: string,
+    log: Record<string, unknown>,
+  ): DigestJobOutcome {
+    try {
+      dependencies.onJobFinished?.(outcome, messageId);
+    } catch (error) {
+      logger.warn("onJobFinished threw: ignored", { ...log, ...describeError(error) });
+    }
     return outcome;
   }
 

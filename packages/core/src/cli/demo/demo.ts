@@ -25,6 +25,21 @@ export interface DemoOptions {
   longThreads?: number;
   /** A database URL; embedded in-memory PGlite when absent. */
   databaseUrl?: string;
+  /**
+   * Routes the worker's passes another way, e.g. through a queue: given the demo's worker
+   * (its store, digester and clock), returns the pass to run after each turn, a line
+   * describing it, and what to release when the demo ends.
+   * @default each pass runs in this process, straight over the turn's checkpoint
+   */
+  betweenTurns?: (worker: BetweenTurnsWorker) => Promise<BetweenTurnsRoute>;
+}
+
+/** How the demo's worker passes run when they do not run straight (see {@link DemoOptions.betweenTurns}). */
+export interface BetweenTurnsRoute {
+  runPass: NonNullable<BetweenTurnsWorker["runPass"]>;
+  /** Printed before the turns, after the demo's own description. */
+  description: string;
+  close(): Promise<void>;
 }
 
 /**
@@ -36,13 +51,16 @@ export interface DemoOptions {
 export async function runDemo(write: (line: string) => void, options: DemoOptions = {}): Promise<void> {
   const reportPath = resolve(options.reportPath ?? DEMO_DEFAULTS.reportPath);
   const database = await createDatabase(options.databaseUrl);
+  let route: BetweenTurnsRoute | undefined;
   try {
     await database.migrate();
-    const worker: BetweenTurnsWorker = {
+    const direct: BetweenTurnsWorker = {
       store: createDigestRepository(database),
       digester: createExtractiveDigester(),
       clock: systemClock,
     };
+    route = await options.betweenTurns?.(direct);
+    const worker: BetweenTurnsWorker = route ? { ...direct, runPass: route.runPass } : direct;
     const onTurn = (
       thread: { name: string },
       turn: number,
@@ -60,6 +78,7 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
       "between turns (extractive digester, embedded PGlite, no network), and each model call's view is built",
     );
     write("by every contestant. Each line: context-cleaner with digests (blind caps in brackets).\n");
+    if (route) write(`${route.description}\n`);
     const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "demo-fixture", onTurn });
     write("\nThe long version of the first thread: more reading turns, past the 2,000,000 raw ceiling.\n");
     const long = await playThreads(longThreads(options.longThreads ?? DEMO_DEFAULTS.longThreads), {
@@ -100,6 +119,10 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
     await writeFile(reportPath, html);
     write(`\nReport: ${reportPath}`);
   } finally {
-    await database.close();
+    try {
+      await route?.close();
+    } finally {
+      await database.close();
+    }
   }
 }

@@ -69,7 +69,7 @@ export interface ThreadSimulation {
   /** Chars of the whole raw thread played (every message). */
   rawChars: number;
   contestants: ContestantRun[];
-  /** The worker's passes, per worker timing, in order. */
+  /** The worker's passes, per worker timing, in order (turns whose event was not published have none). */
   passes: Partial<Record<WorkerTiming, DigestJobOutcome[]>>;
   /** A digest beside its page, from the first effective track. */
   digestSample?: DigestSample;
@@ -178,18 +178,17 @@ export async function simulateThread(
   };
   const runWorker = async (state: TrackState, turnIndex: number) => {
     if (!options.worker) return;
-    state.passes.push(
-      await runWorkerBetweenTurns(
-        {
-          orgId: options.orgId,
-          threadId: state.threadId,
-          messages: state.track.messages.slice(),
-          rawToolChars: state.track.rawChars(),
-          turnEndedAt: new Date(startAt.getTime() + turnIndex * 60_000).toISOString(),
-        },
-        options.worker,
-      ),
+    const outcome = await runWorkerBetweenTurns(
+      {
+        orgId: options.orgId,
+        threadId: state.threadId,
+        messages: state.track.messages.slice(),
+        rawToolChars: state.track.rawChars(),
+        turnEndedAt: new Date(startAt.getTime() + turnIndex * 60_000).toISOString(),
+      },
+      options.worker,
     );
+    if (outcome) state.passes.push(outcome);
   };
   const effectiveTracks = [...tracks.values()].filter((state) => state.timing !== undefined);
 

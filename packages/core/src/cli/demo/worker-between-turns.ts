@@ -30,17 +30,25 @@ export interface BetweenTurnsWorker {
   digester: DigestModel;
   clock: Clock;
   options?: Partial<DigestJobOptions>;
+  /**
+   * Runs the pass for a turn that ended, e.g. by publishing the turn's event to a queue and
+   * waiting for its worker to handle it; resolves with the pass's outcome, or `undefined`
+   * when no pass ran (the event was not published). It must write to `store`.
+   * @default one digest pass over `turn.messages`, run here with `runDigestJob`
+   */
+  runPass?: (turn: TurnEnd) => Promise<DigestJobOutcome | undefined>;
 }
 
 /**
- * Runs the worker for a turn that just ended: one digest pass over the thread so far, as
- * the queue would run it for that turn's event. The demo's single seam between the runtime
- * and the worker.
+ * Runs the worker for a turn that just ended: the worker's `runPass`, or else one digest
+ * pass over the thread so far, as the queue would run it for that turn's event. The demo's
+ * single seam between the runtime and the worker.
  */
 export async function runWorkerBetweenTurns(
   turn: TurnEnd,
   worker: BetweenTurnsWorker,
-): Promise<DigestJobOutcome> {
+): Promise<DigestJobOutcome | undefined> {
+  if (worker.runPass) return worker.runPass(turn);
   return runDigestJob(
     {
       orgId: turn.orgId,
