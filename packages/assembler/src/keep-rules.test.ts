@@ -17,16 +17,15 @@ import {
   isInterruptResult,
   isLedgerFirstPage,
   isPolicyKept,
-  isReferencedByWindow,
   KEEP_REASONS,
   provenanceKeys,
   readOffset,
   recencyWallStart,
-  windowReferences,
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
 import type { Message } from "./types";
+import { isReferencedByWindow, windowReferences } from "./window-references";
 
 const policy = createToolPolicy();
 
