@@ -50,6 +50,17 @@ describe("indexedThreadOf", () => {
     expect(indexedThreadOf([...two, ...exchange("c2", "nda", 1000)])).toBe(indexTwo);
   });
 
+  it("keeps the indexes of threads sharing their first two message objects", () => {
+    const [system, ask] = [systemMessage(), userMessage("Read the file.")];
+    const one = [system, ask, ...exchange("c1", "lease", 0)];
+    const two = [system, ask, ...exchange("c1", "nda", 0)];
+    const indexOne = indexedThreadOf(one);
+    const indexTwo = indexedThreadOf(two);
+    expect(indexTwo).not.toBe(indexOne);
+    expect(indexedThreadOf(one)).toBe(indexOne);
+    expect(indexedThreadOf(two)).toBe(indexTwo);
+  });
+
   it("gives a shorter thread its own index and keeps the longer one", () => {
     const thread = [
       systemMessage(),

@@ -5,14 +5,16 @@ import type { Message } from "./types";
 import { validateThreadArray } from "./validate";
 
 /**
- * Indexes kept per first message object: a runtime's repeated model calls pass the same
- * thread again and again, grown by the latest exchanges, so its index is found by its
- * first message and extended by the new messages only. Several threads may share a first
- * message object (a constant system prompt): a few indexes are kept per first message,
- * the most recently used first.
+ * Indexes kept per opening message object: a runtime's repeated model calls pass the same
+ * thread again and again, grown by the latest exchanges, so its index is found by an
+ * opening message and extended by the new messages only. The key is the second message
+ * (the first, for a thread of one), most often the user's opening request: a system prompt
+ * object that many threads share would keep their indexes alive as long as it lives. Threads
+ * may still share the key object: a few indexes are kept per key, the most recently used
+ * first.
  */
-const threadsByFirstMessage = new WeakMap<object, IndexedThread[]>();
-const THREADS_PER_FIRST_MESSAGE = 8;
+const threadsByOpening = new WeakMap<object, IndexedThread[]>();
+const THREADS_PER_OPENING = 8;
 /** Facts per index and policy (one policy at a time is the rule; two alternate at most). */
 const factsByThread = new WeakMap<IndexedThread, ThreadFacts[]>();
 const POLICIES_PER_THREAD = 2;
@@ -39,18 +41,18 @@ function longestMatch(
  */
 export function indexedThreadOf(messages: readonly Message[]): IndexedThread {
   validateThreadArray(messages);
-  const first: unknown = messages[0];
-  if (first === null || typeof first !== "object") {
+  const opening: unknown = messages.length > 1 ? messages[1] : messages[0];
+  if (opening === null || typeof opening !== "object") {
     const thread = new IndexedThread();
     thread.extend(messages);
     return thread;
   }
-  const kept = threadsByFirstMessage.get(first) ?? [];
+  const kept = threadsByOpening.get(opening) ?? [];
   const found = longestMatch(kept, messages);
   const thread = found ?? new IndexedThread();
   thread.extend(messages);
-  const others = kept.filter((each) => each !== thread).slice(0, THREADS_PER_FIRST_MESSAGE - 1);
-  threadsByFirstMessage.set(first, [thread, ...others]);
+  const others = kept.filter((each) => each !== thread).slice(0, THREADS_PER_OPENING - 1);
+  threadsByOpening.set(opening, [thread, ...others]);
   return thread;
 }
 
