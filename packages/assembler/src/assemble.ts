@@ -155,5 +155,7 @@ export function assembleModelView(
   };
   report.assembledChars = compacted.chars;
   options.onReport?.(report);
-  return { messages: [...compacted.messages], report };
+  // The caller's own array comes back only as a copy; the view's are new already.
+  const assembled = compacted.messages === messages ? [...messages] : (compacted.messages as Message[]);
+  return { messages: assembled, report };
 }
