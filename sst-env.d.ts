@@ -6,6 +6,7 @@ import "sst";
 declare module "sst" {
   export interface Resource {
     AnthropicApiKey: { type: "sst.sst.Secret"; value: string };
+    CheckpointDatabaseUrl: { type: "sst.sst.Secret"; value: string };
     DatabaseUrl: { type: "sst.sst.Secret"; value: string };
     DigestQueue: { type: "sst.aws.Queue"; url: string };
     UpstashRedisToken: { type: "sst.sst.Secret"; value: string };

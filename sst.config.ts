@@ -12,21 +12,32 @@ const SWEEP_TIMEOUT_SECONDS = 300;
 // SQS's guidance for a Lambda event source: visibility at least 6× the function timeout,
 // so a batch is not redelivered while retried invocations of it may still run.
 const VISIBILITY_TIMEOUT_SECONDS = 6 * DIGEST_TIMEOUT_SECONDS;
-// Receives of one job before it goes to the dead letters.
+// Receives of one job before it goes to the dead letters. The digest handler stops handing
+// a turn-locked job back before this (functions/lib/digest-handler.ts), so a busy thread
+// never lands there.
 const MAX_RECEIVE_COUNT = 5;
+// Packages the digest function loads only when a job reads a checkpoint: installed beside
+// the bundle, never bundled, and loaded through a split chunk, so a cold start skips them.
+// Versions come from the root package.json's dependencies. test/bench/function-bundles.ts
+// lists the same; npm run bench:bundle checks them.
+const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-postgres", "pg"];
 
 export default $config({
   app(input) {
+    // `--stage prod` (as the README deploys) and `--stage production` are both production.
+    const production = input?.stage === "prod" || input?.stage === "production";
     return {
       name: "context-cleaner",
       home: "aws",
-      removal: input?.stage === "production" ? "retain" : "remove",
-      protect: input?.stage === "production",
+      removal: production ? "retain" : "remove",
+      protect: production,
     };
   },
   async run() {
     const anthropicApiKey = new sst.Secret("AnthropicApiKey");
     const databaseUrl = new sst.Secret("DatabaseUrl");
+    // The agent's checkpoint store, as a role that can only SELECT LangGraph's tables.
+    const checkpointDatabaseUrl = new sst.Secret("CheckpointDatabaseUrl");
     const upstashRedisUrl = new sst.Secret("UpstashRedisUrl");
     const upstashRedisToken = new sst.Secret("UpstashRedisToken");
 
@@ -51,14 +62,22 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${DIGEST_TIMEOUT_SECONDS} seconds`,
         memory: "1024 MB",
-        link: [anthropicApiKey, databaseUrl, upstashRedisUrl, upstashRedisToken, queue],
+        link: [
+          anthropicApiKey,
+          databaseUrl,
+          checkpointDatabaseUrl,
+          upstashRedisUrl,
+          upstashRedisToken,
+          queue,
+        ],
+        nodejs: { install: DIGEST_INSTALL, splitting: true },
       },
       // Partial batch responses: one failed job is retried alone, not its whole batch.
       { batch: { size: 10, partialResponses: true } },
     );
 
-    // Nightly at 03:00 UTC: re-enqueue threads left behind. It needs the database and the
-    // queue only.
+    // Nightly at 03:00 UTC: re-enqueue threads left behind, and threads active in the
+    // checkpoint store with no pass record (their turn event was lost).
     new sst.aws.Cron("NightlySweep", {
       schedule: "cron(0 3 * * ? *)",
       function: {
@@ -66,7 +85,8 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${SWEEP_TIMEOUT_SECONDS} seconds`,
         memory: "512 MB",
-        link: [databaseUrl, queue],
+        link: [databaseUrl, checkpointDatabaseUrl, queue],
+        nodejs: { splitting: true },
       },
     });
 

@@ -1,12 +1,15 @@
 import { defineConfig } from "vitest/config";
+import { resolveFromSource } from "./scripts/resolve-from-source";
 
 // Pure tests live beside the code (packages/*/src) or in a package's test/ folder, plus the
 // repository-wide test/ and functions/. `*.int.test.ts` files reach real services and run
 // only in the services project (`npm run test:services`).
 export default defineConfig({
+  ...resolveFromSource,
   test: {
     projects: [
       {
+        ...resolveFromSource,
         test: {
           name: "unit",
           include: [
@@ -21,6 +24,7 @@ export default defineConfig({
         },
       },
       {
+        ...resolveFromSource,
         test: {
           name: "services",
           include: [

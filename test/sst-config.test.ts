@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FUNCTION_BUNDLES } from "./bench/function-bundles";
 
 /**
  * Evaluates sst.config.ts with recording stand-ins for SST's globals (`$config`, `sst`,
@@ -127,11 +128,26 @@ describe("sst.config.ts", () => {
     expect(batch).toEqual({ size: 10, partialResponses: true });
     expect(linkedNames(subscriber)).toEqual([
       "AnthropicApiKey",
+      "CheckpointDatabaseUrl",
       "DatabaseUrl",
       "DigestQueue",
       "UpstashRedisToken",
       "UpstashRedisUrl",
     ]);
+  });
+
+  it("bundles each function as npm run bench:bundle measures it (installed packages, code splitting)", () => {
+    const { subscriber } = one("QueueSubscriber", "DigestQueue").args as {
+      subscriber: Record<string, unknown>;
+    };
+    const sweep = one("Cron", "NightlySweep").args.function as Record<string, unknown>;
+    const bundles = Object.fromEntries(FUNCTION_BUNDLES.map((bundle) => [bundle.name, bundle]));
+    expect(subscriber.nodejs).toEqual({
+      install: bundles.digest?.install,
+      splitting: bundles.digest?.splitting,
+    });
+    expect(sweep.nodejs).toEqual({ splitting: bundles.sweep?.splitting });
+    expect(bundles.sweep?.install).toEqual([]);
   });
 
   it("keeps the queue's visibility timeout at least 6× the digest function's timeout", () => {
@@ -144,22 +160,28 @@ describe("sst.config.ts", () => {
     expect(visibility).toBeLessThanOrEqual(43_200);
   });
 
-  it("runs the sweep nightly at 03:00 UTC with the database and the queue only", () => {
+  it("runs the sweep nightly at 03:00 UTC with the databases and the queue only", () => {
     const cron = one("Cron", "NightlySweep").args;
     const sweep = cron.function as Record<string, unknown>;
     expect(cron.schedule).toBe("cron(0 3 * * ? *)");
     expect(sweep.handler).toBe("functions/sweep.handler");
     expect(sweep.runtime).toBe("nodejs22.x");
-    expect(linkedNames(sweep)).toEqual(["DatabaseUrl", "DigestQueue"]);
+    expect(linkedNames(sweep)).toEqual(["CheckpointDatabaseUrl", "DatabaseUrl", "DigestQueue"]);
   });
 
-  it("declares the four secrets", () => {
+  it("declares the five secrets", () => {
     expect(
       created
         .filter((entry) => entry.kind === "Secret")
         .map((entry) => entry.name)
         .sort(),
-    ).toEqual(["AnthropicApiKey", "DatabaseUrl", "UpstashRedisToken", "UpstashRedisUrl"]);
+    ).toEqual([
+      "AnthropicApiKey",
+      "CheckpointDatabaseUrl",
+      "DatabaseUrl",
+      "UpstashRedisToken",
+      "UpstashRedisUrl",
+    ]);
   });
 
   it("alarms on any dead letter and on an hour-old job in the digest queue", () => {
@@ -186,6 +208,7 @@ describe("sst.config.ts", () => {
 
   it("retains and protects production resources only", () => {
     expect(config.app({ stage: "production" })).toMatchObject({ removal: "retain", protect: true });
+    expect(config.app({ stage: "prod" })).toMatchObject({ removal: "retain", protect: true });
     expect(config.app({ stage: "dev" })).toMatchObject({ removal: "remove", protect: false });
   });
 });

@@ -80,8 +80,17 @@ start_redis() {
   log "redis $(redis-server --version | awk '{print $3}' | cut -d= -f2) ready at 127.0.0.1:${REDIS_PORT}"
 }
 
+# --- Chromium (Debian's) for the HTML report test, driven by playwright-core ------------
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    apt_install chromium
+  fi
+  log "chromium ready at /usr/bin/chromium"
+}
+
 start_postgres
 start_redis
+ensure_chromium
 
 cd "$ROOT"
 if [ "$#" -gt 0 ]; then

@@ -128,6 +128,7 @@ describe("capToolResult", () => {
     expect(result.content.slice(60_000, 60_001)).not.toBe("x");
     const notice = result.content.slice(60_000);
     expect(notice).toContain("60,000 of 70,000");
+    expect(notice).toContain("because results are capped per call");
     expect(notice).toMatch(/re-read/i);
   });
 
@@ -156,6 +157,33 @@ describe("capToolResult", () => {
     const before = capToolResult(`${"x".repeat(59_998)}😀${"y".repeat(10)}`, { usedChars: 0 });
     expect(before.keptChars).toBe(60_000);
     expect(before.content.slice(59_998, 60_000)).toBe("😀");
+  });
+
+  it("keeps pairs whole at both ends of the surrogate ranges", () => {
+    const options = { usedChars: 0, perResultCapChars: 10 };
+    for (const pair of ["\uD800\uDC00", "\uDBFF\uDFFF", "\uD800\uDFFF", "\uDBFF\uDC00"]) {
+      const result = capToolResult(`${"x".repeat(9)}${pair}${"y".repeat(10)}`, options);
+      expect(result.keptChars).toBe(9);
+      expect(result.content.startsWith(`${"x".repeat(9)}\n`)).toBe(true);
+    }
+  });
+
+  it("cuts at the limit where the chars there are no pair: lone halves, or a low half then a high one", () => {
+    const options = { usedChars: 0, perResultCapChars: 10 };
+    for (const around of [
+      "\uD83Dy",
+      "\uD83D\uFFFD",
+      "x\uDE00",
+      "\uDE00\uD83D",
+      "\uDC00\uDC00",
+      "\uD800\uD800",
+      "xy",
+    ]) {
+      const content = `${"x".repeat(9)}${around}${"y".repeat(10)}`;
+      const result = capToolResult(content, options);
+      expect(result.keptChars).toBe(10);
+      expect(result.content.startsWith(content.slice(0, 10))).toBe(true);
+    }
   });
 
   it("honours custom caps", () => {

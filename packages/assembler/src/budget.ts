@@ -68,6 +68,7 @@ export function effectiveToolChars(
     const chars = contentChars(message.content);
     rawChars += chars;
     const entry =
+      // Stryker disable next-line OptionalChaining: `protection` is only computed when `digests` is given
       protection && protection.reasons[index] === undefined ? digests?.get(message.toolCallId) : undefined;
     effectiveChars +=
       entry && entry.digestChars < chars && messageContentSha256(message) === entry.contentSha256

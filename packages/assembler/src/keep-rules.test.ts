@@ -21,10 +21,11 @@ import {
   provenanceKeys,
   readOffset,
   recencyWallStart,
+  sourceKey,
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
-import type { Message } from "./types";
+import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
 import { isReferencedByWindow, windowReferences } from "./window-references";
 
 const policy = createToolPolicy();
@@ -79,6 +80,15 @@ describe("recency-wall: recencyWallStart and isInsideRecencyWall", () => {
     expect(recencyWallStart(messages)).toBe(0);
     expect(recencyWallStart(messages, 2)).toBe(2);
     expect(recencyWallStart(messages, 1)).toBe(5);
+  });
+
+  it("starts at a first and only user message, whatever follows", () => {
+    expect(recencyWallStart([userMessage("go"), ...exchanges(1, 5)])).toBe(0);
+  });
+
+  it("takes tool results right before the latest user message into the wall, with or without their call", () => {
+    const orphans = [userMessage("go"), toolResult("c1", "search", "x"), toolResult("c2", "search", "y")];
+    expect(recencyWallStart([...orphans, userMessage("next")], 1)).toBe(1);
   });
 
   it("keeps the last exchanges when there is no user message", () => {
@@ -171,12 +181,48 @@ describe("ledger-first-page: isLedgerFirstPage", () => {
     expect(isLedgerFirstPage(message, call, unmarked)).toBe(false);
   });
 
+  it("is false for a tool that is not a document read, even with a ledger marker configured", () => {
+    const custom = createToolPolicy({ tools: { search: { kind: "search", ledgerMarker: "tracked" } } });
+    const call = toolCall("c1", "search", { q: "lease" });
+    expect(isLedgerFirstPage(toolResult("c1", "search", ledgerText), call, custom)).toBe(false);
+  });
+
+  it("reads the page again when its content is replaced on the same object", () => {
+    const call = toolCall("c1", "read_document", { file_id: "f1", offset: 0 });
+    const message = toolResult("c1", "read_document", documentPage("f1", 1));
+    expect(isLedgerFirstPage(message, call, policy)).toBe(false);
+    message.content = ledgerText;
+    expect(isLedgerFirstPage(message, call, policy)).toBe(true);
+  });
+
+  it("reads each page for its ledger once while its content and marker stay the same", () => {
+    let reads = 0;
+    const block = {
+      type: "text",
+      get text() {
+        reads++;
+        return ledgerText;
+      },
+    } as unknown as ContentBlock;
+    const call = toolCall("c1", "read_document", { file_id: "f1", offset: 0 });
+    const message = toolResult("c1", "read_document", [block]);
+    expect(isLedgerFirstPage(message, call, policy)).toBe(true);
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(isLedgerFirstPage(message, call, policy)).toBe(true);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
   it("readOffset reads numbers and numeric strings, ignores the rest", () => {
     expect(readOffset(toolCall("c", "r", { offset: 12 }), "offset")).toBe(12);
     expect(readOffset(toolCall("c", "r", { offset: " 7 " }), "offset")).toBe(7);
     expect(readOffset(toolCall("c", "r", { offset: "next" }), "offset")).toBeUndefined();
     expect(readOffset(toolCall("c", "r", { offset: "" }), "offset")).toBeUndefined();
     expect(readOffset(undefined, "offset")).toBeUndefined();
+    expect(readOffset(toolCall("c", "r", { offset: "   " }), "offset")).toBeUndefined();
+    expect(readOffset(toolCall("c", "r", { offset: Number.NaN }), "offset")).toBeUndefined();
+    expect(readOffset(toolCall("c", "r", { offset: Number.POSITIVE_INFINITY }), "offset")).toBeUndefined();
+    expect(readOffset(toolCall("c", "r", { offset: "Infinity" }), "offset")).toBeUndefined();
   });
 });
 
@@ -203,6 +249,61 @@ describe("referenced-by-window: provenance keys and window references", () => {
       userMessage("Draft the memo."),
     ];
     expect(protectMessages(messages, policy, 3).reasons[2]).toBeUndefined();
+  });
+
+  it("takes a numeric document id as a key, and no id of any other type", () => {
+    const message = toolResult("c7", "read_document", "x");
+    const numeric = toolCall("c7", "read_document", { file_id: 4_417, offset: 0 });
+    expect(sourceKey(message, numeric, policy)).toBe("4417");
+    expect(provenanceKeys(message, numeric, policy)).toEqual(["c7", "4417"]);
+    for (const fileId of [{ id: "cd_9f2" }, ["cd_9f2"], true, null]) {
+      const call = toolCall("c7", "read_document", { file_id: fileId, offset: 0 });
+      expect(sourceKey(message, call, policy)).toBeUndefined();
+      expect(provenanceKeys(message, call, policy)).toEqual(["c7"]);
+    }
+  });
+
+  it("strips a run of trailing punctuation from a mention, and only trailing punctuation", () => {
+    const references = windowReferences([userMessage("Compare cd_9f2... with lease-2024.v2.")], 0);
+    expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
+    expect(isReferencedByWindow(["lease-2024.v2"], references)).toBe(true);
+    expect(isReferencedByWindow(["lease2024.v2"], references)).toBe(false);
+  });
+
+  it("reads an assistant message again when its tool calls are replaced on the same object", () => {
+    const asking = assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2" }));
+    const messages = [userMessage("old"), asking];
+    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1))).toBe(false);
+    asking.toolCalls = [toolCall("c9", "read_document", { file_id: "cd_a11" })];
+    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1))).toBe(true);
+  });
+
+  it("reads each window message once while its content and tool calls stay the same", () => {
+    let reads = 0;
+    const block = {
+      type: "text",
+      get text() {
+        reads++;
+        return "What does cd_9f2 say?";
+      },
+    } as unknown as ContentBlock;
+    const messages = [userMessage([block])];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0))).toBe(true);
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0))).toBe(true);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
+  it("finds a key with spaces in a window tool call's args, but not one split across two messages", () => {
+    const messages = [
+      userMessage("Compare the Ground "),
+      assistantText("Lease 445 draft with the final one."),
+      assistantCalling(toolCall("c9", "read_document", { file_id: "Ground Lease 446" })),
+    ];
+    const references = windowReferences(messages, 0);
+    expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(true);
+    expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(false);
   });
 
   it("finds a document id mentioned in a later user message, with trailing punctuation", () => {
@@ -329,6 +430,68 @@ describe("protectMessages", () => {
     expect(before[resultIndex(messages, "q1")]).toBe(KEEP_REASONS.interrupt);
     expect(after[resultIndex(messages, "q1")]).toBeUndefined();
     expect(protectMessages(messages, policy, 3).reasons).toEqual(before);
+  });
+
+  it("keeps a result the window mentions by call id when its tool names no document, and only that one", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Which hits did g1 return?");
+    const { reasons, mentioned } = protectMessages(messages, policy, 3);
+    expect(reasons[resultIndex(messages, "g1")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(mentioned).toEqual(new Set([resultIndex(messages, "g1")]));
+    // Results of the same tool without a document id are no common source.
+    const sibling = [
+      ...messages.slice(0, -1),
+      ...toolExchange("g2", "search", { q: "term" }, "id: other"),
+      assistantText("a"),
+      assistantText("b"),
+      assistantText("c"),
+      userMessage("Which hits did g1 return?"),
+    ];
+    const again = protectMessages(sibling, policy, 3).reasons;
+    expect(again[resultIndex(sibling, "g1")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(again[resultIndex(sibling, "g2")]).toBeUndefined();
+  });
+
+  it("evaluates a result afresh when its content or its call is replaced on the same objects", () => {
+    const messages = thread();
+    messages[messages.length - 1] = userMessage("Thanks, draft the memo.");
+    const page = resultIndex(messages, "p1");
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBeUndefined();
+    const result = messages[page] as ToolMessage;
+    result.content = "Tracked changes:\n- rent cap deleted";
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBe(KEEP_REASONS.ledgerFirstPage);
+    const asking = messages[page - 1] as AssistantMessage;
+    asking.toolCalls = [toolCall("p1", "read_document", { file_id: "lease", offset: 5_000 })];
+    expect(protectMessages(messages, policy, 3).reasons[page]).toBeUndefined();
+  });
+
+  it("evaluates each result's keep-rules once while its content, call and policy stay the same", () => {
+    let reads = 0;
+    const args = {
+      get file_id() {
+        reads++;
+        return "lease";
+      },
+      offset: 5_000,
+    };
+    const messages = thread();
+    const page = resultIndex(messages, "p2");
+    (messages[page - 1] as AssistantMessage).toolCalls = [{ id: "p2", name: "read_document", args }];
+    const first = protectMessages(messages, policy, 3).reasons;
+    const readsAfterFirst = reads;
+    expect(readsAfterFirst).toBeGreaterThan(0);
+    expect(protectMessages(messages, policy, 3).reasons).toEqual(first);
+    expect(reads).toBe(readsAfterFirst);
+  });
+
+  it("gives a reason slot to every message, also when the thread ends in a cleanable result", () => {
+    const messages = [
+      systemMessage(),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+    ];
+    const { reasons } = protectMessages(messages, policy, 0);
+    expect(reasons).toHaveLength(messages.length);
+    expect(reasons[2]).toBeUndefined();
   });
 
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {

@@ -39,7 +39,9 @@ export function recencyWallStart(
   keepExchanges: number = KEEP_RULE_DEFAULTS.recencyKeepExchanges,
 ): number {
   let start = messages.length;
+  // Stryker disable next-line ArithmeticOperator: starting one past the end reads `undefined`, which is no user message
   for (let index = messages.length - 1; index >= 0; index--) {
+    // Stryker disable next-line OptionalChaining: `index` stays within the array
     if (messages[index]?.role === "user") {
       start = index;
       break;
@@ -49,6 +51,7 @@ export function recencyWallStart(
   // earlier user messages (a chatty thread has one exchange per user turn).
   let exchanges = 0;
   for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
+    // Stryker disable next-line OptionalChaining: `index` stays within the array
     const role = messages[index]?.role;
     if (role === "assistant") {
       exchanges++;

@@ -116,3 +116,71 @@ describe("validateThread accepts odd but valid threads", () => {
     expect(() => validateThread([])).not.toThrow();
   });
 });
+
+describe("validateThread: args and content blocks are JSON data", () => {
+  it.each([
+    ["a BigInt", { offset: 10n }, "toolCalls[0].args.offset", /must be JSON data, got a bigint/],
+    ["a function", { query: () => "x" }, "toolCalls[0].args.query", /must be JSON data, got a function/],
+    ["a symbol", { page: [1, Symbol("p")] }, "toolCalls[0].args.page[1]", /must be JSON data, got a symbol/],
+  ])("refuses %s in tool call args, naming the message and the path", (_label, args, field, problem) => {
+    const error = threadError([
+      userMessage("hi"),
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args }] },
+    ]);
+    expect(error).toMatchObject({ index: 1, field });
+    expect(error.message).toMatch(new RegExp(`^messages\\[1\\]\\.${field.replace(/[.[\]]/g, "\\$&")} `));
+    expect(error.message).toMatch(problem);
+  });
+
+  it("refuses a cycle in tool call args, naming where it loops", () => {
+    const args: Record<string, unknown> = { file_id: "f1", nested: {} };
+    (args.nested as Record<string, unknown>).back = args;
+    const error = threadError([
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args }] },
+    ]);
+    expect(error).toMatchObject({ index: 0, field: "toolCalls[0].args.nested.back" });
+    expect(error.message).toMatch(/refers back to an enclosing value \(a cycle\)/);
+  });
+
+  it("refuses a BigInt in a content block and nesting deeper than JSON tools handle", () => {
+    const block = { type: "text", text: "x", tokens: 5n };
+    expect(threadError([toolResult("c1", "read_document", [block as never])])).toMatchObject({
+      index: 0,
+      field: "content[0].tokens",
+    });
+    let deep: unknown = 1;
+    for (let level = 0; level < 2_000; level++) deep = [deep];
+    const error = threadError([
+      { role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args: { deep } }] },
+    ]);
+    expect(error.message).toMatch(/nests deeper than 1000 levels/);
+  });
+
+  it("accepts shared (not cyclic) objects, undefined fields and non-finite numbers", () => {
+    const shared = { a: 1 };
+    expect(() =>
+      validateThread([
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [
+            { id: "c", name: "x", args: { one: shared, two: shared, none: undefined, n: Number.NaN } },
+          ],
+        },
+      ]),
+    ).not.toThrow();
+  });
+});
+
+describe("validateThread: messages name what they got", () => {
+  it.each([
+    [undefined, "got undefined"],
+    [42, "got a number"],
+    [{}, "got an object"],
+    [[], "got an array"],
+    [true, "got a boolean"],
+  ])("%j", (toolCallId, wording) => {
+    const error = threadError([{ role: "tool", toolName: "x", content: "", toolCallId }]);
+    expect(error.message).toMatch(new RegExp(`${wording}$`));
+  });
+});

@@ -3,14 +3,50 @@ import type { Message } from "./types";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
+/** Deeper than this, recursive JSON serializers (canonical JSON, the hash) overflow the stack. */
+const MAX_JSON_DEPTH = 1_000;
+
 function describe(value: unknown): string {
   if (value === null) return "null";
+  if (value === undefined) return "undefined";
   if (Array.isArray(value)) return "an array";
-  return typeof value === "string" ? `the string ${JSON.stringify(value.slice(0, 40))}` : `a ${typeof value}`;
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
 function fail(index: number, field: string, problem: string): never {
   throw new InvalidThreadError(`messages[${index}].${field} ${problem}`, { index, field });
+}
+
+/**
+ * Checks that `value` is JSON data, which canonical JSON, hashing and serialization take:
+ * null, booleans, numbers, strings, arrays and plain objects (an `undefined` field is
+ * dropped), without a cycle and at most {@link MAX_JSON_DEPTH} levels deep. Iterative, so
+ * it never overflows the stack itself.
+ */
+function validateJsonData(index: number, field: string, value: unknown): void {
+  const pending: { value: unknown; path: string; ancestors: readonly object[] }[] = [
+    { value, path: field, ancestors: [] },
+  ];
+  while (pending.length > 0) {
+    const { value: item, path, ancestors } = pending.pop() as (typeof pending)[number];
+    if (item === null || ["string", "number", "boolean", "undefined"].includes(typeof item)) continue;
+    if (typeof item !== "object") fail(index, path, `must be JSON data, got ${describe(item)}`);
+    if (ancestors.includes(item))
+      fail(index, path, "refers back to an enclosing value (a cycle), which JSON cannot hold");
+    if (ancestors.length >= MAX_JSON_DEPTH) fail(index, path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+    const inside = [...ancestors, item];
+    if (Array.isArray(item)) {
+      item.forEach((entry, position) => {
+        pending.push({ value: entry, path: `${path}[${position}]`, ancestors: inside });
+      });
+    } else {
+      for (const [key, entry] of Object.entries(item)) {
+        const step = /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+        pending.push({ value: entry, path: `${path}${step}`, ancestors: inside });
+      }
+    }
+  }
 }
 
 function validateContent(index: number, content: unknown): void {
@@ -23,6 +59,7 @@ function validateContent(index: number, content: unknown): void {
     if (block === null || typeof block !== "object" || Array.isArray(block)) {
       fail(index, `content[${blockIndex}]`, `must be a content block object, got ${describe(block)}`);
     }
+    validateJsonData(index, `content[${blockIndex}]`, block);
   }
 }
 
@@ -41,6 +78,7 @@ function validateToolCalls(index: number, toolCalls: unknown): void {
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
       fail(index, field(".args"), `must be an object, got ${describe(args)}`);
     }
+    validateJsonData(index, field(".args"), args);
   }
 }
 
@@ -88,6 +126,8 @@ export function validateThreadArray(messages: unknown): asserts messages is read
 /**
  * Checks that `messages` is a well-formed neutral thread (the message model of `types.ts`).
  * Odd but valid input (unknown tools, block or empty content, "" tool call ids) passes.
+ * Tool call args and content blocks must be JSON data (no BigInt, function or symbol, no
+ * cycle, at most 1,000 levels deep), what hashing and serialization take.
  *
  * @throws {InvalidThreadError} naming the message index and the field at fault.
  */

@@ -18,8 +18,10 @@ export const PASS_STATUSES = ["done", "skipped", "partial", "failed"] as const;
 export type PassStatus = (typeof PASS_STATUSES)[number];
 
 /**
- * Why a pass was skipped (`disabled` … `budget`) or ended partial (`call_cap`, `budget`,
- * `digest_failed`). `budget` is both: no candidate fit, or the budget ran out mid-pass.
+ * Why a pass was skipped (`disabled` … `budget`, `claimed`) or ended partial (`call_cap`,
+ * `budget`, `digest_failed`, `out_of_time`). `budget` is both: no candidate fit, or the
+ * budget ran out mid-pass. `claimed`: another run holds the thread's lease. `out_of_time`:
+ * the function's remaining time could not fit one more digest call.
  */
 export const PASS_REASONS = [
   "disabled",
@@ -31,6 +33,8 @@ export const PASS_REASONS = [
   "budget",
   "call_cap",
   "digest_failed",
+  "claimed",
+  "out_of_time",
 ] as const;
 export type PassReason = (typeof PASS_REASONS)[number];
 

@@ -118,6 +118,8 @@ export const THREAD_FILE_REASONS = {
   notFound: "not_found",
   /** The file exists but cannot be read (a directory, no permission). */
   unreadable: "unreadable",
+  /** The file is not UTF-8. */
+  invalidEncoding: "invalid_encoding",
   invalidJson: "invalid_json",
   unknownFormat: "unknown_format",
   invalidField: "invalid_field",
@@ -127,8 +129,8 @@ export type ThreadFileReason = (typeof THREAD_FILE_REASONS)[keyof typeof THREAD_
 
 /**
  * A thread file that cannot be used. The message is one line naming the file and the
- * problem (for `invalid_json` its line and column, for `invalid_field` the field, e.g.
- * `messages[3].toolCallId`), fit for a CLI to print as is.
+ * problem (for `invalid_encoding` the byte offset, for `invalid_json` its line and column,
+ * for `invalid_field` the field, e.g. `messages[3].toolCallId`), fit for a CLI to print as is.
  */
 export class ThreadFileError extends CoreError {
   readonly reason: ThreadFileReason;
@@ -137,6 +139,8 @@ export class ThreadFileError extends CoreError {
   readonly line: number | undefined;
   /** 1-based column of a JSON syntax error. */
   readonly column: number | undefined;
+  /** 0-based byte offset of the first ill-formed UTF-8 sequence, for `invalid_encoding`. */
+  readonly byteOffset: number | undefined;
   /** Index of the offending message, for `invalid_field`. */
   readonly index: number | undefined;
   /** The offending field, e.g. `toolCalls[0].args`, for `invalid_field`. */
@@ -149,6 +153,7 @@ export class ThreadFileError extends CoreError {
       path?: string;
       line?: number;
       column?: number;
+      byteOffset?: number;
       index?: number;
       field?: string;
       cause?: unknown;
@@ -160,8 +165,33 @@ export class ThreadFileError extends CoreError {
     this.path = details.path;
     this.line = details.line;
     this.column = details.column;
+    this.byteOffset = details.byteOffset;
     this.index = details.index;
     this.field = details.field;
+  }
+}
+
+/**
+ * Codes of a value a digest store refuses: the codes the storage package's repository
+ * gives the same value, so a caller branches the same way whichever store it runs on.
+ */
+export const STORE_INPUT_CODES = {
+  missingOrganization: "missing_organization",
+  invalidInput: "invalid_storage_input",
+  /** What the repository's table CHECKs refuse (a malformed hash, a negative count). */
+  constraintViolation: "constraint_violation",
+} as const;
+
+export type StoreInputCode = (typeof STORE_INPUT_CODES)[keyof typeof STORE_INPUT_CODES];
+
+/** A value the in-memory digest store refuses, naming the field, never the value. Never retryable. */
+export class StoreInputError extends CoreError {
+  readonly field: string;
+
+  constructor(field: string, problem: string, code: StoreInputCode = STORE_INPUT_CODES.invalidInput) {
+    super(`Invalid ${field}: ${problem}`, { code, retryable: false });
+    this.name = "StoreInputError";
+    this.field = field;
   }
 }
 

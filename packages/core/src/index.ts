@@ -14,8 +14,12 @@ export {
   ANTHROPIC_DIGESTER_DEFAULTS,
   createAnthropicDigester,
 } from "./digesters/anthropic/anthropic-digester";
-export type { AnthropicModelId, ModelPrice } from "./digesters/anthropic/model-table";
-export { ANTHROPIC_MODELS, DEFAULT_ANTHROPIC_MODEL } from "./digesters/anthropic/model-table";
+export type { AnthropicModelId, ModelPrice, ModelRequestTraits } from "./digesters/anthropic/model-table";
+export {
+  ANTHROPIC_MODEL_TRAITS,
+  ANTHROPIC_MODELS,
+  DEFAULT_ANTHROPIC_MODEL,
+} from "./digesters/anthropic/model-table";
 // Digesters.
 export {
   createExtractiveDigester,
@@ -24,7 +28,7 @@ export {
 } from "./digesters/extractive-digester";
 export { withFallback } from "./digesters/with-fallback";
 // Errors.
-export type { CheckpointReadReason, DigestFailureReason, ThreadFileReason } from "./errors";
+export type { CheckpointReadReason, DigestFailureReason, StoreInputCode, ThreadFileReason } from "./errors";
 export {
   CHECKPOINT_READ_REASONS,
   CheckpointReadError,
@@ -32,6 +36,8 @@ export {
   DIGEST_FAILURE_REASONS,
   DigestModelError,
   InvalidPayloadError,
+  STORE_INPUT_CODES,
+  StoreInputError,
   THREAD_FILE_REASONS,
   ThreadFileError,
 } from "./errors";
@@ -49,6 +55,9 @@ export { type DigestJobPayload, parseDigestJobPayload } from "./job/payload";
 export { runDigestJob } from "./job/run-digest-job";
 // Ports and the adapters that need no optional dependency.
 export type {
+  ActiveThread,
+  ActiveThreadsPage,
+  ActiveThreadsQuery,
   CheckpointReader,
   Clock,
   DigestBullets,
@@ -60,14 +69,20 @@ export type {
   DigestSection,
   DigestStore,
   DigestUsage,
+  Logger,
   Metric,
   MetricsSink,
   MetricUnit,
   PageDigest,
   PassUpdate,
+  ThreadClaimRequest,
+  ThreadClaimResult,
+  ThreadDirectory,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";
+export type { InMemoryPassRecord } from "./stores/in-memory-digest-store";
+export { createInMemoryDigestStore } from "./stores/in-memory-digest-store";
 // The neutral JSON thread file and the one-shot clean the CLI runs.
 export type { ThreadFile, ThreadFileFormat } from "./thread-file/thread-file";
 export { parseThreadFile, readThreadFile, serializeThread, writeThreadFile } from "./thread-file/thread-file";

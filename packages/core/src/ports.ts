@@ -46,6 +46,21 @@ export interface PassUpdate {
   at: Date;
 }
 
+/** A run's claim on a thread, taken before any paid call (see {@link DigestStore.claimThread}). */
+export interface ThreadClaimRequest {
+  /** A unique id of the run. */
+  owner: string;
+  /** Now, by the run's clock: the lease starts here. */
+  at: Date;
+  /** How long the lease lasts if the run never releases it (it died). */
+  leaseMs: number;
+}
+
+/** Whether a claim took the thread's lease; when it did, the covered turn read with it. */
+export type ThreadClaimResult =
+  | { claimed: true; coveredTurnEndedAt: Date | null }
+  | { claimed: false; heldUntil: Date };
+
 /**
  * Org-scoped storage of digests, the daily spend ledger and the per-thread pass record.
  * `@context-cleaner/db`'s repository implements it (Neon, node-postgres or PGlite behind it).
@@ -66,6 +81,48 @@ export interface DigestStore {
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   recordPass(orgId: string, threadId: string, pass: PassUpdate): Promise<void>;
   getPass(orgId: string, threadId: string): Promise<{ coveredTurnEndedAt: Date | null } | null>;
+  /**
+   * Takes the thread's lease, atomically, unless another run holds one that has not expired
+   * at `claim.at`: of concurrent claims exactly one wins. The lease expires on its own after
+   * `leaseMs`; the owner may claim again.
+   */
+  claimThread(orgId: string, threadId: string, claim: ThreadClaimRequest): Promise<ThreadClaimResult>;
+  /** Releases the lease if `owner` still holds it; returns whether it did. */
+  releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
+}
+
+/** A thread the agent framework's store saw activity on. */
+export interface ActiveThread {
+  readonly orgId: string;
+  readonly threadId: string;
+  /** When its latest checkpoint was written. */
+  readonly lastActivityAt: Date;
+}
+
+/** A page request of {@link ThreadDirectory.listActiveThreads}. */
+export interface ActiveThreadsQuery {
+  /** Only threads with a checkpoint written at or after this instant. */
+  readonly since: Date;
+  /** Threads per page. @default 100 (adapters cap it) */
+  readonly limit?: number;
+  /** The previous page's `nextCursor`. */
+  readonly cursor?: string | null;
+}
+
+/** One page of active threads, in thread id order. */
+export interface ActiveThreadsPage {
+  readonly threads: ActiveThread[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * Lists threads by recent activity, from the agent framework's own store: how the nightly
+ * sweep finds threads whose turn event was lost (active, yet no pass record). Read-only
+ * by contract, like {@link CheckpointReader}.
+ */
+export interface ThreadDirectory {
+  /** @throws {CheckpointReadError} `store_failed` (retryable) when the store cannot be read. */
+  listActiveThreads(query: ActiveThreadsQuery): Promise<ActiveThreadsPage>;
 }
 
 /**
@@ -178,4 +235,12 @@ export interface Metric {
 /** Where metrics go (EMF logs in Lambda, an array in tests). Must not throw. */
 export interface MetricsSink {
   record(metric: Metric): void;
+}
+
+/**
+ * Where the job's warnings go: a structured logger (Powertools' `Logger` fits), an array in
+ * tests. Must not throw.
+ */
+export interface Logger {
+  warn(message: string, attributes?: Readonly<Record<string, unknown>>): void;
 }

@@ -1,17 +1,32 @@
-import { ConstraintViolationError, RowSecurityError, StorageError } from "./errors";
+import {
+  ConstraintViolationError,
+  DatabaseQueryError,
+  DataExceptionError,
+  RowSecurityError,
+  StorageError,
+} from "./errors";
 
 interface PostgresErrorFields {
   code: string;
   constraint?: string | undefined;
 }
 
-// SQLSTATE classes we translate; everything else is re-thrown untouched.
+// SQLSTATEs with an error class of their own; any other SQLSTATE becomes a
+// DatabaseQueryError, and an error without one is re-thrown untouched.
 const CONSTRAINT_CODES = new Set([
   "23502", // not_null_violation
   "23505", // unique_violation
   "23514", // check_violation
 ]);
 const INSUFFICIENT_PRIVILEGE = "42501";
+// Class 22: data_exception (22021 a character the encoding cannot hold, 22P05 \u0000 in
+// jsonb, 22003 a number out of range, 22001 a string too long).
+const DATA_EXCEPTION_CLASS = "22";
+// Where a later retry can succeed: 08 connection_exception, 40 transaction_rollback
+// (40001 serialization_failure, 40P01 deadlock_detected), 53 insufficient_resources,
+// 57P01-57P03 the server shutting down or starting, 58 system_error.
+const RETRYABLE_CLASSES = new Set(["08", "40", "53", "58"]);
+const RETRYABLE_CODES = new Set(["57P01", "57P02", "57P03"]);
 
 /**
  * Finds the Postgres error (with a 5-character SQLSTATE `code`) in a cause chain:
@@ -32,7 +47,11 @@ export function findPostgresError(error: unknown): PostgresErrorFields | undefin
   return undefined;
 }
 
-/** Maps a database error to a {@link StorageError} subclass by SQLSTATE, or returns it as is. */
+/**
+ * Maps a database error to a {@link StorageError} subclass by SQLSTATE, or returns it as
+ * is when it has none. The mapped error's message never carries the query or its values
+ * (drizzle's message does: it stays on the `cause`).
+ */
 export function mapDatabaseError(error: unknown): unknown {
   if (error instanceof StorageError) {
     return error;
@@ -47,5 +66,10 @@ export function mapDatabaseError(error: unknown): unknown {
   if (postgresError.code === INSUFFICIENT_PRIVILEGE) {
     return new RowSecurityError(error);
   }
-  return error;
+  const sqlClass = postgresError.code.slice(0, 2);
+  if (sqlClass === DATA_EXCEPTION_CLASS) {
+    return new DataExceptionError(postgresError.code, error);
+  }
+  const retryable = RETRYABLE_CLASSES.has(sqlClass) || RETRYABLE_CODES.has(postgresError.code);
+  return new DatabaseQueryError(postgresError.code, retryable, error);
 }

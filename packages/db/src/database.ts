@@ -1,12 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
-import { mapDatabaseError } from "./database-error-mapping";
+import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
 import { type DatabaseDriver, resolveDatabaseTarget } from "./database-url";
 import type { DriverConnection, DrizzleTransaction } from "./drivers/driver-connection";
 import type { NeonSettings } from "./drivers/neon-driver";
-import { defaultMigrationsFolder } from "./migrations-folder";
-import { ROLE_NAMES } from "./schema/roles";
-import { requireOrganizationId } from "./validation";
 
 /** Options of {@link createDatabase}. */
 export interface DatabaseOptions {
@@ -47,11 +43,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-const DEFAULTS = {
-  connectTimeoutMs: 5_000,
-  maxConnections: 10,
-} as const;
-
 /**
  * Opens a database from a URL: `pglite://<dir>`, `pglite://` or nothing (in-memory PGlite,
  * the embedded default), `postgres(ql)://` (node-postgres), Neon hosts (`*.neon.tech`, or
@@ -66,8 +57,8 @@ const DEFAULTS = {
 export async function createDatabase(url?: string, options: DatabaseOptions = {}): Promise<Database> {
   const target = resolveDatabaseTarget(url, options.pglite ? "pglite" : options.driver);
   const settings = {
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-    maxConnections: options.maxConnections ?? DEFAULTS.maxConnections,
+    connectTimeoutMs: options.connectTimeoutMs ?? DATABASE_DEFAULTS.connectTimeoutMs,
+    maxConnections: options.maxConnections ?? DATABASE_DEFAULTS.maxConnections,
   };
   let connection: DriverConnection;
   if (target.driver === "pglite") {
@@ -83,49 +74,5 @@ export async function createDatabase(url?: string, options: DatabaseOptions = {}
       neon: options.neon ?? {},
     });
   }
-  return wrapConnection(target.driver, target.description, connection);
-}
-
-function wrapConnection(driver: DatabaseDriver, description: string, connection: DriverConnection): Database {
-  const run = async <T>(operation: () => Promise<T>): Promise<T> => {
-    try {
-      return await operation();
-    } catch (error) {
-      throw mapDatabaseError(error);
-    }
-  };
-  return {
-    driver,
-    description,
-    withOrganization(orgId, work, options = {}) {
-      const organization = requireOrganizationId(orgId);
-      return run(() =>
-        connection.drizzle.transaction(
-          async (transaction) => {
-            // One round trip: org and role are both transaction-local settings.
-            await transaction.execute(
-              sql`select set_config('app.organization_id', ${organization}, true), set_config('role', ${ROLE_NAMES.app}, true)`,
-            );
-            return work(transaction);
-          },
-          { accessMode: options.readOnly ? "read only" : "read write" },
-        ),
-      );
-    },
-    withSweeper(work) {
-      return run(() =>
-        connection.drizzle.transaction(
-          async (transaction) => {
-            await transaction.execute(sql`select set_config('role', ${ROLE_NAMES.sweeper}, true)`);
-            return work(transaction);
-          },
-          { accessMode: "read only" },
-        ),
-      );
-    },
-    migrate(options = {}) {
-      return run(() => connection.migrate(options.migrationsFolder ?? defaultMigrationsFolder()));
-    },
-    close: () => connection.close(),
-  };
+  return toDatabase(target.driver, target.description, connection);
 }

@@ -3,9 +3,9 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import { microsToUsd, usdToMicros } from "./money";
-import type { DigestRowInput, StoredDigest } from "./repository-types";
+import type { DigestRowInput, StoredDigest, ThreadDigestSummary } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
-import { requireNonEmpty, requireOrganizationId } from "./validation";
+import { requireId, requireOrganizationId, requireStorable, requireToolCallId } from "./validation";
 
 const DEFAULTS = {
   /** Rows per INSERT: 16 parameters each stays far below Postgres' 65,535. */
@@ -67,16 +67,18 @@ export async function upsertDigests(
 /**
  * The table rows of one upsert call, one per (thread, tool call id): a duplicate key in
  * one INSERT … ON CONFLICT is an error (21000), so the last row given for a key wins.
- * @throws {InvalidStorageInputError} for a cost that is not a finite USD amount ≥ 0.
+ * @throws {InvalidStorageInputError} for a cost that is not a finite USD amount ≥ 0, or
+ *   text Postgres cannot store (naming `rows[i].field`).
  */
 function digestValues(
   organization: string,
   rows: readonly DigestRowInput[],
 ): (typeof contextDigest.$inferInsert)[] {
   const latestByKey = new Map<string, DigestRowInput>();
-  for (const row of rows) {
+  rows.forEach((row, index) => {
+    requireStorableRow(row, `rows[${index}]`);
     latestByKey.set(JSON.stringify([row.threadId, row.toolCallId]), row);
-  }
+  });
   return [...latestByKey.values()].map((row) => ({
     orgId: organization,
     threadId: row.threadId,
@@ -96,6 +98,19 @@ function digestValues(
 }
 
 /**
+ * Checks a row's ids and its text and jsonb fields against the shared storage rules; the
+ * schema's CHECKs cover the rest (an empty tool call id among them).
+ */
+function requireStorableRow(row: DigestRowInput, at: string): void {
+  requireId(row.threadId, "threadId", `${at}.threadId`);
+  if (row.toolCallId !== "") requireToolCallId(row.toolCallId, `${at}.toolCallId`);
+  requireStorable(row.toolName, `${at}.toolName`);
+  requireStorable(row.model, `${at}.model`);
+  requireStorable(row.digest, `${at}.digest`);
+  requireStorable(row.provenanceArgs, `${at}.provenanceArgs`);
+}
+
+/**
  * The digests of one thread, keyed by tool call id: one indexed query (the primary key's
  * (org_id, thread_id) prefix). What a runtime calls once per turn.
  */
@@ -104,7 +119,7 @@ export async function loadThreadDigests(
   orgId: string,
   threadId: string,
 ): Promise<DigestMap> {
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   const rows = await database.withOrganization(
     orgId,
     (transaction) =>
@@ -183,7 +198,7 @@ export async function deleteThreadDigests(
   orgId: string,
   threadId: string,
 ): Promise<number> {
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   const deleted = await database.withOrganization(orgId, (transaction) =>
     transaction
       .delete(contextDigest)
@@ -191,4 +206,31 @@ export async function deleteThreadDigests(
       .returning({ toolCallId: contextDigest.toolCallId }),
   );
   return deleted.length;
+}
+
+/** Counts and sizes of a thread's digests, in one read-only query. */
+export async function summarizeThreadDigests(
+  database: Database,
+  orgId: string,
+  threadId: string,
+): Promise<ThreadDigestSummary> {
+  const thread = requireId(threadId, "threadId");
+  const [row] = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select({
+          digests: sql<number>`count(*)::int`,
+          originalChars: sql<number>`coalesce(sum(${contextDigest.originalChars}), 0)::bigint`,
+          digestChars: sql<number>`coalesce(sum(${contextDigest.digestChars}), 0)::bigint`,
+        })
+        .from(contextDigest)
+        .where(and(eq(contextDigest.orgId, orgId), eq(contextDigest.threadId, thread))),
+    { readOnly: true },
+  );
+  return {
+    digests: Number(row?.digests ?? 0),
+    originalChars: Number(row?.originalChars ?? 0),
+    digestChars: Number(row?.digestChars ?? 0),
+  };
 }

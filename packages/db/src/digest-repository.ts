@@ -4,16 +4,19 @@ import {
   findReusableDigest,
   findReusableDigests,
   loadThreadDigests,
+  summarizeThreadDigests,
   upsertDigests,
 } from "./digest-queries";
-import { listLeftBehind } from "./left-behind-query";
+import { claimThread, releaseThread } from "./lease-queries";
+import { listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getPass, recordPass } from "./pass-queries";
 import type { DigestRepository } from "./repository-types";
 import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
 
 /**
- * The storage port over a {@link Database}. Every method but `listLeftBehind` takes an
- * org id and runs in a transaction scoped to it under row-level security.
+ * The storage port over a {@link Database}. Every method but `listLeftBehind` and
+ * `threadsWithPass` (the sweep's, as `app_sweeper`) takes an org id and runs in a
+ * transaction scoped to it under row-level security.
  * @example
  * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));
  * const digests = await repository.loadThreadDigests(orgId, threadId);
@@ -25,6 +28,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
     findReusableDigests: (orgId, sha256s) => findReusableDigests(database, orgId, sha256s),
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
+    summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd),
     settleSpend: (orgId, day, reservedUsd, actualUsd) =>
@@ -32,6 +36,9 @@ export function createDigestRepository(database: Database): DigestRepository {
     getSpend: (orgId, day) => getSpend(database, orgId, day),
     recordPass: (orgId, threadId, pass) => recordPass(database, orgId, threadId, pass),
     getPass: (orgId, threadId) => getPass(database, orgId, threadId),
+    claimThread: (orgId, threadId, claim) => claimThread(database, orgId, threadId, claim),
+    releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),
+    threadsWithPass: (threads) => threadsWithPass(database, threads),
   };
 }

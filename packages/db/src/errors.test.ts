@@ -4,6 +4,8 @@ import { mapDatabaseError } from "./database-error-mapping";
 import {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseQueryError,
+  DataExceptionError,
   InvalidStorageInputError,
   MissingOrganizationError,
   RowSecurityError,
@@ -72,12 +74,50 @@ describe("mapDatabaseError", () => {
     });
   });
 
-  it("maps insufficient privilege to a RowSecurityError and leaves other errors alone", () => {
+  it("maps insufficient privilege to a RowSecurityError and leaves errors without a SQLSTATE alone", () => {
     const denied = Object.assign(new Error("denied"), { code: "42501" });
     expect(mapDatabaseError(denied)).toMatchObject({ code: "row_security", cause: denied });
-    const other = Object.assign(new Error("syntax"), { code: "42601" });
-    expect(mapDatabaseError(other)).toBe(other);
     const storage = new InvalidStorageInputError("limit", "too big");
     expect(mapDatabaseError(storage)).toBe(storage);
+    const network = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+    expect(mapDatabaseError(network)).toBe(network);
   });
+});
+
+describe("mapDatabaseError: messages carry no SQL and no values", () => {
+  const query =
+    'Failed query: insert into "context_digest" ("digest") values ($1)\nparams: confidential clause';
+
+  it.each(["22021", "22P05", "22003", "22001"])(
+    "maps a data exception (SQLSTATE %s) to a non-retryable DataExceptionError",
+    (sqlState) => {
+      const driverError = Object.assign(new Error("invalid byte sequence"), { code: sqlState });
+      const wrapped = new Error(query, { cause: driverError });
+      const mapped = mapDatabaseError(wrapped);
+      expect(mapped).toBeInstanceOf(DataExceptionError);
+      expect(mapped).toMatchObject({ code: "data_exception", sqlState, retryable: false, cause: wrapped });
+      expect((mapped as Error).message).toContain(`SQLSTATE ${sqlState}`);
+      expect((mapped as Error).message).not.toMatch(/insert|params|confidential/);
+    },
+  );
+
+  it.each([
+    ["42601", false],
+    ["42P01", false],
+    ["40001", true],
+    ["40P01", true],
+    ["08006", true],
+    ["53300", true],
+    ["57P01", true],
+  ])(
+    "maps any other SQLSTATE (%s) to a DatabaseQueryError, retryable only when a retry can help",
+    (sqlState, retryable) => {
+      const wrapped = new Error(query, { cause: Object.assign(new Error("failed"), { code: sqlState }) });
+      const mapped = mapDatabaseError(wrapped);
+      expect(mapped).toBeInstanceOf(DatabaseQueryError);
+      expect(mapped).toMatchObject({ code: "database_query_failed", sqlState, retryable, cause: wrapped });
+      expect((mapped as Error).message).toContain(`SQLSTATE ${sqlState}`);
+      expect((mapped as Error).message).not.toMatch(/insert|params|confidential/);
+    },
+  );
 });

@@ -8,6 +8,8 @@ const STORAGE_ERROR_CODES = {
   invalidStorageInput: "invalid_storage_input",
   constraintViolation: "constraint_violation",
   rowSecurity: "row_security",
+  dataException: "data_exception",
+  databaseQueryFailed: "database_query_failed",
 } as const;
 
 /**
@@ -102,5 +104,45 @@ export class RowSecurityError extends StorageError {
       cause,
     });
     this.name = "RowSecurityError";
+  }
+}
+
+/**
+ * The database refused a value (SQLSTATE class 22, data exception: a character the column
+ * cannot hold, a number out of range, a string too long). The same value fails again:
+ * never retryable. The message names the SQLSTATE only, never the query or its values.
+ */
+export class DataExceptionError extends StorageError {
+  /** The SQLSTATE the database answered, e.g. `22021`. */
+  readonly sqlState: string;
+
+  constructor(sqlState: string, cause: unknown) {
+    super(`The database refused a value (SQLSTATE ${sqlState}, data exception).`, {
+      code: STORAGE_ERROR_CODES.dataException,
+      cause,
+    });
+    this.name = "DataExceptionError";
+    this.sqlState = sqlState;
+  }
+}
+
+/**
+ * Any other error the database answered with a SQLSTATE. Retryable when a retry can help
+ * (a lost connection, a serialization failure or deadlock, exhausted resources, a server
+ * shutting down). The message names the SQLSTATE only; the driver's error, with its query,
+ * is the `cause`.
+ */
+export class DatabaseQueryError extends StorageError {
+  /** The SQLSTATE the database answered, e.g. `40001`. */
+  readonly sqlState: string;
+
+  constructor(sqlState: string, retryable: boolean, cause: unknown) {
+    super(`The database failed the operation (SQLSTATE ${sqlState}).`, {
+      code: STORAGE_ERROR_CODES.databaseQueryFailed,
+      cause,
+      retryable,
+    });
+    this.name = "DatabaseQueryError";
+    this.sqlState = sqlState;
   }
 }

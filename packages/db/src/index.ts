@@ -8,6 +8,8 @@ export type { NeonSettings } from "./drivers/neon-driver";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseQueryError,
+  DataExceptionError,
   InvalidStorageInputError,
   MissingOrganizationError,
   RowSecurityError,
@@ -22,11 +24,16 @@ export type {
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,
+  LeftBehindThread,
   PassInput,
   PassRecord,
   PassStatus,
   SpendReservation,
   StoredDigest,
+  ThreadClaim,
+  ThreadClaimInput,
+  ThreadDigestSummary,
+  ThreadKey,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";
 export { utcDay } from "./validation";

@@ -1,11 +1,11 @@
 import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
-import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason } from "./repository-types";
+import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason, ThreadKey } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
-import { optionalDate, requireInteger } from "./validation";
+import { optionalDate, requireId, requireInteger } from "./validation";
 
-const DEFAULTS = { limit: 100, maxLimit: 1_000 } as const;
+const DEFAULTS = { limit: 100, maxLimit: 1_000, maxThreadsPerLookup: 1_000 } as const;
 
 const reason = sql<LeftBehindReason | null>`case
   when ${threadPass.status} = 'failed' then 'failed'
@@ -41,7 +41,13 @@ export async function listLeftBehind(
   }
   const rows = await database.withSweeper((transaction) =>
     transaction
-      .select({ orgId: threadPass.orgId, threadId: threadPass.threadId, reason })
+      .select({
+        orgId: threadPass.orgId,
+        threadId: threadPass.threadId,
+        reason,
+        latestTurnEndedAt: threadPass.latestTurnEndedAt,
+        recordedAt: threadPass.recordedAt,
+      })
       .from(threadPass)
       .where(and(...conditions))
       .orderBy(asc(threadPass.orgId), asc(threadPass.threadId))
@@ -51,12 +57,42 @@ export async function listLeftBehind(
     orgId: row.orgId,
     threadId: row.threadId,
     reason: row.reason as LeftBehindReason,
+    latestTurnEndedAt: row.latestTurnEndedAt,
+    recordedAt: row.recordedAt,
   }));
   const last = page.at(-1);
   return {
     threads: page,
     nextCursor: rows.length > limit && last ? encodeCursor([last.orgId, last.threadId]) : null,
   };
+}
+
+/**
+ * Which of `threads` have a pass record, in one query as `app_sweeper` (routing columns
+ * only), in the order given. At most 1,000 threads per call.
+ * @throws {InvalidStorageInputError} for an empty id or more than 1,000 threads.
+ */
+export async function threadsWithPass(
+  database: Database,
+  threads: readonly ThreadKey[],
+): Promise<ThreadKey[]> {
+  requireInteger(threads.length, "threads.length", 0, DEFAULTS.maxThreadsPerLookup);
+  const orgIds = threads.map((thread) => requireId(thread.orgId, "orgId", "orgId"));
+  const threadIds = threads.map((thread) => requireId(thread.threadId, "threadId"));
+  if (threads.length === 0) return [];
+  const rows = await database.withSweeper((transaction) =>
+    transaction
+      .select({ orgId: threadPass.orgId, threadId: threadPass.threadId })
+      .from(threadPass)
+      .where(
+        sql`(${threadPass.orgId}, ${threadPass.threadId}) in (${sql.join(
+          orgIds.map((orgId, index) => sql`(${orgId}, ${threadIds[index]})`),
+          sql`, `,
+        )})`,
+      ),
+  );
+  const known = new Set(rows.map((row) => JSON.stringify([row.orgId, row.threadId])));
+  return threads.filter((thread) => known.has(JSON.stringify([thread.orgId, thread.threadId])));
 }
 
 function encodeCursor(key: [string, string]): string {

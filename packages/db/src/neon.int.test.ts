@@ -9,6 +9,8 @@ import type { ConformanceHarness } from "../test/conformance/conformance-harness
 import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
 import { describeSecurityConformance } from "../test/conformance/security-conformance";
 import { createServerHarness } from "../test/conformance/server-harness";
+import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
+import { createDigestRepository, createNeonDatabase } from "./neon";
 
 let scratch: ScratchDatabase;
 let relay: NeonRelay;
@@ -38,11 +40,33 @@ describe("the Neon driver path", () => {
   });
 });
 
+describe("createNeonDatabase (@context-cleaner/db/neon)", () => {
+  it("opens the database through the relay and serves the repository", async () => {
+    const before = relay.connections();
+    const database = await createNeonDatabase(scratch.url, {
+      neon: { wsProxy: relay.wsProxy, useSecureWebSocket: false, pipelineTLS: false, pipelineConnect: false },
+    });
+    try {
+      expect(database.driver).toBe("neon");
+      const repository = createDigestRepository(database);
+      await repository.recordPass("org-neon-entry", "t", { status: "done", at: new Date() });
+      expect((await repository.getPass("org-neon-entry", "t"))?.status).toBe("done");
+      expect(relay.connections()).toBeGreaterThan(before);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
 describeRepositoryConformance(
   "the Neon driver (@neondatabase/serverless Pool via a local relay)",
   () => harness,
 );
 describeSecurityConformance(
+  "the Neon driver (@neondatabase/serverless Pool via a local relay)",
+  () => harness,
+);
+describeValueRulesConformance(
   "the Neon driver (@neondatabase/serverless Pool via a local relay)",
   () => harness,
 );

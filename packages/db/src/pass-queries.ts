@@ -4,9 +4,7 @@ import type { Database } from "./database";
 import { InvalidStorageInputError } from "./errors";
 import type { PassInput, PassRecord } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
-import { optionalDate, requireInteger, requireNonEmpty, requireOrganizationId } from "./validation";
-
-const MAX_INT4 = 2_147_483_647;
+import { optionalDate, requireCount, requireId, requireOrganizationId, requireStorable } from "./validation";
 
 /**
  * Records a thread's latest pass. Turn times only move forward, and a pass older than
@@ -20,7 +18,7 @@ export async function recordPass(
   pass: PassInput,
 ): Promise<void> {
   const organization = requireOrganizationId(orgId);
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   if (!PASS_STATUSES.includes(pass.status)) {
     throw new InvalidStorageInputError(
       "status",
@@ -37,11 +35,11 @@ export async function recordPass(
     orgId: organization,
     threadId: thread,
     status: pass.status,
-    reason: pass.reason ?? null,
+    reason: requireStorable(pass.reason ?? null, "reason"),
     coveredTurnEndedAt: covered,
     latestTurnEndedAt: seen,
-    rawToolChars: requireInteger(pass.rawToolChars ?? 0, "rawToolChars", 0, MAX_INT4),
-    digestsWritten: requireInteger(pass.digestsWritten ?? 0, "digestsWritten", 0, MAX_INT4),
+    rawToolChars: requireCount(pass.rawToolChars ?? 0, "rawToolChars"),
+    digestsWritten: requireCount(pass.digestsWritten ?? 0, "digestsWritten"),
     recordedAt: at,
   };
   await database.withOrganization(organization, (transaction) =>
@@ -71,7 +69,7 @@ export async function getPass(
   orgId: string,
   threadId: string,
 ): Promise<PassRecord | null> {
-  const thread = requireNonEmpty(threadId, "threadId");
+  const thread = requireId(threadId, "threadId");
   const rows = await database.withOrganization(
     orgId,
     (transaction) =>

@@ -8,6 +8,7 @@ import type { ConformanceHarness } from "../test/conformance/conformance-harness
 import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
 import { describeSecurityConformance } from "../test/conformance/security-conformance";
 import { createServerHarness } from "../test/conformance/server-harness";
+import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
 import { createDatabase } from "./database";
 import { createDigestRepository } from "./digest-repository";
 
@@ -26,6 +27,7 @@ afterAll(async () => {
 
 describeRepositoryConformance("Debian postgres (node-postgres)", () => harness);
 describeSecurityConformance("Debian postgres (node-postgres)", () => harness);
+describeValueRulesConformance("Debian postgres (node-postgres)", () => harness);
 
 describe("a second database in the same cluster", () => {
   it("migrates although the roles already exist, and keeps its rows apart", async () => {

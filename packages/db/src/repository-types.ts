@@ -46,7 +46,35 @@ export interface PassRecord {
   rawToolChars: number;
   digestsWritten: number;
   at: Date;
+  /** The run holding the thread's lease, or null when it is free. */
+  leaseOwner: string | null;
+  /** When that lease lapses on its own, or null. */
+  leaseExpiresAt: Date | null;
 }
+
+/** A run's claim on a thread, taken before any paid call. */
+export interface ThreadClaimInput {
+  /** A unique id of the run, e.g. a UUID. */
+  owner: string;
+  /** Now, by the run's clock: the lease starts here. */
+  at: Date;
+  /** How long the lease lasts if the run never releases it (it died). */
+  leaseMs: number;
+}
+
+/** The outcome of {@link DigestRepository.claimThread}. */
+export type ThreadClaim =
+  | {
+      claimed: true;
+      /** The pass record's covered turn, read in the same statement (for coalescing). */
+      coveredTurnEndedAt: Date | null;
+      expiresAt: Date;
+    }
+  | {
+      claimed: false;
+      /** When the other run's lease lapses, at the latest. */
+      heldUntil: Date;
+    };
 
 /** A page request of {@link DigestRepository.listLeftBehind}. */
 export interface LeftBehindQuery {
@@ -60,10 +88,37 @@ export interface LeftBehindQuery {
   recordedSince?: Date;
 }
 
+/** A thread the sweep should re-enqueue, with what it needs to rebuild the thread's event. */
+export interface LeftBehindThread {
+  orgId: string;
+  threadId: string;
+  reason: LeftBehindReason;
+  /** The latest turn end any pass saw, when one was recorded. */
+  latestTurnEndedAt: Date | null;
+  /** When the latest pass was recorded. */
+  recordedAt: Date;
+}
+
 /** One page of left-behind threads, in (org, thread) order. */
 export interface LeftBehindPage {
-  threads: { orgId: string; threadId: string; reason: LeftBehindReason }[];
+  threads: LeftBehindThread[];
   nextCursor: string | null;
+}
+
+/** A thread, by org and id. */
+export interface ThreadKey {
+  orgId: string;
+  threadId: string;
+}
+
+/** What the digests of one thread amount to. */
+export interface ThreadDigestSummary {
+  /** Rows of the thread (digests and superseded-search stubs). */
+  digests: number;
+  /** Chars of the results the rows replace. */
+  originalChars: number;
+  /** Chars of the rows' text. */
+  digestChars: number;
 }
 
 /** The outcome of {@link DigestRepository.reserveSpend}. */
@@ -83,10 +138,21 @@ export interface DigestRepository {
   /** Reusable digests for many hashes in one query (the worker's batch form). */
   findReusableDigests(orgId: string, contentSha256s: readonly string[]): Promise<Map<string, StoredDigest>>;
   deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
+  /** Counts and sizes of a thread's digests, in one query. */
+  summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
   reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   getSpend(orgId: string, day: string): Promise<{ reservedUsd: number; spentUsd: number }>;
   recordPass(orgId: string, threadId: string, pass: PassInput): Promise<void>;
   getPass(orgId: string, threadId: string): Promise<PassRecord | null>;
+  /** Takes the thread's lease unless another run holds it (see {@link ThreadClaim}). */
+  claimThread(orgId: string, threadId: string, claim: ThreadClaimInput): Promise<ThreadClaim>;
+  /** Releases the lease if `owner` still holds it; returns whether it did. */
+  releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
+  /**
+   * Which of `threads` have a pass record, across orgs, as the sweeper role (which reads
+   * routing columns only): the sweep enqueues the others, whose event was lost.
+   */
+  threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadKey[]>;
 }

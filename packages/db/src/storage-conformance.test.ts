@@ -3,6 +3,7 @@ import type { ConformanceHarness } from "../test/conformance/conformance-harness
 import { createPgliteHarness } from "../test/conformance/pglite-harness";
 import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
 import { describeSecurityConformance } from "../test/conformance/security-conformance";
+import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
 
 let harness: ConformanceHarness;
 
@@ -16,3 +17,4 @@ afterAll(async () => {
 
 describeRepositoryConformance("PGlite", () => harness);
 describeSecurityConformance("PGlite", () => harness);
+describeValueRulesConformance("PGlite", () => harness);

@@ -1,21 +1,62 @@
+import {
+  countProblem,
+  type IdField,
+  idProblem,
+  textProblem,
+  toolCallIdProblem,
+} from "@context-cleaner/assembler/internal";
 import { InvalidStorageInputError, MissingOrganizationError } from "./errors";
 
+// The id, text and count rules are the assembler's shared storage rules, the same the
+// worker's payload schema applies: a value one side accepts the other never refuses.
+
 /**
- * @throws {MissingOrganizationError} when the org id is missing, empty or not a string.
+ * @throws {MissingOrganizationError} when the org id is missing, empty, blank or not a string.
+ * @throws {InvalidStorageInputError} when it breaks the id rule (taken as given, never
+ *   trimmed: no surrounding whitespace, control characters or lone surrogates, at most 200
+ *   UTF-8 bytes).
  */
 export function requireOrganizationId(orgId: unknown): string {
   if (typeof orgId !== "string" || orgId.trim() === "") {
     throw new MissingOrganizationError(orgId);
   }
-  return orgId;
+  return requireId(orgId, "orgId");
 }
 
-/** @throws {InvalidStorageInputError} when the value is not a non-empty string. */
-export function requireNonEmpty(value: unknown, field: string): string {
-  if (typeof value !== "string" || value === "") {
-    throw new InvalidStorageInputError(field, `expected a non-empty string, got ${JSON.stringify(value)}`);
-  }
+/**
+ * @param label the field named in the error. @default id
+ * @throws {InvalidStorageInputError} when the value breaks the id rule of `id`.
+ */
+export function requireId(value: unknown, id: IdField, label: string = id): string {
+  const problem = idProblem(value, id);
+  if (problem) throw new InvalidStorageInputError(label, problem);
+  return value as string;
+}
+
+/** @throws {InvalidStorageInputError} when a tool call id cannot key a row unaltered. */
+export function requireToolCallId(value: unknown, label: string): string {
+  const problem = toolCallIdProblem(value);
+  if (problem) throw new InvalidStorageInputError(label, problem);
+  return value as string;
+}
+
+/**
+ * A text or jsonb value checked before the database: U+0000 or a lone surrogate anywhere
+ * in it (a string, or a key or string inside an object) is refused here, naming the field
+ * and never the value.
+ * @throws {InvalidStorageInputError} when Postgres would refuse or alter the value.
+ */
+export function requireStorable<T>(value: T, field: string): T {
+  const problem = textProblem(value);
+  if (problem) throw new InvalidStorageInputError(field, problem);
   return value;
+}
+
+/** @throws {InvalidStorageInputError} unless the value is an integer from 0 to 2^31 − 1. */
+export function requireCount(value: unknown, field: string): number {
+  const problem = countProblem(value);
+  if (problem) throw new InvalidStorageInputError(field, problem);
+  return value as number;
 }
 
 /** @throws {InvalidStorageInputError} unless `day` is a real UTC calendar day `YYYY-MM-DD`. */

@@ -60,7 +60,16 @@ describe("./events without @aws-sdk/client-sqs installed", () => {
     // tsx first (TypeScript sources), the blocking hook last: the last registered hook resolves first.
     const { stdout } = await run(
       process.execPath,
-      ["--import", "tsx", "--import", register, "--input-type=module", "--eval", PROBE],
+      [
+        "--conditions=@context-cleaner/source",
+        "--import",
+        "tsx",
+        "--import",
+        register,
+        "--input-type=module",
+        "--eval",
+        PROBE,
+      ],
       { cwd: process.cwd(), env: { ...process.env, CONTEXT_CLEANER_DISABLED: "" } },
     );
     const report = JSON.parse(stdout.trim().split("\n").at(-1) as string);

@@ -264,6 +264,31 @@ describe("classifyThread over golden threads", () => {
     expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual(["r_2"]);
   });
 
+  it("a later page of a tool that is not a document read is bulky output or nothing, never a consumed page", () => {
+    const policy = createToolPolicy({
+      tools: { fetch_log: { kind: "other", idempotent: true, offsetArg: "offset" } },
+    });
+    const t = threadBuilder();
+    t.user("Fetch the logs.");
+    t.call("l_1", "fetch_log", { offset: 2_000 }, filler("L1", 2_000));
+    t.call("l_2", "fetch_log", { offset: 4_000 }, filler("L2", 9_000));
+    t.assistant("Fetched.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, policy, { recencyKeepExchanges: 0 });
+    expect(result.candidates.map(({ message, category }) => [message.toolCallId, category])).toEqual([
+      ["l_2", CANDIDATE_CATEGORIES.bulkyOutput],
+    ]);
+  });
+
+  it("counts a protected result at the very start of a thread", () => {
+    const messages: Message[] = [
+      { role: "tool", toolCallId: "", toolName: "read_document", content: "Error: no such file" },
+      { role: "user", content: "Read it again." },
+    ];
+    const result = classifyThread(messages, createToolPolicy(), { recencyKeepExchanges: 0 });
+    expect(result).toEqual({ candidates: [], protectedResults: 1, timeVarying: 0, inline: 0 });
+  });
+
   it("never mutates its input", () => {
     for (const thread of golden) {
       const before = JSON.stringify(thread.messages);

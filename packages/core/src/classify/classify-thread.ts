@@ -60,6 +60,7 @@ export interface Classification {
 function resultsPerToolCallId(messages: readonly Message[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const message of messages) {
+    // Stryker disable next-line ConditionalExpression: counting non-tool messages too adds only an `undefined` key, never looked up
     if (message.role === "tool") counts.set(message.toolCallId, (counts.get(message.toolCallId) ?? 0) + 1);
   }
   return counts;
@@ -105,10 +106,13 @@ export function classifyThread(
   let timeVarying = 0;
   const laterSearch = new Map<string, string>();
   const resultsPerId = resultsPerToolCallId(messages);
+  // Stryker disable next-line ArithmeticOperator: starting one past the end reads `undefined`, which the next lines skip
   for (let index = messages.length - 1; index >= 0; index--) {
     const message = messages[index];
+    // Stryker disable next-line OptionalChaining: `index` stays within the array, so `message` is always defined
     if (message?.role !== "tool") continue;
     const rule = policy.ruleFor(message.toolName);
+    // Stryker disable next-line ConditionalExpression: only search tools' names are ever keys of `laterSearch`
     const supersededBy = rule.kind === "search" ? laterSearch.get(message.toolName) : undefined;
     // A failed search replaces no list; a failed result is no page to digest (its gist must stay).
     const failed = isErrorResult(message);
@@ -144,6 +148,7 @@ export function classifyThread(
       source: sourceKey(message, call, policy),
       contentSha256: messageContentSha256(message),
       originalChars,
+      // Stryker disable next-line ConditionalExpression: `supersededBy: undefined` reads the same as an absent one
       ...(supersededBy !== undefined ? { supersededBy } : {}),
     });
   }

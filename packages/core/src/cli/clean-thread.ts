@@ -1,19 +1,21 @@
 import {
   type AssembledView,
   assembleModelView,
+  type DigestMap,
   effectiveToolChars,
   killSwitchFromEnvironment,
   type Message,
   type ToolPolicy,
   type ToolPolicyInput,
+  validateThread,
 } from "@context-cleaner/assembler";
-import { createDatabase, createDigestRepository } from "@context-cleaner/db";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../clock";
 import type { DigestJobOptions } from "../job/options";
 import type { DigestJobOutcome } from "../job/outcome";
 import { runDigestJob } from "../job/run-digest-job";
 import type { DigestModel, DigestStore } from "../ports";
+import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 
 /** Defaults of a one-shot clean: every candidate is digested in one run, nothing waits. */
 export const CLEAN_THREAD_DEFAULTS = {
@@ -28,7 +30,10 @@ export interface CleanThreadOptions {
   policy?: ToolPolicy | ToolPolicyInput;
   /** Digest job options; a one-shot clean triggers on any size and writes any saving. */
   job?: Partial<DigestJobOptions>;
-  /** A database URL; embedded in-memory PGlite when absent. */
+  /**
+   * A database URL (`postgres://…`, a Neon host, `pglite://[dir]`) to keep the digests in.
+   * @default none: an in-memory store, no database started
+   */
   databaseUrl?: string;
   /**
    * The kill switch: no digest pass runs and assembly returns what the backstop alone
@@ -39,28 +44,52 @@ export interface CleanThreadOptions {
 
 export interface CleanedThread {
   view: AssembledView;
+  /** The digests the view was assembled with (to assemble the same thread in another format). */
+  digests: DigestMap;
   /** The digest passes run, in order. */
   passes: DigestJobOutcome[];
 }
 
+/** A store to run on, and how to release it. */
+interface OpenedStore {
+  store: DigestStore;
+  close(): Promise<void>;
+}
+
+/** The in-memory store, or the storage package's repository on `url` (loaded only then). */
+async function openStore(url: string | undefined): Promise<OpenedStore> {
+  if (url === undefined) return { store: createInMemoryDigestStore(), close: async () => {} };
+  const { createDatabase, createDigestRepository } = await import("@context-cleaner/db");
+  const database = await createDatabase(url);
+  try {
+    await database.migrate();
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return { store: createDigestRepository(database), close: () => database.close() };
+}
+
 /**
- * The whole product in one process: the worker's digest passes over a thread (embedded
- * PGlite unless a URL is given), then the runtime's assembly with the digests loaded in
- * one query. What the CLI's `clean` and `demo` run.
+ * The whole product in one process: the worker's digest passes over a thread (on an
+ * in-memory store unless a database URL is given), then the runtime's assembly with the
+ * digests loaded in one query. What the CLI's `clean` and `demo` run.
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed thread (naming the
+ *   message and field, e.g. args holding a BigInt or a cycle), before any work.
  */
 export async function cleanThread(
   messages: readonly Message[],
   options: CleanThreadOptions,
 ): Promise<CleanedThread> {
-  const database = await createDatabase(options.databaseUrl);
+  validateThread(messages);
+  const { store, close } = await openStore(options.databaseUrl);
   try {
-    await database.migrate();
-    const store = createDigestRepository(database);
     const { orgId, threadId } = CLEAN_THREAD_DEFAULTS;
     const disabled = options.disabled ?? killSwitchFromEnvironment();
     const ports = {
       checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-      store: store satisfies DigestStore,
+      store,
       digester: options.digester,
       clock: systemClock,
     };
@@ -73,9 +102,11 @@ export async function cleanThread(
     };
     const passes: DigestJobOutcome[] = [];
     const rawToolChars = effectiveToolChars(messages, null).rawChars;
+    const started = systemClock.now().getTime();
     for (let pass = 0; pass < CLEAN_THREAD_DEFAULTS.maxPasses; pass++) {
-      // Each pass stands for a later turn end so coalescing lets it run.
-      const turnEndedAt = new Date(Date.UTC(2000, 0, 1) + pass * 1000).toISOString();
+      // Each pass stands for a later turn end (1 ms apart, from now: later than any earlier
+      // clean's on the same database) so coalescing lets it run.
+      const turnEndedAt = new Date(started + pass).toISOString();
       const outcome = await runDigestJob({ orgId, threadId, rawToolChars, turnEndedAt }, ports, jobOptions);
       passes.push(outcome);
       if (outcome.status !== "partial" || outcome.reason !== "call_cap") break;
@@ -85,8 +116,8 @@ export async function cleanThread(
       disabled,
       ...(options.policy ? { policy: options.policy } : {}),
     });
-    return { view, passes };
+    return { view, digests, passes };
   } finally {
-    await database.close();
+    await close();
   }
 }

@@ -81,6 +81,80 @@ describe("context-cleaner clean", () => {
     expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 
+  it("with no arguments, prints the usage on stderr and exits 2", async () => {
+    const run = capture();
+    expect(await main([], run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(/^Usage:/);
+  });
+
+  it.each([[["help"]], [["--help"]], [["-h"]], [["clean", "--help"]]])(
+    "%j prints the usage on stdout and exits 0",
+    async (argv) => {
+      const run = capture();
+      expect(await main(argv, run.io)).toBe(0);
+      expect(run.stdout()).toMatch(/^Usage:/);
+      expect(run.stderr()).toBe("");
+    },
+  );
+
+  it.each([
+    [["help", "clean"], /help takes no arguments, got "clean"/],
+    [["demo", "extra"], /demo takes no arguments, got "extra"/],
+    [["demo", "--json"], /demo takes no options, got --json/],
+    [["demo", "--model", "anthropic"], /demo takes no options, got --model/],
+    [["clean", "a.json", "b.json"], /unexpected argument "b.json"/],
+  ])("refuses an argument the command does not take, naming it: %j", async (argv, pattern) => {
+    const run = capture();
+    expect(await main(argv, run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(pattern);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
+  it.each([
+    ["an array", "[]", /must hold a JSON object.*got an array/],
+    ["an array of policies", '[{ "tools": {} }]', /must hold a JSON object.*got an array/],
+    ["null", "null", /must hold a JSON object.*got null/],
+    ["a string", '"read_document"', /must hold a JSON object.*got a string/],
+    ["tools as an array", '{ "tools": ["read_document"] }', /tools must be an object.*got an array/],
+  ])("exits 2 on a --policy file holding %s, naming the problem", async (_label, text, pattern) => {
+    const path = join(directory, "policy.json");
+    await writeFile(path, text);
+    const run = capture();
+    expect(await main(["clean", threadPath, "--policy", path], run.io)).toBe(2);
+    expect(run.stdout()).toBe("");
+    expect(run.stderr()).toMatch(pattern);
+    expect(run.stderr()).toContain(path);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
+  it.each(["thread", "policy"])(
+    "exits 2 on a %s file that is not UTF-8, naming the byte offset",
+    async (kind) => {
+      const path = join(directory, `latin1-${kind}.json`);
+      await writeFile(
+        path,
+        Buffer.concat([
+          Buffer.from('{ "tools": {}, "messages": [], "x": "caf'),
+          Buffer.from([0xe9, 0x22, 0x7d]),
+        ]),
+      );
+      const run = capture();
+      const argv = kind === "thread" ? ["clean", path] : ["clean", threadPath, "--policy", path];
+      expect(await main(argv, run.io)).toBe(2);
+      expect(run.stderr()).toMatch(/not UTF-8: invalid byte sequence at byte offset 40/);
+      expect(run.stderr().trim().split("\n")).toHaveLength(1);
+    },
+  );
+
+  it("exits 2 naming the scheme of a --database URL no driver serves", async () => {
+    const run = capture();
+    expect(await main(["clean", threadPath, "--database", "mysql://db.example/app"], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/mysql/);
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
+  });
+
   it("exits 2 on invalid JSON, naming the position", async () => {
     const path = join(directory, "broken.json");
     await writeFile(path, '{ "messages": [ { "role": "user", } ] }');

@@ -1,32 +1,42 @@
 import { parseArgs } from "node:util";
 import { createToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
-import {
-  ANTHROPIC_DIGESTER_DEFAULTS,
-  createAnthropicDigester,
-} from "../digesters/anthropic/anthropic-digester";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { withFallback } from "../digesters/with-fallback";
 import { UsageError } from "../errors";
 import type { DigestModel } from "../ports";
-import { readThreadFile } from "../thread-file/thread-file";
-import { cleanThread } from "./clean-thread";
-import { runDemo } from "./demo/demo";
-import { renderSummary, renderViewText, summarizePasses } from "./render-view";
+import {
+  readThreadFile,
+  THREAD_FILE_FORMATS,
+  type ThreadFile,
+  type ThreadFileFormat,
+} from "../thread-file/thread-file";
+import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
+import { type CleanedThread, cleanThread } from "./clean-thread";
+import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
+import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
 
 const USAGE = `Usage:
   context-cleaner clean <thread.json> [--json] [--model extractive|anthropic] [--policy policy.json]
+                        [--database <url>]
   context-cleaner demo
   context-cleaner help
 
-clean   Digests and assembles a thread (neutral JSON { "messages": [...] } or LangChain
-        stored messages) on embedded PGlite and prints the model's view.
-        --json     print { "messages": [...], "report": {...} }
-        --model    extractive (default, no network) or anthropic (needs ANTHROPIC_API_KEY)
-        --policy   a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
-demo    Runs the bundled example thread through the worker and the assembler.
+clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, LangChain stored
+        messages, Anthropic Messages or OpenAI Chat Completions; detected) and prints the
+        model's view. The digests are kept in memory.
+        --json       print { "messages": [...], "report": {...} }, the messages in the file's format
+        --format     neutral, langchain, anthropic or openai instead of detecting it
+        --model      extractive (default, no network) or anthropic (needs ANTHROPIC_API_KEY)
+        --policy     a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
+        --database   keep the digests in a database instead: postgres://…, a Neon host,
+                     pglite:// (embedded, in memory) or pglite://<dir>
+demo    Plays the fixture threads turn by turn through the caps, the worker and every peer;
+        prints the comparison and writes .context-cleaner/report.html.
 
-Exit codes: 0 done, 2 bad input, 1 the environment failed (database, permission) or a bug.`;
+Exit codes: 0 done (also when a reader such as head closes stdout early), 2 bad input
+(this usage, on stderr, when there are no arguments), 1 the environment failed (database,
+permission) or a bug.`;
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -39,54 +49,121 @@ async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | u
   const { readFile } = await import("node:fs/promises");
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = decodeUtf8(await readFile(path));
   } catch (error) {
+    if (error instanceof NotUtf8Error) throw new UsageError(`policy file ${path}: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read policy file ${path}${code ? ` (${code})` : ""}`);
   }
-  let policy: ToolPolicyInput;
+  let policy: unknown;
   try {
-    policy = JSON.parse(text) as ToolPolicyInput;
+    policy = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`policy file ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  createToolPolicy(policy);
-  return policy;
+  if (!isPlainObject(policy)) {
+    throw new UsageError(
+      `policy file ${path} must hold a JSON object ({ "tools": { "<name>": { "kind": ... } } }), got ${jsonKind(policy)}`,
+    );
+  }
+  if (policy.tools !== undefined && !isPlainObject(policy.tools)) {
+    throw new UsageError(
+      `policy file ${path}: tools must be an object of tool rules by tool name, got ${jsonKind(policy.tools)}`,
+    );
+  }
+  createToolPolicy(policy as ToolPolicyInput);
+  return policy as ToolPolicyInput;
 }
 
-function digesterFor(model: string, io: CliIo): DigestModel {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** What a parsed JSON value is, with its article: "an array", "null", "a string". */
+function jsonKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+async function digesterFor(model: string, io: CliIo): Promise<DigestModel> {
   const extractive = createExtractiveDigester();
   if (model === "extractive") return extractive;
   if (model !== "anthropic")
     throw new UsageError(`--model must be extractive or anthropic, got ${JSON.stringify(model)}`);
   const apiKey = io.environment.ANTHROPIC_API_KEY;
   if (!apiKey) throw new UsageError("--model anthropic needs ANTHROPIC_API_KEY in the environment");
+  // Loaded on demand: the Anthropic SDK costs a one-shot extractive clean ~0.6 s to load.
+  const { ANTHROPIC_DIGESTER_DEFAULTS, createAnthropicDigester } = await import(
+    "../digesters/anthropic/anthropic-digester"
+  );
   const baseURL = io.environment.ANTHROPIC_BASE_URL ?? ANTHROPIC_DIGESTER_DEFAULTS.baseURL;
   return withFallback(createAnthropicDigester({ apiKey, baseURL }), extractive);
 }
 
+/** `--format`: one of the thread file formats, or detection when absent. */
+function formatOption(value: string | undefined): { format?: ThreadFileFormat } {
+  if (value === undefined) return {};
+  if (!(THREAD_FILE_FORMATS as readonly string[]).includes(value)) {
+    throw new UsageError(
+      `--format must be one of ${THREAD_FILE_FORMATS.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return { format: value as ThreadFileFormat };
+}
+
+/**
+ * The view in the file's own format: a provider-format file (Anthropic, OpenAI) is
+ * assembled again with the same digests by its adapter, so the answer keeps the caller's
+ * shape; the neutral and LangChain forms answer with the neutral view.
+ */
+async function inFileFormat(
+  file: ThreadFile,
+  result: CleanedThread,
+  policy: ToolPolicyInput | undefined,
+  io: CliIo,
+): Promise<readonly unknown[]> {
+  if (!file.original) return result.view.messages;
+  const options = {
+    disabled: io.environment.CONTEXT_CLEANER_DISABLED === "1",
+    ...(policy ? { policy } : {}),
+  };
+  if (file.format === "anthropic") {
+    const { assembleAnthropicView } = await import("@context-cleaner/assembler/anthropic");
+    type Thread = Parameters<typeof assembleAnthropicView>[0];
+    return assembleAnthropicView(file.original as Thread, result.digests, options).messages;
+  }
+  const { assembleOpenAIView } = await import("@context-cleaner/assembler/openai");
+  type Thread = Parameters<typeof assembleOpenAIView>[0];
+  return assembleOpenAIView(file.original as Thread, result.digests, options).messages;
+}
+
 async function clean(
   positionals: string[],
-  values: { json?: boolean; model?: string; policy?: string },
+  values: { json?: boolean; model?: string; policy?: string; database?: string; format?: string },
   io: CliIo,
 ) {
   const [path, ...extra] = positionals;
   if (!path) throw new UsageError("clean needs a thread file: context-cleaner clean <thread.json>");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  const digester = digesterFor(values.model ?? "extractive", io);
+  const digester = await digesterFor(values.model ?? "extractive", io);
   const policy = await loadPolicy(values.policy);
-  const file = await readThreadFile(path);
+  const file = await readThreadFile(path, { ...formatOption(values.format) });
   const result = await cleanThread(file.messages, {
     digester,
     disabled: io.environment.CONTEXT_CLEANER_DISABLED === "1",
     ...(policy ? { policy } : {}),
+    ...(values.database !== undefined ? { databaseUrl: values.database } : {}),
   });
+  // Written a message at a time: a large view is never held as one string.
   if (values.json) {
-    io.stdout(
-      `${JSON.stringify({ messages: result.view.messages, report: { ...result.view.report, digest: summarizePasses(result.passes) } }, null, 2)}\n`,
-    );
+    const report = { ...result.view.report, digest: summarizePasses(result.passes) };
+    const messages = await inFileFormat(file, result, policy, io);
+    writeViewJson(messages, report, io.stdout);
+    io.stdout("\n");
   } else {
-    io.stdout(`${renderViewText(result.view.messages)}\n\n${renderSummary(result)}\n`);
+    writeViewText(result.view.messages, io.stdout);
+    io.stdout(`\n\n${renderSummary(result)}\n`);
   }
 }
 
@@ -95,42 +172,62 @@ async function clean(
  * stderr naming the problem), 1 the environment failed (one line: database out of reach,
  * permission missing) or an unexpected failure (with its stack).
  */
+const OPTIONS = {
+  json: { type: "boolean" },
+  model: { type: "string" },
+  policy: { type: "string" },
+  database: { type: "string" },
+  format: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** `demo` and `help` take nothing: an argument or option given to them is refused, not ignored. */
+function refuseExtras(
+  command: string,
+  positionals: readonly string[],
+  values: Record<string, unknown>,
+): void {
+  if (positionals.length > 0) {
+    throw new UsageError(`${command} takes no arguments, got ${JSON.stringify(positionals[0])}`);
+  }
+  const option = Object.keys(values).find((name) => name !== "help");
+  if (option) throw new UsageError(`${command} takes no options, got --${option}`);
+}
+
+/**
+ * The `context-cleaner` command. Returns the exit code: 0 done (or `help`), 2 bad input
+ * (one line on stderr naming the problem; no arguments at all print the usage on stderr),
+ * 1 the environment failed (one line: database out of reach, permission missing) or an
+ * unexpected failure (with its stack).
+ */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ReturnType<
-    typeof parseArgs<{
-      options: {
-        json: { type: "boolean" };
-        model: { type: "string" };
-        policy: { type: "string" };
-        help: { type: "boolean"; short: "h" };
-      };
-      allowPositionals: true;
-    }>
-  >;
+  // Operations commands parse their own flags.
+  if (isOpsCommand(argv[0])) return runOpsCommand(argv, io);
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: "boolean" },
-        model: { type: "string" },
-        policy: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      allowPositionals: true,
-    });
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true });
   } catch (error) {
     io.stderr(`context-cleaner: ${(error as Error).message}\n`);
     return 2;
   }
   const [command, ...rest] = parsed.positionals;
+  if (command === undefined && !parsed.values.help) {
+    io.stderr(`${USAGE}\n\n${OPS_USAGE}\n`);
+    return 2;
+  }
   try {
-    if (parsed.values.help || command === "help" || command === undefined) {
-      io.stdout(`${USAGE}\n`);
-      return command === undefined && !parsed.values.help ? 2 : 0;
+    if (command === "help") refuseExtras(command, rest, parsed.values);
+    if (parsed.values.help || command === "help") {
+      io.stdout(`${USAGE}\n\n${OPS_USAGE}\n`);
+      return 0;
     }
     if (command === "clean") await clean(rest, parsed.values, io);
-    else if (command === "demo") await runDemo((line) => io.stdout(`${line}\n`));
-    else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
+    else if (command === "demo") {
+      refuseExtras(command, rest, parsed.values);
+      // Loaded on demand: the demo brings PGlite and the peers' libraries, which `clean` never needs.
+      const { runDemo } = await import("./demo/demo");
+      await runDemo((line) => io.stdout(`${line}\n`));
+    } else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
     return 0;
   } catch (error) {
     const failure = reportFailure(error);

@@ -12,11 +12,32 @@ function heading(message: Message, index: number): string {
   return `[${index}] ${message.role}`;
 }
 
-/** The assembled view as readable text, one block per message. */
-export function renderViewText(messages: readonly Message[]): string {
-  return messages
-    .map((message, index) => `── ${heading(message, index)}\n${contentText(message.content)}`)
-    .join("\n\n");
+/** The assembled view as readable text, one block per message, written a message at a time. */
+export function writeViewText(messages: readonly Message[], write: (text: string) => void): void {
+  messages.forEach((message, index) => {
+    write(`${index > 0 ? "\n\n" : ""}── ${heading(message, index)}\n${contentText(message.content)}`);
+  });
+}
+
+/**
+ * `JSON.stringify({ messages, report }, null, 2)`, written a message at a time: the same
+ * text, never held whole.
+ */
+export function writeViewJson(
+  messages: readonly unknown[],
+  report: unknown,
+  write: (text: string) => void,
+): void {
+  if (messages.length === 0) write('{\n  "messages": [],');
+  else {
+    write('{\n  "messages": [');
+    messages.forEach((message, index) => {
+      // JSON.stringify escapes newlines inside strings, so every "\n" here ends a line.
+      write(`${index > 0 ? "," : ""}\n    ${JSON.stringify(message, null, 2).replaceAll("\n", "\n    ")}`);
+    });
+    write("\n  ],");
+  }
+  write(`\n  "report": ${JSON.stringify(report, null, 2).replaceAll("\n", "\n  ")}\n}`);
 }
 
 function percent(part: number, whole: number): string {

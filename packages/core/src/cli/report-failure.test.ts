@@ -1,5 +1,11 @@
 import { InvalidThreadError } from "@context-cleaner/assembler";
-import { DatabaseConnectionError, RowSecurityError, UnsupportedDatabaseUrlError } from "@context-cleaner/db";
+import {
+  DatabaseConnectionError,
+  DatabaseQueryError,
+  DataExceptionError,
+  RowSecurityError,
+  UnsupportedDatabaseUrlError,
+} from "@context-cleaner/db";
 import { describe, expect, it } from "vitest";
 import { CheckpointReadError, ThreadFileError, UsageError } from "../errors";
 import { reportFailure } from "./report-failure";
@@ -11,6 +17,7 @@ describe("reportFailure", () => {
       new InvalidThreadError("messages[3].content must be a string"),
       new ThreadFileError("t.json: not found", { reason: "not_found", path: "t.json" }),
       new UnsupportedDatabaseUrlError("mysql", ["postgres"]),
+      new DataExceptionError("22021", new Error("Failed query: insert …\nparams: …")),
     ]) {
       const failure = reportFailure(error);
       expect(failure.exitCode, error.name).toBe(2);
@@ -25,6 +32,7 @@ describe("reportFailure", () => {
       new DatabaseConnectionError("node-postgres", "127.0.0.1:5999", "connection refused", cause),
       new RowSecurityError(cause),
       new CheckpointReadError("the checkpoint store failed", { reason: "store_failed", cause }),
+      new DatabaseQueryError("42P01", false, cause),
     ]) {
       const failure = reportFailure(error);
       expect(failure.exitCode, error.name).toBe(1);

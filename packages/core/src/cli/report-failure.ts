@@ -2,9 +2,14 @@ import { ContextCleanerError } from "@context-cleaner/assembler";
 
 /**
  * Error codes that mean the environment failed (a database out of reach, a permission
- * missing), not the input: exit code 1. Retryable errors count as environment too.
+ * missing, a query the database failed, e.g. on a missing table), not the input: exit code
+ * 1. Retryable errors count as environment too.
  */
-const ENVIRONMENT_CODES: ReadonlySet<string> = new Set(["database_unreachable", "row_security"]);
+const ENVIRONMENT_CODES: ReadonlySet<string> = new Set([
+  "database_unreachable",
+  "row_security",
+  "database_query_failed",
+]);
 
 /** What the CLI prints for a failure and the exit code it returns. */
 export interface Failure {

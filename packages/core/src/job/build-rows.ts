@@ -1,4 +1,4 @@
-import { canonicalJson, contentText } from "@context-cleaner/assembler/internal";
+import { canonicalJson, contentText, storableText } from "@context-cleaner/assembler/internal";
 import type { DigestCandidate } from "../classify/classify-thread";
 import type { DigestResult, DigestRow, PageDigest } from "../ports";
 import { renderDigest } from "../render/render-digest";
@@ -30,11 +30,12 @@ export function supersededSearchRow(threadId: string, candidate: DigestCandidate
   if (stub.text.length >= candidate.originalChars) return undefined;
   // The stub promises every hit id verbatim: with none found the list cannot be kept faithfully.
   if (stub.hitIds.length === 0) return undefined;
+  const digest = storableText(stub.text);
   return {
     ...baseRow(threadId, candidate),
     kind: "superseded-search",
-    digest: stub.text,
-    digestChars: [...stub.text].length,
+    digest,
+    digestChars: [...digest].length,
     model: null,
     inputTokens: 0,
     outputTokens: 0,
@@ -92,13 +93,15 @@ export function digestedRow(
   const droppedBullets = rendered.bullets.dropped;
   if (rendered.chars >= candidate.originalChars) return { row: undefined, droppedBullets };
   const share = (value: number) => value / input.pagesInCall;
+  // A NUL copied from the document cannot be stored; the original stays in the thread.
+  const digest = storableText(rendered.text);
   return {
     droppedBullets,
     row: {
       ...baseRow(threadId, candidate),
       kind: "digest",
-      digest: rendered.text,
-      digestChars: [...rendered.text].length,
+      digest,
+      digestChars: [...digest].length,
       model: input.page.model ?? input.result.model,
       inputTokens: Math.round(share(input.result.usage.inputTokens)),
       outputTokens: Math.round(share(input.result.usage.outputTokens)),

@@ -1,6 +1,12 @@
 import type { DigestRow } from "../ports";
 import { type JobContext, recordMetric, recordPass, skipped } from "./job-context";
-import { type DigestJobOutcome, type DigestStopReason, PARTIAL_REASONS, SKIP_REASONS } from "./outcome";
+import {
+  type DigestJobOutcome,
+  type DigestStopReason,
+  PARTIAL_REASONS,
+  SKIP_REASONS,
+  type SkipReason,
+} from "./outcome";
 
 /**
  * Stage 4, the commit: applies the `minCharsPerPass` threshold, upserts the rows
@@ -17,8 +23,9 @@ export async function commitPass(
   // Paid digests are kept even below minCharsPerPass: dropping them would pay for the
   // same pages again next pass; the prompt-cache rule yields to money already spent.
   if (stats.charsSaved < options.minCharsPerPass && stats.costUsd === 0) {
-    // A pass the budget stopped says so (the sweep re-enqueues `budget` skips).
-    const reason = stopReason === PARTIAL_REASONS.budget ? SKIP_REASONS.budget : SKIP_REASONS.belowMinChars;
+    // A pass the budget or the clock stopped says so (the sweep re-enqueues `budget` skips,
+    // and a turn left uncovered as `active_since_pass`).
+    const reason = skipReason(stopReason);
     await recordPass(context, "skipped", reason, stopReason === undefined && stats.failedCalls === 0);
     stats.charsSaved = 0;
     return skipped(context, reason);
@@ -29,6 +36,12 @@ export async function commitPass(
   await recordPass(context, status, reason ?? null, status === "done");
   emitMetrics(context);
   return { status, ...(reason ? { reason } : {}), ...stats };
+}
+
+function skipReason(stopReason: DigestStopReason | undefined): SkipReason {
+  if (stopReason === PARTIAL_REASONS.budget) return SKIP_REASONS.budget;
+  if (stopReason === PARTIAL_REASONS.outOfTime) return SKIP_REASONS.outOfTime;
+  return SKIP_REASONS.belowMinChars;
 }
 
 function emitMetrics(context: JobContext): void {

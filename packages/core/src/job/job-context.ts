@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import type { PassReason, PassStatus } from "@context-cleaner/assembler/internal";
 import type {
   CheckpointReader,
   Clock,
   DigestModel,
   DigestStore,
+  Logger,
   MetricsSink,
   MetricUnit,
   TurnLock,
@@ -22,6 +24,15 @@ export interface DigestJobPorts {
   lock?: TurnLock;
   /** @default no metrics */
   metrics?: MetricsSink;
+  /** Warnings, e.g. a fallback rate that looks like an outage. @default none */
+  logger?: Logger;
+  /**
+   * The time left before the function running the job is stopped, in ms (in Lambda,
+   * `context.getRemainingTimeInMillis`). The digest stage starts no call that might not end
+   * in time, and the thread's lease lasts no longer than the function can.
+   * @default no deadline
+   */
+  remainingTimeMs?: () => number;
 }
 
 /** What every stage of one job reads and the stats it adds to. */
@@ -33,6 +44,8 @@ export interface JobContext {
   readonly stats: DigestJobStats;
   /** Epoch ms at which the job started, for the duration metric. */
   readonly startedAt: number;
+  /** This run's id: the owner of the thread's lease while it holds it. */
+  readonly runId: string;
 }
 
 export function createJobContext(
@@ -47,6 +60,7 @@ export function createJobContext(
     options,
     stats: emptyStats(),
     startedAt: ports.clock.now().getTime(),
+    runId: randomUUID(),
   };
 }
 

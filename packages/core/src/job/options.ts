@@ -1,4 +1,9 @@
-import { KEEP_RULE_DEFAULTS, type ToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
+import {
+  InvalidOptionError,
+  KEEP_RULE_DEFAULTS,
+  type ToolPolicy,
+  type ToolPolicyInput,
+} from "@context-cleaner/assembler";
 import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
 
 /** Defaults of {@link runDigestJob}'s options (see docs/architecture.md#the-worker). */
@@ -15,8 +20,34 @@ export const DIGEST_JOB_DEFAULTS = {
   minCandidateChars: 2_000,
   /** Pages of one document sent in one digest call at most. */
   maxPagesPerCall: 8,
+  /**
+   * Digest calls in flight at once. Admission stays in request order and rows come out in
+   * request order, so the rows of a pass do not depend on it.
+   */
+  digestConcurrency: 4,
+  /**
+   * How long one digest call may take, at most: each call is aborted past it, and with a
+   * `remainingTimeMs` port no call starts unless this much time, plus `commitReserveMs`, is left.
+   */
+  digestCallTimeoutMs: 60_000,
+  /** Time kept, after the last call may end, to write the rows and record the pass. */
+  commitReserveMs: 10_000,
+  /**
+   * A pass whose share of pages digested by the fallback (`FallbackRate`) exceeds this logs
+   * a warning: a primary digester that always falls back is an outage, not a saving.
+   */
+  fallbackAlarmRate: 0.5,
   /** How long a job skipped for the turn lock waits before it is retried. */
   lockRequeueDelaySeconds: 60,
+  /**
+   * How long a run's claim on a thread lasts if the run dies without releasing it: the
+   * longest function timeout (15 minutes) plus a minute of margin.
+   */
+  leaseDurationMs: 960_000,
+  /** How long a job skipped because another run holds the thread waits before it is retried. */
+  claimRequeueDelaySeconds: 60,
+  /** How far a payload's turn end may lie ahead of the job's clock; further is an invalid payload. */
+  maxTurnClockSkewSeconds: 300,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,
@@ -35,7 +66,17 @@ export type DigestJobOptions = NumericAndSwitchOptions & {
   policy?: ToolPolicy | ToolPolicyInput;
 };
 
-/** Fills the defaults in. */
+/**
+ * Fills the defaults in.
+ * @throws {InvalidOptionError} when `digestConcurrency` is not a positive integer.
+ */
 export function resolveJobOptions(options: Partial<DigestJobOptions> = {}): DigestJobOptions {
-  return { ...DIGEST_JOB_DEFAULTS, ...options };
+  const resolved = { ...DIGEST_JOB_DEFAULTS, ...options };
+  if (!Number.isInteger(resolved.digestConcurrency) || resolved.digestConcurrency < 1) {
+    throw new InvalidOptionError(
+      `digestConcurrency must be a positive integer, got ${String(resolved.digestConcurrency)}`,
+      "digestConcurrency",
+    );
+  }
+  return resolved;
 }

@@ -9,6 +9,10 @@ export const SKIP_REASONS = {
   noCheckpoint: "no_checkpoint",
   belowMinChars: "below_min_chars",
   budget: "budget",
+  /** Another run holds the thread's lease: it pays for this pass, this one comes back later. */
+  claimed: "claimed",
+  /** The function's time ran short before any digest worth writing was made. */
+  outOfTime: "out_of_time",
 } as const satisfies Record<string, PassReason>;
 export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
 
@@ -17,11 +21,16 @@ export const PARTIAL_REASONS = {
   callCap: "call_cap",
   budget: "budget",
   digestFailed: "digest_failed",
+  /** The function's remaining time could not fit one more call: the sweep or the next event goes on. */
+  outOfTime: "out_of_time",
 } as const satisfies Record<string, PassReason>;
 export type PartialReason = (typeof PARTIAL_REASONS)[keyof typeof PARTIAL_REASONS];
 
 /** What stopped the digest stage before every candidate had its call. */
-export type DigestStopReason = typeof PARTIAL_REASONS.callCap | typeof PARTIAL_REASONS.budget;
+export type DigestStopReason =
+  | typeof PARTIAL_REASONS.callCap
+  | typeof PARTIAL_REASONS.budget
+  | typeof PARTIAL_REASONS.outOfTime;
 
 export interface DigestJobStats {
   digestsWritten: number;
@@ -29,6 +38,9 @@ export interface DigestJobStats {
   costUsd: number;
   reused: number;
   stale: number;
+  /** Pages sent in digest calls that returned (whoever digested them). */
+  digestedPages: number;
+  /** Of those, pages the fallback digester digested. */
   fallbacks: number;
   failedCalls: number;
   /** Candidates left for the next pass (call cap, budget or a failed call). */
@@ -48,6 +60,7 @@ export function emptyStats(): DigestJobStats {
     costUsd: 0,
     reused: 0,
     stale: 0,
+    digestedPages: 0,
     fallbacks: 0,
     failedCalls: 0,
     deferred: 0,

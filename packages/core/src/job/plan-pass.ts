@@ -1,10 +1,16 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import { messageContentSha256, resolveToolPolicy } from "@context-cleaner/assembler/internal";
+import {
+  messageContentSha256,
+  resolveToolPolicy,
+  textProblem,
+  toolCallIdProblem,
+} from "@context-cleaner/assembler/internal";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
 import { reusedRow, supersededSearchRow } from "./build-rows";
 import { type JobContext, recordPass, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
+import { provenanceArgs } from "./provenance-args";
 
 /** What a pass will write without a model, and what it still has to digest. */
 export interface PassPlan {
@@ -53,7 +59,23 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
     recencyKeepExchanges: options.recencyKeepExchanges,
   });
   return classification.candidates.filter(
-    (candidate) => existing.get(candidate.message.toolCallId)?.contentSha256 !== candidate.contentSha256,
+    (candidate) =>
+      isStorable(candidate) &&
+      existing.get(candidate.message.toolCallId)?.contentSha256 !== candidate.contentSha256,
+  );
+}
+
+/**
+ * Whether the row of a candidate can be stored as the thread has it: its key and args must
+ * match the thread exactly, so a value the storage would refuse or alter there (U+0000, a
+ * lone surrogate, a tool call id over 500 bytes) leaves the result raw instead of failing
+ * the whole pass or writing a row no assembly would match.
+ */
+function isStorable(candidate: DigestCandidate): boolean {
+  return (
+    toolCallIdProblem(candidate.message.toolCallId) === undefined &&
+    textProblem(candidate.message.toolName) === undefined &&
+    textProblem(provenanceArgs(candidate)) === undefined
   );
 }
 

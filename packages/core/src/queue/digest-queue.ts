@@ -57,6 +57,13 @@ export interface DeadLetterQueue {
   redrive(message: ReceivedDigestMessage): Promise<{ messageId: string }>;
   /** Drops a received dead letter for good. */
   delete(receiptHandle: string): Promise<void>;
+  /**
+   * Sets how long a received dead letter stays invisible from now, 0–43,200 s (0 releases
+   * it at once, e.g. after listing it).
+   *
+   * @throws {DigestQueueError} when the dead letter is not in flight under that handle.
+   */
+  changeVisibility(receiptHandle: string, timeoutSeconds: number): Promise<void>;
 }
 
 export interface DigestQueue {

@@ -226,6 +226,10 @@ function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLe
     async delete(receiptHandle: string) {
       deadLetterStore.delete(receiptHandle);
     },
+    async changeVisibility(receiptHandle: string, timeoutSeconds: number) {
+      checkVisibility(timeoutSeconds, "changeVisibility");
+      deadLetterStore.changeVisibility(receiptHandle, timeoutSeconds);
+    },
   };
 }
 

@@ -170,6 +170,7 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
   const deadLetters: DeadLetterQueue = {
     receive: dead.receive,
     delete: dead.delete,
+    changeVisibility: dead.changeVisibility,
     async redrive(message: ReceivedDigestMessage) {
       const sent = await send({
         body: message.body,

@@ -13,6 +13,62 @@ describe("checkBullets", () => {
     expect(checked).toEqual({ bullets: {}, kept: 0, dropped: 4 });
   });
 
+  it("keeps the bullets of every section, each in its own section", () => {
+    const bullets = {
+      points: ["Tenant may not assign"],
+      parties: ["Acme Holdings, LLC is landlord"],
+      dates: ["escalator from year 6"],
+      amounts: ["rent $1,250,000 per year"],
+      obligations: ["Tenant pays the escalator"],
+      definedTerms: ["base rent"],
+      crossReferences: ["see §8.3 and Section 14"],
+    };
+    const checked = checkBullets(bullets, `${source} Acme Holdings, LLC is landlord.`);
+    expect(checked).toEqual({ bullets, kept: 7, dropped: 0 });
+  });
+
+  it("collapses whitespace, and removes empty and repeated bullets without counting them as dropped", () => {
+    const checked = checkBullets(
+      {
+        points: ["  Tenant   may\n not assign  ", "", "   ", "Tenant may not assign"],
+        obligations: ["Tenant may not\tassign", "Tenant pays rent"],
+      },
+      source,
+    );
+    expect(checked).toEqual({
+      bullets: { points: ["Tenant may not assign"], obligations: ["Tenant pays rent"] },
+      kept: 2,
+      dropped: 0,
+    });
+  });
+
+  it("ignores items that are not strings and sections that are not lists", () => {
+    const bullets = { points: [42, null, "Tenant pays rent"], parties: "Acme" } as unknown as Parameters<
+      typeof checkBullets
+    >[0];
+    expect(checkBullets(bullets, source)).toEqual({
+      bullets: { points: ["Tenant pays rent"] },
+      kept: 1,
+      dropped: 0,
+    });
+  });
+
+  it("compares case-blind, across hard wraps and quote styles", () => {
+    const wrapped = "ARTICLE 8 governs. Closing on July 21,\n\n   2020. The “Lender’s Agent” acts.";
+    const checked = checkBullets(
+      {
+        points: ["Article 8 governs"],
+        dates: ["Closing on July 21, 2020"],
+        definedTerms: ['"Lender\'s Agent"'],
+      },
+      wrapped,
+    );
+    expect(checked.kept).toBe(3);
+    expect(checked.dropped).toBe(0);
+    const retyped = checkBullets({ definedTerms: ["“Lender’s Agent”"] }, 'The "Lender\'s Agent" acts.');
+    expect(retyped.kept).toBe(1);
+  });
+
   it("keeps bullets whose figures occur whole, next to punctuation", () => {
     const checked = checkBullets(
       { points: ["Base rent $1,250,000/yr", "escalator 12.5% from year 6", "see §8.3 and Section 14."] },
@@ -33,5 +89,55 @@ describe("inventedFigures", () => {
     expect(inventedFigures("the 10th day", normalized)).toEqual([]);
     expect(inventedFigures("2,500 units", normalized)).toEqual([]);
     expect(inventedFigures("500 units", normalized)).toEqual(["500"]);
+  });
+
+  it("names each invented figure once", () => {
+    expect(inventedFigures("7 days, then 7 more", comparisonForm("within 10 days"))).toEqual(["7"]);
+  });
+
+  it("checks single-digit numbers too", () => {
+    const normalized = comparisonForm("Notice is due within 10 days.");
+    expect(inventedFigures("within 7 days", normalized)).toEqual(["7"]);
+    expect(inventedFigures("within 10 days", normalized)).toEqual([]);
+  });
+
+  it("treats a figure starting or ending with a letter as part of an adjacent word or number", () => {
+    expect(inventedFigures("Section 1 applies", comparisonForm("see subsection 1 hereof"))).toEqual([
+      "Section 1",
+    ]);
+    expect(inventedFigures("see Exhibit B", comparisonForm("see Exhibit B2 attached"))).toEqual([
+      "Exhibit B",
+    ]);
+    expect(inventedFigures("see Exhibit B", comparisonForm("see Exhibit BC attached"))).toEqual([
+      "Exhibit B",
+    ]);
+    expect(inventedFigures("see Exhibit B", comparisonForm("see Exhibit B, attached"))).toEqual([]);
+  });
+
+  it("continues a number only through a . or , between digits, not through a space", () => {
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2 5% rebate"))).toEqual([]);
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2.5% rebate"))).toEqual(["5%", "5"]);
+    expect(inventedFigures("a 5% rebate", comparisonForm("Tier 2.5% rebate"))).toEqual(["5%", "5"]);
+  });
+
+  it("treats a figure ending in a digit as part of a following % sign", () => {
+    expect(inventedFigures("Rent $2.5", comparisonForm("Rent $2.5% of sales"))).toEqual(["$2.5"]);
+  });
+
+  it("finds a figure at the very end of the source", () => {
+    expect(inventedFigures("rent is $5", comparisonForm("the rent is $5"))).toEqual([]);
+    expect(inventedFigures("see Exhibit B", comparisonForm("see Exhibit B"))).toEqual([]);
+  });
+
+  it("takes a figure ending in % followed by a digit as whole (a flattened table row)", () => {
+    expect(inventedFigures("escalator 2.5%", comparisonForm("escalators 2.5%3.0%"))).toEqual([]);
+  });
+});
+
+describe("comparisonForm", () => {
+  it("straightens curly quotes, collapses whitespace, trims and lower-cases", () => {
+    expect(comparisonForm("  ARTICLE 8:\n\t“Lender’s Agent”  ‚x‛ „y‟ ")).toBe(
+      'article 8: "lender\'s agent" \'x\' "y"',
+    );
   });
 });

@@ -39,6 +39,22 @@ describe("renderSupersededSearchStub", () => {
     expect(renderSupersededSearchStub(input).text).toContain("hit ids verbatim: (none found)");
   });
 
+  it("opens with a header that says the result was condensed and its hit ids kept", () => {
+    const { text } = renderSupersededSearchStub({
+      call,
+      content,
+      hitIdPattern: /"id":"([^"]+)"/,
+      laterToolCallId: "s7",
+    });
+    expect(text.split("\n")[0]).toMatch(
+      /^\[Superseded search results — condensed by context-cleaner; every hit id kept/,
+    );
+  });
+
+  it("skips a hit whose id is empty", () => {
+    expect(extractHitIds('[{"id":""},{"id":"cd_1"},{"id":""}]', /"id":"([^"]*)"/)).toEqual(["cd_1"]);
+  });
+
   it("uses the whole match when the pattern has no capture group, and ignores a stale lastIndex", () => {
     const pattern = /doc-\d+/g;
     pattern.lastIndex = 5;

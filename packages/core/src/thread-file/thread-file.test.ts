@@ -191,6 +191,34 @@ describe("readThreadFile: errors", () => {
     expect(error.message).toContain("messages[1]");
   });
 
+  test.each([
+    ["a Latin-1 é", [0xe9, 0x20, 0x61], 0],
+    ["a lone continuation byte", [0x61, 0x80], 1],
+    ["an overlong slash", [0xc0, 0xaf], 0],
+    ["an encoded surrogate", [0xed, 0xa0, 0x80], 0],
+    ["0xFF", [0xff], 0],
+  ])("invalid_encoding for %s, naming the byte offset", async (_label, bytes, at) => {
+    const head = Buffer.from('{ "messages": [{ "role": "user", "content": "caf', "utf8");
+    const path = join(directory, "latin1.json");
+    await writeFile(path, Buffer.concat([head, Buffer.from(bytes), Buffer.from('" }] }', "utf8")]));
+    const error = await readError(path);
+    expect(error).toMatchObject({ reason: "invalid_encoding", byteOffset: head.length + at });
+    expect(error.message).toBe(
+      `${path}: not UTF-8: invalid byte sequence at byte offset ${head.length + at}`,
+    );
+  });
+
+  test("invalid_encoding past the first chunk, and a sequence cut at the end of the file", async () => {
+    const body = `{ "messages": [{ "role": "user", "content": "${"é".repeat(50_000)}`;
+    const head = Buffer.from(body, "utf8");
+    const path = join(directory, "late.json");
+    await writeFile(path, Buffer.concat([head, Buffer.from([0xe2, 0x28, 0xa1]), Buffer.from('" }] }')]));
+    expect(await readError(path)).toMatchObject({ reason: "invalid_encoding", byteOffset: head.length });
+    const cut = join(directory, "cut.json");
+    await writeFile(cut, Buffer.concat([Buffer.from('"caf'), Buffer.from([0xe2, 0x82])]));
+    expect(await readError(cut)).toMatchObject({ reason: "invalid_encoding", byteOffset: 4 });
+  });
+
   test("errors from a string (no path) carry no file name", async () => {
     const error = await parseThreadFile("{").catch((caught: unknown) => caught);
     expect(error).toMatchObject({ reason: "invalid_json", path: undefined, line: 1, column: 2 });
@@ -212,6 +240,21 @@ describe("serializeThread", () => {
     const written = join(directory, "round-trip.json");
     await writeThreadFile(written, NEUTRAL);
     expect(await readFile(written, "utf8")).toBe(serializeThread(NEUTRAL));
+  });
+
+  test("refuses args JSON cannot hold (a cycle, a BigInt), naming the message and field", () => {
+    const looped: Record<string, unknown> = { file_id: "cd_9f2" };
+    looped.self = looped;
+    const thread = (args: Record<string, unknown>) =>
+      [
+        { role: "assistant", content: "", toolCalls: [{ id: "c", name: "read_document", args }] },
+      ] as Message[];
+    expect(() => serializeThread(thread(looped))).toThrowError(
+      expect.objectContaining({ name: "InvalidThreadError", index: 0, field: "toolCalls[0].args.self" }),
+    );
+    expect(() => serializeThread(thread({ offset: 1n }))).toThrowError(
+      expect.objectContaining({ name: "InvalidThreadError", field: "toolCalls[0].args.offset" }),
+    );
   });
 
   test("refuses a malformed thread", () => {

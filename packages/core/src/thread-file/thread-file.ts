@@ -1,15 +1,24 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile, writeFile } from "node:fs/promises";
 import { InvalidThreadError, type Message, validateThread } from "@context-cleaner/assembler";
 import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
+import { splitThreadMessages } from "./message-splitter";
+import { decodeUtf8, invalidUtf8Offset, NotUtf8Error } from "./utf8";
 
-/** The two thread file formats: the neutral format, or LangChain stored messages. */
-export type ThreadFileFormat = "neutral" | "langchain";
+/**
+ * The thread file formats: the neutral format, LangChain stored messages, Anthropic
+ * Messages (`MessageParam[]`: `tool_use` / `tool_result` blocks) or OpenAI Chat
+ * Completions (`tool_calls`, role `tool`).
+ */
+export const THREAD_FILE_FORMATS = ["neutral", "langchain", "anthropic", "openai"] as const;
+export type ThreadFileFormat = (typeof THREAD_FILE_FORMATS)[number];
 
 /** A thread read from a file, in the neutral model. */
 export interface ThreadFile {
   format: ThreadFileFormat;
   messages: Message[];
+  /** The file's own messages, for a provider format (`anthropic`, `openai`): the view answers in it. */
+  original?: readonly unknown[];
 }
 
 const EXPECTED =
@@ -50,12 +59,43 @@ function parseJson(text: string, source: string | undefined): unknown {
   }
 }
 
+/** Whether a message with a `role` is OpenAI Chat Completions' or Anthropic Messages' form. */
+function providerFormat(message: unknown): "openai" | "anthropic" | undefined {
+  if (!isRecord(message)) return undefined;
+  if ("tool_calls" in message || "tool_call_id" in message || message.role === "developer") return "openai";
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  const anthropic = blocks.some(
+    (block) => isRecord(block) && (block.type === "tool_use" || block.type === "tool_result"),
+  );
+  return anthropic ? "anthropic" : undefined;
+}
+
 function detectFormat(messages: readonly unknown[], wrapped: boolean): ThreadFileFormat | undefined {
   const first = messages[0];
   if (first === undefined) return wrapped ? "neutral" : "langchain";
   if (!isRecord(first)) return undefined;
-  if (typeof first.role === "string") return "neutral";
+  if (typeof first.role === "string") {
+    // Neutral messages carry toolCalls / toolCallId; the providers' forms name theirs.
+    for (const message of messages) {
+      const format = providerFormat(message);
+      if (format) return format;
+    }
+    return "neutral";
+  }
   return isLangChainStored(first) ? "langchain" : undefined;
+}
+
+/** The neutral thread of a provider-format file (the adapters load on demand). */
+async function convertProvider(
+  format: "anthropic" | "openai",
+  messages: readonly unknown[],
+): Promise<Message[]> {
+  if (format === "anthropic") {
+    const { anthropicToNeutral } = await import("@context-cleaner/assembler/anthropic");
+    return anthropicToNeutral(messages as Parameters<typeof anthropicToNeutral>[0]);
+  }
+  const { openAIToNeutral } = await import("@context-cleaner/assembler/openai");
+  return openAIToNeutral(messages as Parameters<typeof openAIToNeutral>[0]);
 }
 
 async function convertLangChain(messages: readonly unknown[]): Promise<Message[]> {
@@ -77,7 +117,11 @@ async function convertLangChain(messages: readonly unknown[]): Promise<Message[]
  * @example
  * const { format, messages } = await parseThreadFile('{ "messages": [{ "role": "user", "content": "hi" }] }');
  */
-export async function parseThreadFile(text: string, source?: string): Promise<ThreadFile> {
+export async function parseThreadFile(
+  text: string,
+  source?: string,
+  options: { format?: ThreadFileFormat } = {},
+): Promise<ThreadFile> {
   const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
   if (parsed instanceof ThreadFileError) throw parsed;
   const wrapped = isRecord(parsed) && "messages" in parsed;
@@ -97,7 +141,17 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
       reason: THREAD_FILE_REASONS.unknownFormat,
     });
   }
-  const format = detectFormat(messages, wrapped);
+  return threadFromMessages(messages, wrapped, source, options.format);
+}
+
+/** The thread of a file's messages array: its format decided (or given), converted and validated. */
+async function threadFromMessages(
+  messages: readonly unknown[],
+  wrapped: boolean,
+  source: string | undefined,
+  given?: ThreadFileFormat,
+): Promise<ThreadFile> {
+  const format = given ?? detectFormat(messages, wrapped);
   if (format === undefined) {
     throw fileError(
       source,
@@ -106,6 +160,11 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
     );
   }
   try {
+    if (format === "anthropic" || format === "openai") {
+      const neutral = await convertProvider(format, messages);
+      validateThread(neutral);
+      return { format, messages: neutral, original: messages };
+    }
     const neutral = format === "neutral" ? messages : await convertLangChain(messages);
     validateThread(neutral);
     return { format, messages: neutral as Message[] };
@@ -120,26 +179,109 @@ export async function parseThreadFile(text: string, source?: string): Promise<Th
   }
 }
 
+const READ_DEFAULTS = {
+  /** Bytes read at a time. */
+  chunkBytes: 1 << 16,
+} as const;
+
+/** The error of a file that cannot be opened or read: ENOENT is `not_found`, anything else `unreadable`. */
+function readError(path: string, error: unknown): ThreadFileError {
+  const notFound = (error as { code?: unknown }).code === "ENOENT";
+  return fileError(path, notFound ? "no such file" : `cannot read: ${(error as Error).message}`, {
+    reason: notFound ? THREAD_FILE_REASONS.notFound : THREAD_FILE_REASONS.unreadable,
+    cause: error,
+  });
+}
+
+/** The error of a file that is not UTF-8, naming the byte offset of the first ill-formed sequence. */
+function encodingError(path: string, error: NotUtf8Error): ThreadFileError {
+  return fileError(path, error.message, {
+    reason: THREAD_FILE_REASONS.invalidEncoding,
+    byteOffset: error.byteOffset,
+    cause: error,
+  });
+}
+
 /**
- * Reads and parses a thread file (see {@link parseThreadFile}).
+ * The text of a file, chunk by chunk: strict UTF-8 (a leading byte order mark is dropped).
+ * @throws {ThreadFileError} `not_found`, `unreadable`, or `invalid_encoding` with the byte offset.
+ */
+async function* textChunks(path: string): AsyncGenerator<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw readError(path, error);
+  }
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let decoded = true;
+  try {
+    const stream = handle.createReadStream({ highWaterMark: READ_DEFAULTS.chunkBytes });
+    try {
+      for await (const bytes of stream) {
+        let text: string;
+        try {
+          text = decoder.decode(bytes as Buffer, { stream: true });
+        } catch {
+          decoded = false;
+          break;
+        }
+        yield text;
+      }
+    } catch (error) {
+      // EISDIR, EACCES on read: a file we cannot read.
+      throw readError(path, error);
+    } finally {
+      stream.destroy();
+    }
+    if (decoded) {
+      try {
+        yield decoder.decode();
+        return;
+      } catch {
+        // A sequence cut short at the end of the file.
+      }
+    }
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  // Not UTF-8: read it whole (an error path) to find where.
+  const bytes = await readBytes(path);
+  throw encodingError(path, new NotUtf8Error(Math.max(0, invalidUtf8Offset(bytes))));
+}
+
+async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    throw readError(path, error);
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return decodeUtf8(await readBytes(path));
+  } catch (error) {
+    throw error instanceof NotUtf8Error ? encodingError(path, error) : error;
+  }
+}
+
+/**
+ * Reads and parses a thread file (see {@link parseThreadFile}). The file is read in chunks
+ * and parsed one message at a time, so memory holds the messages, not the file's text as
+ * well; only a file that is not valid JSON is read whole again, for its error's position.
  *
  * @throws {ThreadFileError} `not_found`, `unreadable`, or any reason of {@link parseThreadFile}.
  * @example
  * const { messages } = await readThreadFile("fixtures/lease-thread.json");
  */
-export async function readThreadFile(path: string): Promise<ThreadFile> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    // ENOENT: no such file; anything else (EISDIR, EACCES) is a file we cannot read.
-    const notFound = (error as { code?: unknown }).code === "ENOENT";
-    throw fileError(path, notFound ? "no such file" : `cannot read: ${(error as Error).message}`, {
-      reason: notFound ? THREAD_FILE_REASONS.notFound : THREAD_FILE_REASONS.unreadable,
-      cause: error,
-    });
-  }
-  return parseThreadFile(text, path);
+export async function readThreadFile(
+  path: string,
+  options: { format?: ThreadFileFormat } = {},
+): Promise<ThreadFile> {
+  const split = await splitThreadMessages(textChunks(path));
+  if (split) return threadFromMessages(split.messages, split.wrapped, path, options.format);
+  return parseThreadFile(await readText(path), path, options);
 }
 
 function neutralRecord(message: Message): Record<string, unknown> {

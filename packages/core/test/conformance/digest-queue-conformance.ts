@@ -201,8 +201,13 @@ export function describeDigestQueueConformance(
       const [dead, ...more] = await deadLetters.receive(10);
       expect(more).toEqual([]);
       expect(dead).toMatchObject({ body: "poison", groupId: "org_1:t9", deduplicationId: "poison-1" });
+      // Released after a look, it can be received again.
+      expect(await deadLetters.receive(10)).toEqual([]);
+      await deadLetters.changeVisibility(dead?.receiptHandle ?? "", 0);
+      const [again] = await deadLetters.receive(10);
+      expect(again).toMatchObject({ body: "poison", messageId: dead?.messageId });
 
-      await deadLetters.redrive(dead as ReceivedDigestMessage);
+      await deadLetters.redrive(again as ReceivedDigestMessage);
       const [back] = await queue.receive(10);
       expect(back).toMatchObject({ body: "poison", groupId: "org_1:t9", receiveCount: 1 });
       expect(back?.deduplicationId).not.toBe("poison-1");

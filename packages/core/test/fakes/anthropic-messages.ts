@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { type ContractRefusal, contractRefusal } from "./anthropic-model-contracts";
 
 /**
  * A local HTTP fake of the Anthropic Messages API (`POST /v1/messages`), for testing the
- * real SDK through an injected `baseURL`. It records every request, checks its shape
- * (model, forced tool choice, tool schema, the document delimited as data) and answers
- * in the mode set by the test.
+ * real SDK through an injected `baseURL`. It records every request, refuses what the real
+ * API refuses for the requested model (HTTP 400 `invalid_request_error` with the API's
+ * message, see anthropic-model-contracts.ts), checks the digester's shape (forced tool
+ * choice, tool schema, the document delimited as data) and answers in the mode set by the
+ * test.
  */
 
 /** How the fake answers the next requests. */
@@ -19,7 +22,9 @@ export type FakeMode =
   | "bad-tool-input"
   | "refusal"
   | "invented-figure"
-  | "invented-only";
+  | "invented-only"
+  /** A valid answer that opens with a thinking block, as thinking models answer. */
+  | "thinking-first";
 
 /** One page as the fake parsed it from the delimited document. */
 export interface FakePage {
@@ -35,6 +40,8 @@ export interface RecordedRequest {
   pages: FakePage[];
   /** Shape problems found; an answer to a request with problems is a 400. */
   problems: string[];
+  /** The API's refusal of this request for its model, if any (answered as is). */
+  refusal?: ContractRefusal;
 }
 
 /** A running fake. */
@@ -141,6 +148,9 @@ function errorBody(type: string, message: string): string {
 function replyTo(mode: FakeMode, record: RecordedRequest): Reply {
   const model = String(record.body.model);
   const toolName = (record.body.tool_choice as { name?: string } | undefined)?.name ?? "";
+  if (record.refusal) {
+    return { status: record.refusal.status, body: errorBody(record.refusal.type, record.refusal.message) };
+  }
   if (record.problems.length > 0) {
     return { status: 400, body: errorBody("invalid_request_error", record.problems.join("; ")) };
   }
@@ -162,7 +172,9 @@ function replyTo(mode: FakeMode, record: RecordedRequest): Reply {
     }
     default: {
       const block = { type: "tool_use", id: "toolu_1", name: toolName, input: toolInput(record.pages, mode) };
-      return { status: 200, body: messageBody(model, [block], "tool_use") };
+      const thinking = { type: "thinking", thinking: "", signature: "sig_fake" };
+      const content = mode === "thinking-first" ? [thinking, block] : [block];
+      return { status: 200, body: messageBody(model, content, "tool_use") };
     }
   }
 }
@@ -194,12 +206,14 @@ export async function startFakeMessagesApi(mode: FakeMode = "ok"): Promise<FakeM
       if (!credentialOf(request.headers)) problems.push("x-api-key or authorization header");
       if (!request.headers["anthropic-version"]) problems.push("anthropic-version header");
       const shape = checkShape(body);
-      const record = {
+      const refusal = problems.length === 0 ? contractRefusal(body) : undefined;
+      const record: RecordedRequest = {
         path: request.url ?? "",
         headers: request.headers,
         body,
         pages: shape.pages,
         problems: [...problems, ...shape.problems],
+        ...(refusal ? { refusal } : {}),
       };
       fake.requests.push(record);
       if (fake.mode === "slow") {

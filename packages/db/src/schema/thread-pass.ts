@@ -21,6 +21,10 @@ export const threadPass = pgTable(
     rawToolChars: integer("raw_tool_chars").notNull().default(0),
     digestsWritten: integer("digests_written").notNull().default(0),
     recordedAt: timestamp("recorded_at", { withTimezone: true }).notNull(),
+    /** The run that holds the thread's lease (claimed before any paid call), or null. */
+    leaseOwner: text("lease_owner"),
+    /** When the lease lapses on its own, if its holder died. */
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
   },
   (table) => [
     primaryKey({ name: "thread_pass_pkey", columns: [table.orgId, table.threadId] }),
@@ -29,6 +33,10 @@ export const threadPass = pgTable(
     check("thread_pass_thread_id_nonempty", sql`${table.threadId} <> ''`),
     check("thread_pass_status_valid", isOneOf(table.status, PASS_STATUSES)),
     check("thread_pass_counts_nonnegative", sql`${table.rawToolChars} >= 0 and ${table.digestsWritten} >= 0`),
+    check(
+      "thread_pass_lease_complete",
+      sql`(${table.leaseOwner} is null and ${table.leaseExpiresAt} is null) or (${table.leaseOwner} <> '' and ${table.leaseExpiresAt} is not null)`,
+    ),
     pgPolicy("thread_pass_org_isolation", {
       as: "permissive",
       for: "all",

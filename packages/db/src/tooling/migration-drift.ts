@@ -78,8 +78,10 @@ function runDrizzleKit(
   const require = createRequire(import.meta.url);
   const bin = join(dirname(require.resolve("drizzle-kit")), "bin.cjs");
   return new Promise((resolve, reject) => {
-    // stdin closed: a rename prompt must fail the check, not hang it.
-    const child = spawn(process.execPath, [bin, ...args], {
+    // stdin closed: a rename prompt must fail the check, not hang it. The schema imports
+    // workspace packages: the source condition resolves them to their TypeScript sources
+    // (drizzle-kit compiles those), not to builds that may not exist.
+    const child = spawn(process.execPath, ["--conditions=@context-cleaner/source", bin, ...args], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
       timeout: timeoutMs,

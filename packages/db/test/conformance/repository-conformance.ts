@@ -101,6 +101,26 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       expect((await repository().loadThreadDigests(org, "keep")).size).toBe(1);
     });
 
+    it("summarizes a thread's digests: rows, original and digest chars, that thread only", async () => {
+      const org = uniqueOrg("summary");
+      const first = digestRow({ originalChars: 58_000 });
+      const second = digestRow({ originalChars: 20_000 });
+      await repository().upsertDigests(org, [first, second, digestRow({ threadId: "other" })]);
+      expect(await repository().summarizeThreadDigests(org, "thread-1")).toEqual({
+        digests: 2,
+        originalChars: 78_000,
+        digestChars: first.digestChars + second.digestChars,
+      });
+      expect(await repository().summarizeThreadDigests(org, "none")).toEqual({
+        digests: 0,
+        originalChars: 0,
+        digestChars: 0,
+      });
+      expect(await repository().summarizeThreadDigests(uniqueOrg("other-org"), "thread-1")).toMatchObject({
+        digests: 0,
+      });
+    });
+
     it.each([
       ["uppercase hash", { contentSha256: "A".repeat(64) }, "context_digest_sha256_hex"],
       ["short hash", { contentSha256: "a".repeat(63) }, "context_digest_sha256_hex"],
@@ -148,6 +168,8 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         () => repository().getSpend(orgId, "2026-11-30"),
         () => repository().recordPass(orgId, "thread-1", { status: "done", at: new Date() }),
         () => repository().getPass(orgId, "thread-1"),
+        () => repository().claimThread(orgId, "thread-1", { owner: "run", at: new Date(), leaseMs: 1_000 }),
+        () => repository().releaseThread(orgId, "thread-1", "run"),
       ];
       for (const call of calls) {
         await expect(call()).rejects.toBeInstanceOf(MissingOrganizationError);
@@ -226,12 +248,97 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         rawToolChars: 0,
         digestsWritten: 0,
         at: new Date("2026-11-30T11:02:00Z"),
+        leaseOwner: null,
+        leaseExpiresAt: null,
       });
       await repository().recordPass(org, "t", { status: "failed", at: new Date("2026-11-30T09:00:00Z") });
       expect((await repository().getPass(org, "t"))?.status).toBe("skipped");
       await expect(
         repository().recordPass(org, "t", { status: "weird" as "done", at: new Date() }),
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
+    it("lets exactly one of many concurrent claims take a thread's lease, until it expires", async () => {
+      const org = uniqueOrg("claim");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          repository().claimThread(org, "t", { owner: `run-${index}`, at, leaseMs: 60_000 }),
+        ),
+      );
+      const winners = claims.flatMap((claim, index) => (claim.claimed ? [index] : []));
+      expect(winners).toHaveLength(1);
+      const expiresAt = new Date("2026-11-30T10:01:00Z");
+      for (const claim of claims) {
+        expect(claim).toEqual(
+          claim.claimed
+            ? { claimed: true, coveredTurnEndedAt: null, expiresAt }
+            : { claimed: false, heldUntil: expiresAt },
+        );
+      }
+      // A first claim creates the record; the lease shows on it.
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "skipped",
+        reason: "claimed",
+        leaseOwner: `run-${winners[0]}`,
+        leaseExpiresAt: expiresAt,
+      });
+      // Still held a millisecond before expiry, even for a later run; free at expiry.
+      const justBefore = new Date(expiresAt.getTime() - 1);
+      expect(
+        (await repository().claimThread(org, "t", { owner: "late", at: justBefore, leaseMs: 1_000 })).claimed,
+      ).toBe(false);
+      const takeover = await repository().claimThread(org, "t", {
+        owner: "late",
+        at: expiresAt,
+        leaseMs: 1_000,
+      });
+      expect(takeover.claimed).toBe(true);
+      // The dead run's release does not free the lease another run took over.
+      expect(await repository().releaseThread(org, "t", `run-${winners[0]}`)).toBe(false);
+      expect((await repository().getPass(org, "t"))?.leaseOwner).toBe("late");
+      expect(await repository().releaseThread(org, "t", "late")).toBe(true);
+      expect(await repository().getPass(org, "t")).toMatchObject({ leaseOwner: null, leaseExpiresAt: null });
+      expect((await repository().claimThread(org, "t", { owner: "next", at, leaseMs: 1_000 })).claimed).toBe(
+        true,
+      );
+    });
+
+    it("keeps the pass record under a claim: recording a pass leaves the lease, releasing leaves the pass", async () => {
+      const org = uniqueOrg("claim-pass");
+      const covered = new Date("2026-11-30T09:00:00Z");
+      await repository().recordPass(org, "t", {
+        status: "done",
+        coveredTurnEndedAt: covered,
+        digestsWritten: 3,
+        at: new Date("2026-11-30T09:01:00Z"),
+      });
+      const at = new Date("2026-11-30T10:00:00Z");
+      expect(await repository().claimThread(org, "t", { owner: "run", at, leaseMs: 60_000 })).toEqual({
+        claimed: true,
+        coveredTurnEndedAt: covered,
+        expiresAt: new Date("2026-11-30T10:01:00Z"),
+      });
+      expect(await repository().getPass(org, "t")).toMatchObject({ status: "done", digestsWritten: 3 });
+      // The same run may claim again (a retried statement), and nobody else may.
+      expect((await repository().claimThread(org, "t", { owner: "run", at, leaseMs: 60_000 })).claimed).toBe(
+        true,
+      );
+      await repository().recordPass(org, "t", { status: "partial", reason: "out_of_time", at });
+      expect((await repository().getPass(org, "t"))?.leaseOwner).toBe("run");
+      expect(await repository().releaseThread(org, "t", "run")).toBe(true);
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "partial",
+        reason: "out_of_time",
+        coveredTurnEndedAt: covered,
+        leaseOwner: null,
+      });
+      await expect(repository().claimThread(org, "t", { owner: "", at, leaseMs: 1 })).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+      await expect(repository().claimThread(org, "t", { owner: "run", at, leaseMs: 0 })).rejects.toThrow(
+        /leaseMs/,
+      );
     });
 
     it("lists threads left behind across orgs, in pages, with their reason", async () => {
@@ -259,6 +366,10 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       });
 
       const found: string[] = [];
+      const lock = (await repository().listLeftBehind({ limit: 1000 })).threads.find(
+        (thread) => thread.orgId === orgA && thread.threadId === "lock",
+      );
+      expect(lock).toMatchObject({ latestTurnEndedAt: later, recordedAt: at });
       let cursor: string | null = null;
       let pages = 0;
       do {
@@ -286,6 +397,29 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         InvalidStorageInputError,
       );
       await expect(repository().listLeftBehind({ limit: 0 })).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+    });
+
+    it("says which threads have a pass record, across orgs, in the order asked", async () => {
+      const orgA = uniqueOrg("known-a");
+      const orgB = uniqueOrg("known-b");
+      const at = new Date("2026-11-30T03:00:00Z");
+      await repository().recordPass(orgA, "t1", { status: "done", at });
+      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", at });
+      const asked = [
+        { orgId: orgB, threadId: "t2" },
+        { orgId: orgA, threadId: "lost" },
+        { orgId: orgA, threadId: "t1" },
+        // Same thread id in another org: a different thread.
+        { orgId: orgB, threadId: "t1" },
+      ];
+      expect(await repository().threadsWithPass(asked)).toEqual([
+        { orgId: orgB, threadId: "t2" },
+        { orgId: orgA, threadId: "t1" },
+      ]);
+      expect(await repository().threadsWithPass([])).toEqual([]);
+      await expect(repository().threadsWithPass([{ orgId: orgA, threadId: "" }])).rejects.toBeInstanceOf(
         InvalidStorageInputError,
       );
     });

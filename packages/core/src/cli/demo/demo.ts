@@ -1,37 +1,105 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { createDatabase, createDigestRepository } from "@context-cleaner/db";
+import { systemClock } from "../../clock";
 import { createExtractiveDigester } from "../../digesters/extractive-digester";
-import { cleanThread } from "../clean-thread";
-import { renderSummary } from "../render-view";
-import { buildHeavyThread } from "./heavy-thread";
-import { probeRetention } from "./probe-retention";
+import { renderComparisonTable } from "./comparison";
+import { fixtureThreads, longThreads } from "./demo-threads";
+import { playThreads, progressLine } from "./play-threads";
+import { renderReport } from "./report-html";
+import { buildReportSet, REPORT_DEFINITIONS } from "./report-sets";
+import type { BetweenTurnsWorker } from "./worker-between-turns";
 
-/** The bundled example: three long contracts read page by page over several turns. */
-export const DEMO_THREAD = {
-  name: "lease-review",
-  seed: 7,
-  titles: ["Ground Lease — 445 W 35th", "Senior Credit Agreement", "Completion Guaranty"],
-  documentChars: 150_000,
-  pageChars: 25_000,
-  probesPerDocument: 10,
+/** Defaults of the demo. */
+export const DEMO_DEFAULTS = {
+  /** The HTML report, relative to the working directory. */
+  reportPath: ".context-cleaner/report.html",
+  /** Long threads played after the checked-in ones (the benchmark plays all four). */
+  longThreads: 1,
 } as const;
 
+export interface DemoOptions {
+  /** @default ".context-cleaner/report.html" */
+  reportPath?: string;
+  /** @default 1 */
+  longThreads?: number;
+  /** A database URL; embedded in-memory PGlite when absent. */
+  databaseUrl?: string;
+}
+
 /**
- * Runs the main job on embedded defaults: the worker digests the bundled example thread
- * (extractive digester, in-memory PGlite), then the runtime assembles the model's view.
+ * The main job on embedded defaults, no account and no key: plays the fixture threads turn
+ * by turn through the runtime's caps, with the worker (extractive digester, in-memory
+ * PGlite) running between turns, next to the peers; prints a line per turn and the
+ * comparison, and writes the HTML report.
  */
-export async function runDemo(write: (line: string) => void): Promise<void> {
-  const fixture = buildHeavyThread({ ...DEMO_THREAD, titles: [...DEMO_THREAD.titles] });
-  write(
-    `Example thread "${fixture.name}": ${fixture.messages.length} messages, ${fixture.documents.length} contracts read page by page.`,
-  );
-  write("Worker: classifying and digesting on embedded PGlite with the extractive digester (no network)…");
-  const result = await cleanThread(fixture.messages, { digester: createExtractiveDigester() });
-  write(renderSummary(result));
-  const retention = probeRetention(result.view.messages, fixture.probes);
-  write(
-    `probe facts: ${retention.total} · in view: ${retention.inView} · one re-read away: ${retention.oneReReadAway} · lost: ${retention.lost.length}`,
-  );
-  const sample = result.view.messages.find(
-    (message) => message.role === "tool" && String(message.content).startsWith("[Condensed"),
-  );
-  if (sample) write(`\nA digest as the model sees it:\n${String(sample.content)}`);
+export async function runDemo(write: (line: string) => void, options: DemoOptions = {}): Promise<void> {
+  const reportPath = resolve(options.reportPath ?? DEMO_DEFAULTS.reportPath);
+  const database = await createDatabase(options.databaseUrl);
+  try {
+    await database.migrate();
+    const worker: BetweenTurnsWorker = {
+      store: createDigestRepository(database),
+      digester: createExtractiveDigester(),
+      clock: systemClock,
+    };
+    const onTurn = (
+      thread: { name: string },
+      turn: number,
+      turns: number,
+      records: Parameters<typeof progressLine>[3],
+    ) => write(progressLine(thread.name, turn, turns, records));
+
+    write(
+      "Playing the fixture threads turn by turn: tool results arrive in order through the runtime's caps",
+    );
+    write(
+      "(60,000 per result; past 600,000 tool chars every new result is cut to 2,000), the worker digests",
+    );
+    write(
+      "between turns (extractive digester, embedded PGlite, no network), and each model call's view is built",
+    );
+    write("by every contestant. Each line: context-cleaner with digests (blind caps in brackets).\n");
+    const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "demo-fixture", onTurn });
+    write("\nThe long version of the first thread: more reading turns, past the 2,000,000 raw ceiling.\n");
+    const long = await playThreads(longThreads(options.longThreads ?? DEMO_DEFAULTS.longThreads), {
+      worker,
+      orgPrefix: "demo-long",
+      onTurn,
+    });
+
+    const sets = [
+      buildReportSet(
+        "fixtures",
+        "Checked-in fixture threads",
+        "The four fixture threads as checked in: four user turns each (three reading turns and the closing request).",
+        fixtures,
+      ),
+      buildReportSet(
+        "long",
+        "Long threads",
+        "The first fixture thread with more reading turns from the same generator, past the 2,000,000 raw ceiling (npm run bench:peers plays all four).",
+        long,
+      ),
+    ];
+    for (const set of sets) {
+      write(`\n${set.title}\n\n${renderComparisonTable(set.rows)}\n`);
+      write(set.findings.map((line) => `- ${line}`).join("\n"));
+    }
+
+    const sampled = long[0] ?? fixtures[0];
+    const html = renderReport({
+      title: "context-cleaner: turns through the caps",
+      summary:
+        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Retention is measured in each thread's last view.",
+      definitions: REPORT_DEFINITIONS,
+      sets,
+      ...(sampled?.digestSample ? { digest: { thread: sampled.thread, sample: sampled.digestSample } } : {}),
+    });
+    await mkdir(dirname(reportPath), { recursive: true });
+    await writeFile(reportPath, html);
+    write(`\nReport: ${reportPath}`);
+  } finally {
+    await database.close();
+  }
 }

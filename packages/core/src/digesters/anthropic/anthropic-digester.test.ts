@@ -13,7 +13,7 @@ import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../extractive-dig
 import { FALLBACK_METRIC, withFallback } from "../with-fallback";
 import { createAnthropicDigester } from "./anthropic-digester";
 import { DIGEST_SYSTEM_PROMPT, DIGEST_TOOL_NAME } from "./digest-prompt";
-import { costUsd } from "./model-table";
+import { ANTHROPIC_MODEL_TRAITS, ANTHROPIC_MODELS, type AnthropicModelId, costUsd } from "./model-table";
 
 const pageOne =
   "GROUND LEASE\nArticle 8 governs assignment. Tenant shall not assign without consent.\n" +
@@ -69,6 +69,9 @@ describe("Anthropic digester against the local Messages API fake", () => {
     expect(credentialOf(sent?.headers ?? {})).toBe("test-key");
     expect(sent?.body.model).toBe("claude-haiku-5-5");
     expect(sent?.body.tool_choice).toEqual({ type: "tool", name: DIGEST_TOOL_NAME });
+    // The default model thinks unless told not to, and the API refuses thinking with a forced tool.
+    expect(sent?.body.thinking).toEqual({ type: "disabled" });
+    expect(sent?.refusal).toBeUndefined();
     expect(sent?.body.system).toBe(DIGEST_SYSTEM_PROMPT);
     expect(sent?.pages).toEqual([
       { toolCallId: "c1", text: pageOne },
@@ -85,6 +88,35 @@ describe("Anthropic digester against the local Messages API fake", () => {
       cacheCreationInputTokens: 0,
     });
     expect(result.costUsd).toBeCloseTo(0.0016, 9);
+  });
+
+  it.each(Object.keys(ANTHROPIC_MODELS) as AnthropicModelId[])(
+    "sends %s a request its API contract accepts, through the real SDK",
+    async (model) => {
+      const result = await createAnthropicDigester({
+        apiKey: "test-key",
+        baseURL: fake.baseURL,
+        maxRetries: 0,
+        model,
+      }).digest(request);
+      const [sent] = fake.requests;
+      expect(sent?.refusal).toBeUndefined();
+      expect(sent?.problems).toEqual([]);
+      expect(sent?.body.thinking).toEqual(
+        ANTHROPIC_MODEL_TRAITS[model].defaultThinking === "off" ? undefined : { type: "disabled" },
+      );
+      for (const parameter of ["temperature", "top_p", "top_k"])
+        expect(sent?.body).not.toHaveProperty(parameter);
+      expect((sent?.body.messages as { role: string }[] | undefined)?.at(-1)?.role).toBe("user");
+      expect(result.model).toBe(model);
+      expect(result.pages.map((page) => page.toolCallId)).toEqual(["c1", "c2"]);
+    },
+  );
+
+  it("reads the tool call after a leading thinking block", async () => {
+    fake.mode = "thinking-first";
+    const result = await digester().digest(request);
+    expect(result.pages[0]?.bullets.amounts).toEqual(["Rent: $1,250,000 per year"]);
   });
 
   it("works with an injected client", async () => {

@@ -1,6 +1,11 @@
-import type { MessageCreateParamsNonStreaming, Tool } from "@anthropic-ai/sdk/resources/messages";
-import { z } from "zod";
+import type {
+  MessageCreateParamsNonStreaming,
+  ThinkingConfigDisabled,
+  Tool,
+} from "@anthropic-ai/sdk/resources/messages";
+import * as z from "zod";
 import type { DigestBullets, DigestRequest, PageDigest } from "../../ports";
+import { ANTHROPIC_MODEL_TRAITS, type AnthropicModelId } from "./model-table";
 
 /** The name of the forced tool that carries the structured digest. */
 export const DIGEST_TOOL_NAME = "record_digest";
@@ -73,21 +78,30 @@ export function renderDocument(request: DigestRequest): string {
   ].join("\n");
 }
 
-/** The Messages API request for one document. */
+/**
+ * The Messages API request for one document, valid for the model's traits: the digest tool
+ * is forced, so a model that thinks by default gets its thinking disabled (the API refuses
+ * thinking with a forced tool). No sampling parameters, no assistant prefill: the messages
+ * end with the user turn.
+ */
 export function buildMessagesRequest(
   request: DigestRequest,
-  model: string,
+  model: AnthropicModelId,
   maxTokens: number,
 ): MessageCreateParamsNonStreaming {
+  const thinking = ANTHROPIC_MODEL_TRAITS[model].defaultThinking === "off" ? {} : { thinking: DISABLED };
   return {
     model,
     max_tokens: maxTokens,
     system: DIGEST_SYSTEM_PROMPT,
     tools: [DIGEST_TOOL],
     tool_choice: { type: "tool", name: DIGEST_TOOL_NAME },
+    ...thinking,
     messages: [{ role: "user", content: [{ type: "text", text: renderDocument(request) }] }],
   };
 }
+
+const DISABLED: ThinkingConfigDisabled = { type: "disabled" };
 
 const bulletList = z.array(z.string()).max(40).optional();
 const toolInputSchema = z.object({

@@ -48,6 +48,46 @@ export type AnthropicModelId = keyof typeof ANTHROPIC_MODELS;
 /** The Haiku-class default digest model. */
 export const DEFAULT_ANTHROPIC_MODEL: AnthropicModelId = "claude-haiku-5-5";
 
+/**
+ * What a model's Messages API accepts, beyond its prices. The request the digester sends
+ * is built from these traits, so each model in {@link ANTHROPIC_MODELS} gets a request it
+ * accepts.
+ */
+export interface ModelRequestTraits {
+  /**
+   * The thinking the model runs when a request sets none. The API refuses thinking
+   * together with a forced `tool_choice`, so a model that thinks by default is sent
+   * `thinking: { type: "disabled" }` with the forced digest tool.
+   */
+  readonly defaultThinking: "off" | "adaptive";
+  /** Whether `temperature`, `top_p` and `top_k` are accepted (5.x models refuse them). */
+  readonly acceptsSamplingParameters: boolean;
+  /** Whether `thinking: { type: "enabled", budget_tokens }` is accepted (5.x models refuse it). */
+  readonly acceptsManualThinking: boolean;
+  /** Whether the messages may end with an assistant turn to prefill (5.x models refuse it). */
+  readonly acceptsPrefill: boolean;
+}
+
+/**
+ * Request traits of each model, from the models' migration guides as of 2026-11. Responses
+ * of a thinking model put thinking blocks before the answer, so answers are read by block
+ * type, never by position.
+ */
+export const ANTHROPIC_MODEL_TRAITS = {
+  "claude-haiku-5-5": {
+    defaultThinking: "adaptive",
+    acceptsSamplingParameters: false,
+    acceptsManualThinking: false,
+    acceptsPrefill: false,
+  },
+  "claude-haiku-4-5": {
+    defaultThinking: "off",
+    acceptsSamplingParameters: true,
+    acceptsManualThinking: true,
+    acceptsPrefill: true,
+  },
+} as const satisfies Record<AnthropicModelId, ModelRequestTraits>;
+
 /** Whether a model id has prices in {@link ANTHROPIC_MODELS}. */
 export function isKnownModel(model: string): model is AnthropicModelId {
   return Object.hasOwn(ANTHROPIC_MODELS, model);

@@ -1,0 +1,43 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { lambdaContext } from "./lib/lambda-context";
+import { sqsEvent } from "./lib/sqs-event";
+
+const SET = [
+  "SST_RESOURCE_App",
+  "SST_RESOURCE_AnthropicApiKey",
+  "SST_RESOURCE_DatabaseUrl",
+  "SST_RESOURCE_CheckpointDatabaseUrl",
+  "SST_RESOURCE_UpstashRedisUrl",
+  "SST_RESOURCE_UpstashRedisToken",
+  "SST_RESOURCE_DigestQueue",
+];
+
+afterAll(() => {
+  for (const name of SET) delete process.env[name];
+});
+
+const secret = (value: string) => JSON.stringify({ type: "sst.sst.Secret", value });
+
+describe("functions/digest handler (the edge)", () => {
+  it("does no I/O when imported, and builds from SST's links on the first invocation", async () => {
+    const { handler } = await import("./digest");
+    // Linked as SST links them: env vars holding each resource's JSON.
+    process.env.SST_RESOURCE_App = JSON.stringify({ name: "context-cleaner", stage: "test" });
+    process.env.SST_RESOURCE_AnthropicApiKey = secret("");
+    process.env.SST_RESOURCE_DatabaseUrl = secret("postgres://app:hunter2@127.0.0.1:1/app");
+    process.env.SST_RESOURCE_CheckpointDatabaseUrl = secret("postgres://reader@127.0.0.1:1/agent");
+    process.env.SST_RESOURCE_UpstashRedisUrl = secret("");
+    process.env.SST_RESOURCE_UpstashRedisToken = secret("");
+    process.env.SST_RESOURCE_DigestQueue = JSON.stringify({
+      type: "sst.aws.Queue",
+      url: "https://sqs.eu-west-1.amazonaws.com/123456789012/digest.fifo",
+    });
+    const event = sqsEvent([{ body: "{}", groupId: "g" }]);
+    const context = lambdaContext({ functionName: "digest", timeoutMs: 300_000 });
+    // Nothing listens on port 1: the build fails on the database, naming it without the
+    // password, and the invocation fails (its batch is retried).
+    const error = await handler(event, context).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ name: "DatabaseConnectionError", driver: "neon", retryable: true });
+    expect(String((error as Error).message)).not.toContain("hunter2");
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
+ * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
+ * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`. The
+ * handler is built on the first invocation and kept for the container's life.
+ * See docs/architecture.md#the-worker.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
+import { Resource } from "sst";
+import { createDigestDependencies } from "./lib/digest-dependencies";
+import { createDigestHandler } from "./lib/digest-handler";
+import { lazyHandler } from "./lib/lazy-handler";
+import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
+import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+
+async function readSecrets(
+  secretArn: string | undefined,
+): Promise<{ secrets: FunctionSecrets; source: string }> {
+  if (secretArn)
+    return { secrets: await secretsFromSecretsManager(secretArn), source: `secret ${secretArn}` };
+  return {
+    secrets: {
+      anthropicApiKey: Resource.AnthropicApiKey.value,
+      databaseUrl: Resource.DatabaseUrl.value,
+      checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
+      upstashRedisUrl: Resource.UpstashRedisUrl.value,
+      upstashRedisToken: Resource.UpstashRedisToken.value,
+    },
+    source: "the SST secrets linked to this function",
+  };
+}
+
+export const handler = lazyHandler(async () => {
+  const environment = process.env;
+  const logger = new Logger({ serviceName: "context-cleaner-digest" });
+  const metrics = powertoolsMetrics(
+    new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "context-cleaner-digest" }),
+    logger,
+  );
+  const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
+  const { upstashRedisUrl, upstashRedisToken } = secrets;
+  const dependencies = await createDigestDependencies({
+    databaseUrl: requireSecret(secrets, "databaseUrl", source),
+    checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
+    ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
+    ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
+    ...(upstashRedisUrl && upstashRedisToken
+      ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
+      : {}),
+    queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
+    sqs: new SQSClient({}),
+    logger,
+    metrics,
+    disabled: killSwitchFromEnvironment,
+  });
+  if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
+  return createDigestHandler(dependencies);
+});

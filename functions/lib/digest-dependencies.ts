@@ -1,0 +1,171 @@
+import type { SQSClient } from "@aws-sdk/client-sqs";
+import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
+import {
+  type CheckpointReader,
+  createAnthropicDigester,
+  createExtractiveDigester,
+  type DigestJobOptions,
+  type DigestModel,
+  NO_TURN_LOCK,
+  systemClock,
+  type TurnLock,
+  withFallback,
+} from "@context-cleaner/core/worker";
+import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { Redis } from "@upstash/redis";
+import type { DigestHandlerDependencies } from "./digest-handler";
+import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+
+/** Defaults of {@link DigestConfig}. */
+export const DIGEST_CONFIG_DEFAULTS = {
+  /** The turn-lock peek gives up after this long and the job proceeds (safety never depends on it). */
+  lockTimeoutMs: 1_000,
+  /** The schema LangGraph's `PostgresSaver` writes its tables in. */
+  checkpointSchema: "public",
+} as const;
+
+/** Everything the digest function is configured with, as values: the edge reads them. */
+export interface DigestConfig {
+  /** The application database (Neon), as `postgres://`. */
+  databaseUrl: string;
+  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
+  neon?: NeonSettings;
+  /** The checkpoint store, logged in as a role that can only SELECT its tables. */
+  checkpointDatabaseUrl: string;
+  /** @default "public" */
+  checkpointSchema?: string;
+  /** Without a key, digests are extractive only. */
+  anthropicApiKey?: string;
+  anthropicBaseUrl?: string;
+  /** Upstash Redis REST endpoint and token; without them, no turn-lock peek. */
+  redis?: { url: string; token: string };
+  /** @default 1000 */
+  lockTimeoutMs?: number;
+  /** The digest queue, for handing records back. */
+  queueUrl: string;
+  sqs: Pick<SQSClient, "send">;
+  logger: FunctionLogger;
+  metrics: FunctionMetrics;
+  /** The kill switch, read per record. */
+  disabled: () => boolean;
+  jobOptions?: Partial<DigestJobOptions>;
+}
+
+/** A checkpoint reader that can release its connections. */
+export interface ClosableCheckpointReader extends CheckpointReader {
+  close(): Promise<void>;
+}
+
+/**
+ * A checkpoint reader that loads LangGraph's Postgres reader (and with it LangChain) on
+ * its first read, so the function starts without them and jobs that stop at a gate never
+ * load them. Its pool opens read-only sessions, and an idle connection the server drops
+ * is logged instead of crashing the process.
+ */
+export function lazyPostgresCheckpointReader(
+  connectionString: string,
+  schema: string,
+  logger: Pick<FunctionLogger, "warn">,
+): ClosableCheckpointReader {
+  let loaded: Promise<{ reader: CheckpointReader; pool: { end(): Promise<void> } }> | undefined;
+  const load = async () => {
+    const [{ createPostgresCheckpointReader }, { default: pg }] = await Promise.all([
+      import("@context-cleaner/core/langgraph"),
+      import("pg"),
+    ]);
+    const pool = new pg.Pool({ connectionString, options: "-c default_transaction_read_only=on", max: 2 });
+    pool.on("error", (error) => logger.warn("checkpoint store connection dropped", describeError(error)));
+    return { reader: createPostgresCheckpointReader({ pool, schema }), pool };
+  };
+  return {
+    async readThread(threadId) {
+      loaded ??= load().catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
+      return (await loaded).reader.readThread(threadId);
+    },
+    async close() {
+      const current = loaded;
+      loaded = undefined;
+      if (current) await (await current).pool.end();
+    },
+  };
+}
+
+/** The turn-lock peek over Upstash, each request cut off after `timeoutMs`; failures are logged. */
+function upstashLock(
+  redis: { url: string; token: string },
+  timeoutMs: number,
+  logger: FunctionLogger,
+): TurnLock {
+  const client = new Redis({
+    url: redis.url,
+    token: redis.token,
+    enableTelemetry: false,
+    retry: { retries: 1, backoff: () => 50 },
+    signal: () => AbortSignal.timeout(timeoutMs),
+  });
+  return createUpstashTurnLock(client, {
+    onError: (error, thread) =>
+      logger.warn("turn-lock peek failed: the job proceeds", { ...thread, ...describeError(error) }),
+  });
+}
+
+/** The Anthropic digester with the extractive one as its fallback, or the extractive one alone. */
+function digesterFor(config: DigestConfig): DigestModel {
+  const extractive = createExtractiveDigester();
+  if (!config.anthropicApiKey) return extractive;
+  const anthropic = createAnthropicDigester({
+    apiKey: config.anthropicApiKey,
+    ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
+  });
+  return withFallback(anthropic, extractive, { metrics: config.metrics });
+}
+
+/**
+ * The digest handler's dependencies from configuration values: the Neon database and its
+ * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
+ * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * records come from; `close()` releases the connections.
+ *
+ * @throws {DatabaseConnectionError} when the database cannot be reached.
+ */
+export async function createDigestDependencies(
+  config: DigestConfig,
+): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
+  const database = await createNeonDatabase(config.databaseUrl, {
+    ...(config.neon ? { neon: config.neon } : {}),
+  });
+  const checkpoints = lazyPostgresCheckpointReader(
+    config.checkpointDatabaseUrl,
+    config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
+    config.logger,
+  );
+  return {
+    ports: {
+      checkpoints,
+      store: createDigestRepository(database),
+      digester: digesterFor(config),
+      clock: systemClock,
+      lock: config.redis
+        ? upstashLock(
+            config.redis,
+            config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs,
+            config.logger,
+          )
+        : NO_TURN_LOCK,
+    },
+    queue: createSqsDigestQueue({ client: config.sqs, queueUrl: config.queueUrl }),
+    logger: config.logger,
+    metrics: config.metrics,
+    disabled: config.disabled,
+    ...(config.jobOptions ? { jobOptions: config.jobOptions } : {}),
+    // Lambda never calls it (connections live as long as the container); embedded runs and tests do.
+    async close() {
+      await checkpoints.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,271 @@
+import { randomUUID } from "node:crypto";
+import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
+import {
+  createExtractiveDigester,
+  createInMemoryCheckpointReader,
+  type DigestStore,
+  type TurnLock,
+} from "@context-cleaner/core/worker";
+import {
+  createDatabase,
+  createDigestRepository,
+  type Database,
+  type DigestRepository,
+} from "@context-cleaner/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "../test/recorders";
+import { heavyThread, rawToolChars } from "../test/threads";
+import { createDigestHandler, type DigestHandlerDependencies } from "./digest-handler";
+import { lambdaContext } from "./lambda-context";
+import { deliverOnce } from "./local-worker";
+import { sqsEvent } from "./sqs-event";
+
+let database: Database;
+let repository: DigestRepository;
+
+beforeAll(async () => {
+  database = await createDatabase("pglite://");
+  await database.migrate();
+  repository = createDigestRepository(database);
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+/** One thread of a fresh org, its turn event and the queue message the publisher sends. */
+function turn(threadId = "ground-lease", turnEndedAt = "2026-11-30T10:00:00.000Z") {
+  const orgId = `org-${randomUUID()}`;
+  const event = { orgId, threadId, rawToolChars: rawToolChars(heavyThread().messages), turnEndedAt };
+  return {
+    orgId,
+    threadId,
+    event,
+    message: {
+      body: JSON.stringify(event),
+      groupId: turnEventGroupId(orgId, threadId),
+      deduplicationId: turnEventDeduplicationId(orgId, threadId, turnEndedAt),
+    },
+  };
+}
+
+function setup(
+  options: {
+    store?: DigestStore;
+    lock?: TurnLock;
+    disabled?: boolean;
+    visibility?: DigestHandlerDependencies["queue"];
+  } = {},
+) {
+  const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
+  const queue = createInProcessDigestQueue({ clock, visibilityTimeoutSeconds: 600 });
+  const logger = recordingLogger();
+  const metrics = recordingMetrics();
+  const dependencies: DigestHandlerDependencies = {
+    ports: {
+      checkpoints: createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]])),
+      store: options.store ?? repository,
+      digester: createExtractiveDigester(),
+      clock,
+      ...(options.lock ? { lock: options.lock } : {}),
+    },
+    queue: options.visibility ?? queue,
+    logger,
+    metrics,
+    disabled: () => options.disabled ?? false,
+    jobOptions: { maxCallsPerJob: 2 },
+  };
+  return { clock, queue, logger, metrics, handler: createDigestHandler(dependencies) };
+}
+
+describe("createDigestHandler", () => {
+  it("digests the thread of a record and acks it, logging the outcome and flushing metrics once", async () => {
+    const { queue, logger, metrics, handler } = setup();
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.failed).toEqual([]);
+    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(await queue.receive(10)).toEqual([]);
+    const finished = logger.at("info").find((entry) => entry.message === "digest job finished");
+    expect(finished?.attributes).toMatchObject({
+      orgId,
+      threadId,
+      status: "partial",
+      reason: "call_cap",
+      calls: 2,
+    });
+    expect(metrics.count("DigestsWritten")).toBeGreaterThan(0);
+    expect(metrics.flushes).toBe(1);
+    expect(logger.at("error")).toEqual([]);
+  });
+
+  it("sends a poison record to the dead letters within its receives, logging its reason, while other threads go on", async () => {
+    const { queue, logger, metrics, handler } = setup();
+    const good = turn();
+    await queue.send({
+      body: JSON.stringify({ ...good.event, rawToolChars: "lots" }),
+      groupId: "poison",
+      deduplicationId: "p1",
+    });
+    await queue.send({ body: "{not json", groupId: "poison-2", deduplicationId: "p2" });
+    await queue.send(good.message);
+
+    const first = await deliverOnce(queue, handler);
+    expect(first?.received).toHaveLength(3);
+    expect(first?.failed).toHaveLength(2);
+    expect((await repository.loadThreadDigests(good.orgId, good.threadId)).size).toBeGreaterThan(0);
+    // Visible again at once: no clock moves, yet each receive brings them back until the
+    // queue's fifth and last.
+    let rounds = 1;
+    while (await deliverOnce(queue, handler)) rounds += 1;
+    expect(rounds).toBe(5);
+    const dead = await queue.deadLetters.receive(10);
+    expect(dead.map((letter) => letter.groupId).sort()).toEqual(["poison", "poison-2"]);
+    const reasons = logger.at("error").map((entry) => String(entry.attributes.reason));
+    expect(reasons).toHaveLength(10);
+    expect(
+      reasons.filter((reason) => reason.includes("rawToolChars: Invalid input: expected number")),
+    ).toHaveLength(5);
+    expect(reasons.filter((reason) => reason.startsWith("body is not JSON"))).toHaveLength(5);
+    expect(metrics.count("PoisonRecords")).toBe(10);
+    expect(metrics.count("FailedJobs")).toBe(0);
+  });
+
+  it("drops a job under the kill switch, acked and counted, without touching storage", async () => {
+    let storeCalls = 0;
+    const store = new Proxy(repository, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === "function"
+          ? (...args: unknown[]) => {
+              storeCalls += 1;
+              return value.apply(target, args);
+            }
+          : value;
+      },
+    });
+    const { queue, metrics, handler } = setup({ store, disabled: true });
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+    expect(metrics.count("SkippedJobs", { reason: "disabled" })).toBe(1);
+    expect(storeCalls).toBe(0);
+    expect(await repository.getPass(orgId, threadId)).toBeNull();
+  });
+
+  it("hands a record back while a turn runs, without a failure, and past the cap leaves it to the sweep", async () => {
+    const { clock, queue, logger, metrics, handler } = setup({ lock: { isHeld: async () => true } });
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    clock.advance(59);
+    expect(await queue.receive(10)).toEqual([]);
+    clock.advance(1);
+    const second = await deliverOnce(queue, handler);
+    expect(second?.received[0]?.receiveCount).toBe(2);
+    expect(second?.failed).toHaveLength(1);
+    clock.advance(60);
+    const third = await deliverOnce(queue, handler);
+    expect(third?.received[0]?.receiveCount).toBe(3);
+    expect(third?.failed).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+    expect(await queue.deadLetters.receive(10)).toEqual([]);
+
+    expect(metrics.count("LockRequeues")).toBe(2);
+    expect(metrics.count("LockRequeuesCapped")).toBe(1);
+    expect(metrics.count("FailedJobs")).toBe(0);
+    expect(logger.at("error")).toEqual([]);
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({
+      status: "skipped",
+      reason: "turn_lock",
+    });
+    const leftBehind = await repository.listLeftBehind({ limit: 1000 });
+    expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({
+      reason: "turn_lock",
+    });
+  });
+
+  it("brings a thread's later records back with one handed back, while other threads go on", async () => {
+    const locked = turn();
+    const free = turn();
+    const changes: [string, number][] = [];
+    const { handler } = setup({
+      lock: { isHeld: async (orgId) => orgId === locked.orgId },
+      visibility: { changeVisibility: async (handle, seconds) => void changes.push([handle, seconds]) },
+    });
+    const laterEnd = "2026-11-30T10:01:00.000Z";
+    const event = sqsEvent([
+      { ...locked.message, receiptHandle: "locked-1" },
+      {
+        ...locked.message,
+        body: JSON.stringify({ ...locked.event, turnEndedAt: laterEnd }),
+        receiptHandle: "locked-2",
+      },
+      { ...free.message, receiptHandle: "free-1" },
+    ]);
+    const response = await handler(event, lambdaContext({ functionName: "digest", timeoutMs: 300_000 }));
+    const [first, second] = event.Records;
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      first?.messageId,
+      second?.messageId,
+    ]);
+    expect(changes).toEqual([
+      ["locked-1", 60],
+      ["locked-2", 60],
+    ]);
+    expect((await repository.loadThreadDigests(free.orgId, free.threadId)).size).toBeGreaterThan(0);
+  });
+
+  it("fails a record whose job throws, for the queue to retry; logs, counts and records the pass as failed", async () => {
+    let upserts = 0;
+    const flaky: DigestStore = {
+      ...repository,
+      getPass: (orgId, threadId) => repository.getPass(orgId, threadId),
+      recordPass: (orgId, threadId, pass) => repository.recordPass(orgId, threadId, pass),
+      async upsertDigests(orgId, rows) {
+        upserts += 1;
+        if (upserts === 1) throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+        return repository.upsertDigests(orgId, rows);
+      },
+    };
+    const { clock, queue, logger, metrics, handler } = setup({ store: flaky });
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(metrics.count("FailedJobs")).toBe(1);
+    expect(logger.at("error")[0]).toMatchObject({
+      message: "digest job failed: the queue retries it",
+      attributes: { orgId, threadId, error: "connection reset", receiveCount: 1 },
+    });
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
+    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBe(0);
+
+    clock.advance(600);
+    const retry = await deliverOnce(queue, handler);
+    expect(retry?.received[0]?.receiveCount).toBe(2);
+    expect(retry?.failed).toEqual([]);
+    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
+  });
+
+  it("does not start a record with too little time left; it goes back at once", async () => {
+    const { queue, metrics, handler } = setup();
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+    const batch = await deliverOnce(queue, handler, { functionTimeoutMs: 10_000 });
+    expect(batch?.failed).toHaveLength(1);
+    expect(metrics.count("RecordsNotStarted")).toBe(1);
+    expect(await repository.getPass(orgId, threadId)).toBeNull();
+    const retry = await deliverOnce(queue, handler);
+    expect(retry?.received[0]?.receiveCount).toBe(2);
+    expect(retry?.failed).toEqual([]);
+    expect(await repository.getPass(orgId, threadId)).not.toBeNull();
+  });
+});

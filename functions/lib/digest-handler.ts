@@ -1,0 +1,270 @@
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
+import type { DigestQueue } from "@context-cleaner/core/queue";
+import {
+  type DigestJobOptions,
+  type DigestJobOutcome,
+  type DigestJobPayload,
+  type DigestJobPorts,
+  InvalidPayloadError,
+  parseDigestJobPayload,
+} from "@context-cleaner/core/worker";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+import { runJob } from "./run-job";
+
+/** Defaults of {@link DigestHandlerDependencies}' settings. */
+export const DIGEST_HANDLER_DEFAULTS = {
+  /**
+   * A job skipped for the turn lock is handed back to the queue (to come back after the
+   * job's delay) while its receive count is below this; from this receive on it is acked,
+   * and its pass record (skipped, `turn_lock`) leaves it to the nightly sweep. Must stay
+   * below the queue's receives before dead letters (5), so a busy thread never lands there.
+   */
+  maxLockRequeueReceives: 3,
+  /** A record is not started with less time left in the invocation; it goes back at once. */
+  minRemainingMsToStart: 30_000,
+} as const;
+
+/** What the digest handler runs on; the edge (functions/digest.ts) builds it from the environment. */
+export interface DigestHandlerDependencies {
+  /** The job's ports; the handler adds `metrics`. */
+  ports: Omit<DigestJobPorts, "metrics">;
+  /** The queue the records come from: the handler changes their visibility to hand them back. */
+  queue: Pick<DigestQueue, "changeVisibility">;
+  logger: FunctionLogger;
+  metrics: FunctionMetrics;
+  /** The kill switch, read per record. @default never disabled */
+  disabled?: () => boolean;
+  /** The job's options. */
+  jobOptions?: Partial<DigestJobOptions>;
+  /** @default 3 */
+  maxLockRequeueReceives?: number;
+  /** @default 30_000 */
+  minRemainingMsToStart?: number;
+}
+
+/** A Lambda handler of SQS FIFO batches with partial batch responses. */
+export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+/**
+ * A record handed back to the queue on purpose, to come back in `delaySeconds`: a turn was
+ * running, or too little time was left to start it. Reported as a batch item failure so
+ * the event source mapping does not delete it, but neither logged nor counted as a failure.
+ */
+export class RecordHandedBack extends Error {
+  constructor(
+    readonly reason: "turn_lock" | "no_time",
+    readonly delaySeconds: number,
+  ) {
+    super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`);
+    this.name = "RecordHandedBack";
+  }
+}
+
+/**
+ * A record whose body is not a valid turn event. It is made visible again at once, so the
+ * queue's own redrive policy moves it to the dead letters within a few receives instead of
+ * holding its thread's message group for a visibility timeout each time.
+ */
+export class PoisonRecordError extends Error {
+  constructor(readonly reason: string) {
+    super(`poison record: ${reason}`);
+    this.name = "PoisonRecordError";
+  }
+}
+
+function parseRecord(record: SQSRecord): DigestJobPayload {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch (error) {
+    throw new PoisonRecordError(`body is not JSON (${(error as Error).message})`);
+  }
+  try {
+    return parseDigestJobPayload(body);
+  } catch (error) {
+    if (error instanceof InvalidPayloadError) throw new PoisonRecordError(error.message);
+    throw error;
+  }
+}
+
+function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
+  return {
+    status: outcome.status,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+    digestsWritten: outcome.digestsWritten,
+    calls: outcome.calls,
+    costUsd: outcome.costUsd,
+    reused: outcome.reused,
+    fallbacks: outcome.fallbacks,
+    failedCalls: outcome.failedCalls,
+    deferred: outcome.deferred,
+    charsSaved: outcome.charsSaved,
+  };
+}
+
+/**
+ * The digest function: one digest job per SQS record, in order, with partial batch
+ * responses (Powertools' `SqsFifoPartialProcessorAsync` with `skipGroupOnError`: a record
+ * that does not finish fails the rest of its thread's records in the batch, never the
+ * other threads'). Per record:
+ *
+ * - an invalid body (not JSON, or not a turn event) is logged with its reason, counted
+ *   (`PoisonRecords`) and made visible again at once, so the queue's redrive policy moves
+ *   it to the dead letters after its maximum receives;
+ * - too little time left: not started, handed back at once (`RecordsNotStarted`);
+ * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;
+ * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
+ *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
+ *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
+ * - a job that throws: logged, counted (`FailedJobs`), its pass recorded as failed (best
+ *   effort, so the sweep finds it even if the message dead-letters), and left to the
+ *   queue's visibility timeout to retry.
+ *
+ * Records of a thread skipped after one was handed back come back with it.
+ */
+export function createDigestHandler(dependencies: DigestHandlerDependencies): DigestHandler {
+  const { ports, queue, logger, metrics } = dependencies;
+  const maxLockRequeueReceives =
+    dependencies.maxLockRequeueReceives ?? DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives;
+  const minRemainingMsToStart =
+    dependencies.minRemainingMsToStart ?? DIGEST_HANDLER_DEFAULTS.minRemainingMsToStart;
+  const jobPorts: DigestJobPorts = { ...ports, metrics };
+  const count = (name: string) => metrics.record({ name, value: 1, unit: "Count" });
+
+  /** Makes a record visible again in `seconds`; a failure only delays it to its visibility timeout. */
+  async function handBack(record: SQSRecord, seconds: number, log: Record<string, unknown>): Promise<void> {
+    try {
+      await queue.changeVisibility(record.receiptHandle, seconds);
+    } catch (error) {
+      logger.warn("visibility not changed: the record comes back after its visibility timeout", {
+        ...log,
+        ...describeError(error),
+      });
+    }
+  }
+
+  async function recordFailedPass(job: DigestJobPayload, log: Record<string, unknown>): Promise<void> {
+    try {
+      await ports.store.recordPass(job.orgId, job.threadId, {
+        status: "failed",
+        reason: null,
+        turnEndedAt: new Date(job.turnEndedAt),
+        rawToolChars: job.rawToolChars,
+        at: ports.clock.now(),
+      });
+    } catch (error) {
+      logger.warn("failed pass not recorded", { ...log, ...describeError(error) });
+    }
+  }
+
+  async function handleRecord(
+    record: SQSRecord,
+    context: Context,
+    handedBack: Map<string, number>,
+  ): Promise<DigestJobOutcome> {
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
+    const groupId = record.attributes.MessageGroupId ?? "";
+    const log: Record<string, unknown> = { messageId: record.messageId, receiveCount };
+    const giveBack = async (seconds: number) => {
+      handedBack.set(groupId, seconds);
+      await handBack(record, seconds, log);
+    };
+
+    let job: DigestJobPayload;
+    try {
+      job = parseRecord(record);
+    } catch (error) {
+      const reason = error instanceof PoisonRecordError ? error.reason : String(error);
+      logger.error("poison record: it goes to the dead letters after its last receive", {
+        ...log,
+        reason,
+        body: record.body.slice(0, 1_000),
+      });
+      count("PoisonRecords");
+      await giveBack(0);
+      throw error;
+    }
+    Object.assign(log, { orgId: job.orgId, threadId: job.threadId, turnEndedAt: job.turnEndedAt });
+
+    const remainingMs = context.getRemainingTimeInMillis();
+    if (remainingMs < minRemainingMsToStart) {
+      logger.info("not started: too little time left in this invocation", { ...log, remainingMs });
+      count("RecordsNotStarted");
+      await giveBack(0);
+      throw new RecordHandedBack("no_time", 0);
+    }
+
+    let outcome: DigestJobOutcome;
+    try {
+      outcome = await runJob(job, jobPorts, {
+        options: { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
+        remainingTimeMs: () => context.getRemainingTimeInMillis(),
+      });
+    } catch (error) {
+      logger.error("digest job failed: the queue retries it", { ...log, ...describeError(error) });
+      count("FailedJobs");
+      await recordFailedPass(job, log);
+      throw error;
+    }
+
+    if (outcome.status === "skipped" && outcome.requeueAfterSeconds !== undefined) {
+      if (receiveCount < maxLockRequeueReceives) {
+        logger.info("a turn is running: handed back to the queue", {
+          ...log,
+          delaySeconds: outcome.requeueAfterSeconds,
+        });
+        count("LockRequeues");
+        await giveBack(outcome.requeueAfterSeconds);
+        throw new RecordHandedBack("turn_lock", outcome.requeueAfterSeconds);
+      }
+      logger.warn("a turn is still running: left to the nightly sweep", {
+        ...log,
+        ...outcomeSummary(outcome),
+      });
+      count("LockRequeuesCapped");
+      return outcome;
+    }
+    logger.info("digest job finished", { ...log, ...outcomeSummary(outcome) });
+    return outcome;
+  }
+
+  /** Records the batch skipped after a record of their thread was handed back come back with it. */
+  async function alignSkipped(
+    event: SQSEvent,
+    response: SQSBatchResponse,
+    started: ReadonlySet<string>,
+    handedBack: ReadonlyMap<string, number>,
+  ): Promise<void> {
+    const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+    for (const record of event.Records) {
+      if (started.has(record.messageId) || !failed.has(record.messageId)) continue;
+      const seconds = handedBack.get(record.attributes.MessageGroupId ?? "");
+      const log = { messageId: record.messageId };
+      logger.info("not started: an earlier record of its thread in this batch did not finish", log);
+      if (seconds !== undefined) await handBack(record, seconds, log);
+    }
+  }
+
+  return async (event, context) => {
+    logger.addContext?.(context);
+    const processor = new SqsFifoPartialProcessorAsync();
+    const handedBack = new Map<string, number>();
+    const started = new Set<string>();
+    try {
+      const response = await processPartialResponse(
+        event,
+        (record: SQSRecord) => {
+          started.add(record.messageId);
+          return handleRecord(record, context, handedBack);
+        },
+        processor,
+        { context, skipGroupOnError: true, throwOnFullBatchFailure: false },
+      );
+      await alignSkipped(event, response, started, handedBack);
+      return response;
+    } finally {
+      metrics.flush();
+    }
+  };
+}

@@ -1,0 +1,200 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { DigestQueue, ReceivedDigestMessage } from "@context-cleaner/core/queue";
+import { createDigestHandler, type DigestHandler, type DigestHandlerDependencies } from "./digest-handler";
+import { lambdaContext } from "./lambda-context";
+import { LOCAL_QUEUE_ARN, sqsRecord } from "./sqs-event";
+
+/** Defaults of {@link LocalWorkerOptions}. */
+export const LOCAL_WORKER_DEFAULTS = {
+  /** Messages per receive, as the Lambda subscription's batch size. */
+  batchSize: 10,
+  /** How long an empty receive waits before the next. */
+  pollIntervalMs: 1_000,
+  /** Each invocation's deadline, as the digest function's timeout. */
+  functionTimeoutMs: 300_000,
+} as const;
+
+/** Options of {@link startLocalWorker}: the digest handler, or the dependencies to build it. */
+export type LocalWorkerOptions = {
+  /** The queue to poll: the in-process queue, or any `DigestQueue`. */
+  queue: DigestQueue;
+  /** @default 10 */
+  batchSize?: number;
+  /** @default 1000 */
+  pollIntervalMs?: number;
+  /** @default 300_000 */
+  functionTimeoutMs?: number;
+  /** Told of a receive, delete or invocation that threw. Must not throw. @default console.error */
+  onError?: (error: unknown) => void;
+} & (
+  | { handler: DigestHandler; dependencies?: never }
+  | { dependencies: Omit<DigestHandlerDependencies, "queue">; handler?: never }
+);
+
+/** A running worker. */
+export interface LocalWorker {
+  /** Resolves at the first receive started after this call that finds the queue empty. */
+  idle(): Promise<void>;
+  /** Stops polling after the invocation in progress; resolves when the loop has ended. */
+  stop(): Promise<void>;
+  /** Invocations of the handler so far. */
+  readonly invocations: number;
+}
+
+function toRecord(message: ReceivedDigestMessage) {
+  return sqsRecord({
+    body: message.body,
+    groupId: message.groupId,
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle,
+    deduplicationId: message.deduplicationId,
+    receiveCount: message.receiveCount,
+    sentAt: message.sentAt,
+    eventSourceARN: LOCAL_QUEUE_ARN,
+  });
+}
+
+/** What one delivered batch came to. */
+export interface DeliveredBatch {
+  /** The messages received and handed to the handler. */
+  received: ReceivedDigestMessage[];
+  /** Message ids the handler reported failed (left to the queue); the rest were deleted. */
+  failed: string[];
+}
+
+/**
+ * One round of Lambda's SQS event source mapping for already received messages: invokes
+ * the handler with them as an `SQSEvent` and a fresh `Context`, then deletes those it did
+ * not report failed. A handler that throws fails the whole batch.
+ */
+export async function invokeBatch(
+  queue: Pick<DigestQueue, "delete">,
+  handler: DigestHandler,
+  messages: ReceivedDigestMessage[],
+  options: { functionTimeoutMs?: number; onError?: (error: unknown) => void } = {},
+): Promise<DeliveredBatch> {
+  const timeoutMs = options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs;
+  let failed: ReadonlySet<string>;
+  try {
+    const response = await handler(
+      { Records: messages.map(toRecord) },
+      lambdaContext({ functionName: "context-cleaner-digest-local", timeoutMs }),
+    );
+    failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  } catch (error) {
+    options.onError?.(error);
+    failed = new Set(messages.map((message) => message.messageId));
+  }
+  for (const message of messages) {
+    if (failed.has(message.messageId)) continue;
+    try {
+      await queue.delete(message.receiptHandle);
+    } catch (error) {
+      options.onError?.(error);
+    }
+  }
+  return { received: messages, failed: [...failed] };
+}
+
+/**
+ * Receives one batch and delivers it with {@link invokeBatch}.
+ * @returns the batch, or `undefined` when the queue had no visible message.
+ */
+export async function deliverOnce(
+  queue: DigestQueue,
+  handler: DigestHandler,
+  options: {
+    batchSize?: number;
+    /** How long the received messages stay invisible. @default the queue's */
+    visibilityTimeoutSeconds?: number;
+    functionTimeoutMs?: number;
+    onError?: (error: unknown) => void;
+  } = {},
+): Promise<DeliveredBatch | undefined> {
+  const messages = await queue.receive(
+    options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize,
+    options.visibilityTimeoutSeconds === undefined
+      ? {}
+      : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds },
+  );
+  if (messages.length === 0) return undefined;
+  return invokeBatch(queue, handler, messages, options);
+}
+
+/**
+ * The digest function without Lambda, for embedded runs: a loop that plays the part of
+ * Lambda's SQS event source mapping. It receives a batch, invokes the same handler as the
+ * Lambda function with an `SQSEvent` and a `Context` whose deadline is the function's
+ * timeout, deletes the records that succeeded and leaves the failed ones to the queue (the
+ * handler has already set the visibility of those it handed back).
+ *
+ * @example
+ * const queue = createInProcessDigestQueue();
+ * const worker = startLocalWorker({ queue, dependencies: { ports, logger: console, metrics } });
+ * // … publishTurnEnded with inProcessSqsClient(queue) …
+ * await worker.stop();
+ */
+export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
+  const { queue } = options;
+  const batchSize = options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize;
+  const pollIntervalMs = options.pollIntervalMs ?? LOCAL_WORKER_DEFAULTS.pollIntervalMs;
+  const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs;
+  const onError =
+    options.onError ?? ((error: unknown) => console.error("context-cleaner local worker:", error));
+  const handler = options.handler ?? createDigestHandler({ ...options.dependencies, queue });
+  const stopping = new AbortController();
+  // Each waiter resolves at the first empty receive that started after it was registered.
+  let idleWaiters: { after: number; resolve: () => void }[] = [];
+  let receives = 0;
+  let invocations = 0;
+
+  const report = (error: unknown) => {
+    try {
+      onError(error);
+    } catch {
+      // A failing error sink must not stop the loop.
+    }
+  };
+
+  const pause = () => sleep(pollIntervalMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+
+  async function loop(): Promise<void> {
+    while (!stopping.signal.aborted) {
+      let messages: ReceivedDigestMessage[];
+      const receive = ++receives;
+      try {
+        messages = await queue.receive(batchSize);
+      } catch (error) {
+        report(error);
+        await pause();
+        continue;
+      }
+      if (messages.length === 0) {
+        const due = idleWaiters.filter((waiter) => waiter.after < receive);
+        idleWaiters = idleWaiters.filter((waiter) => waiter.after >= receive);
+        for (const waiter of due) waiter.resolve();
+        await pause();
+        continue;
+      }
+      invocations += 1;
+      await invokeBatch(queue, handler, messages, { functionTimeoutMs, onError: report });
+    }
+    for (const waiter of idleWaiters) waiter.resolve();
+    idleWaiters = [];
+  }
+
+  const running = loop();
+  return {
+    idle: () =>
+      stopping.signal.aborted
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => idleWaiters.push({ after: receives, resolve })),
+    async stop() {
+      stopping.abort();
+      await running;
+    },
+    get invocations() {
+      return invocations;
+    },
+  };
+}

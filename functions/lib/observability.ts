@@ -1,0 +1,77 @@
+import type { Metrics } from "@aws-lambda-powertools/metrics";
+import type { Metric, MetricsSink } from "@context-cleaner/core/worker";
+import type { Context } from "aws-lambda";
+
+/** The CloudWatch namespace of every context-cleaner metric. */
+export const METRICS_NAMESPACE = "ContextCleaner";
+
+/**
+ * Where the functions log: structured entries, a message and its attributes. Powertools'
+ * `Logger` satisfies it (one JSON line per entry, with the Lambda context's request id).
+ */
+export interface FunctionLogger {
+  info(message: string, ...attributes: Record<string, unknown>[]): void;
+  warn(message: string, ...attributes: Record<string, unknown>[]): void;
+  error(message: string, ...attributes: Record<string, unknown>[]): void;
+  /** Adds the invocation's request id and function name to the entries that follow. */
+  addContext?(context: Context): void;
+}
+
+/** A metrics sink the handler flushes at the end of each invocation. */
+export interface FunctionMetrics extends MetricsSink {
+  flush(): void;
+}
+
+/** The error's name, code and retryability, and its message: what a log entry carries of it. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { error: String(error) };
+  const { code, retryable } = error as Error & { code?: unknown; retryable?: unknown };
+  return {
+    error: error.message,
+    errorName: error.name,
+    ...(typeof code === "string" ? { errorCode: code } : {}),
+    ...(typeof retryable === "boolean" ? { retryable } : {}),
+  };
+}
+
+/**
+ * The job's metrics as CloudWatch Embedded Metric Format through Powertools. A metric
+ * without dimensions is buffered and printed with the others at `flush()`, one EMF line
+ * per invocation; a metric with dimensions (`SkippedJobs{reason}`, `digest_fallback{reason}`)
+ * is printed at once on its own line, since the dimensions of one EMF line apply to all of
+ * its metrics. Never throws: a metric Powertools refuses is logged and dropped.
+ *
+ * @example
+ * const metrics = powertoolsMetrics(new Metrics({ namespace: "ContextCleaner", serviceName: "digest" }), logger);
+ */
+export function powertoolsMetrics(metrics: Metrics, logger?: Pick<FunctionLogger, "warn">): FunctionMetrics {
+  const dropped = (metric: Metric, error: unknown) => {
+    try {
+      logger?.warn("metric dropped", { metric: metric.name, ...describeError(error) });
+    } catch {
+      // A failing logger must not fail the job.
+    }
+  };
+  return {
+    record(metric: Metric) {
+      try {
+        if (metric.dimensions && Object.keys(metric.dimensions).length > 0) {
+          const single = metrics.singleMetric();
+          single.addDimensions({ ...metric.dimensions });
+          single.addMetric(metric.name, metric.unit, metric.value);
+        } else {
+          metrics.addMetric(metric.name, metric.unit, metric.value);
+        }
+      } catch (error) {
+        dropped(metric, error);
+      }
+    },
+    flush() {
+      try {
+        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+      } catch (error) {
+        logger?.warn("metrics not published", describeError(error));
+      }
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import {
+  type DigestJobOptions,
+  type DigestJobOutcome,
+  type DigestJobPayload,
+  type DigestJobPorts,
+  runDigestJob,
+} from "@context-cleaner/core/worker";
+
+/** What the functions hand a job besides its ports. */
+export interface JobRun {
+  /** The job's options (defaults in `DIGEST_JOB_DEFAULTS`). */
+  options?: Partial<DigestJobOptions>;
+  /**
+   * Milliseconds left before the invocation times out (`context.getRemainingTimeInMillis`),
+   * so the job stops starting model calls that would not finish and writes what it has.
+   */
+  remainingTimeMs?: () => number;
+}
+
+/**
+ * The one place the functions start a digest job: the Lambda handler and the local worker
+ * both come through here, so a new job option is wired once. The invocation's remaining
+ * time is the job's `remainingTimeMs` port.
+ */
+export function runJob(
+  payload: DigestJobPayload,
+  ports: DigestJobPorts,
+  run: JobRun = {},
+): Promise<DigestJobOutcome> {
+  const timed: DigestJobPorts = run.remainingTimeMs
+    ? { ...ports, remainingTimeMs: run.remainingTimeMs }
+    : ports;
+  return runDigestJob(payload, timed, run.options);
+}

@@ -1,0 +1,78 @@
+import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
+import {
+  createDatabase,
+  createDigestRepository,
+  type Database,
+  type DigestRepository,
+} from "@context-cleaner/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "../test/recorders";
+import { lambdaContext } from "./lambda-context";
+import { createSweepHandler, SweepSendError } from "./sweep-handler";
+
+const NOW = new Date("2026-12-01T03:00:00Z");
+let database: Database;
+let repository: DigestRepository;
+
+beforeAll(async () => {
+  database = await createDatabase("pglite://");
+  await database.migrate();
+  repository = createDigestRepository(database);
+  await repository.recordPass("acme", "locked", {
+    status: "skipped",
+    reason: "turn_lock",
+    turnEndedAt: new Date("2026-11-30T20:00:00Z"),
+    at: new Date("2026-11-30T20:00:00Z"),
+  });
+  await repository.recordPass("acme", "failed", { status: "failed", at: new Date("2026-11-30T21:00:00Z") });
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+const context = lambdaContext({ functionName: "sweep", timeoutMs: 300_000 });
+
+describe("createSweepHandler", () => {
+  it("enqueues what it found, returns and logs the figures, counts by reason in EMF, flushes once", async () => {
+    const clock = manualClock(NOW);
+    const queue = createInProcessDigestQueue({ clock });
+    const logger = recordingLogger();
+    const metrics = recordingMetrics();
+    const handler = createSweepHandler({ ports: { store: repository, queue, clock }, logger, metrics });
+    const summary = await handler({ "detail-type": "Scheduled Event" }, context);
+    expect(summary).toEqual({
+      dryRun: false,
+      enqueued: 2,
+      failed: 0,
+      truncated: false,
+      byReason: { failed: 1, turn_lock: 1 },
+    });
+    expect((await queue.receive(10)).map((message) => JSON.parse(message.body).threadId).sort()).toEqual([
+      "failed",
+      "locked",
+    ]);
+    expect(logger.at("info")[0]).toMatchObject({ message: "sweep finished", attributes: { enqueued: 2 } });
+    expect(metrics.count("SweptThreads", { reason: "turn_lock" })).toBe(1);
+    expect(metrics.flushes).toBe(1);
+  });
+
+  it("fails the invocation when a send failed, naming each thread it could not enqueue", async () => {
+    const clock = manualClock(NOW);
+    const logger = recordingLogger();
+    const metrics = recordingMetrics();
+    const queue = {
+      async send(): Promise<{ messageId: string }> {
+        throw new Error("SQS unreachable");
+      },
+    };
+    const handler = createSweepHandler({ ports: { store: repository, queue, clock }, logger, metrics });
+    const error = await handler({}, context).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SweepSendError);
+    expect(error).toMatchObject({ failed: 2 });
+    expect(logger.at("error").map((entry) => entry.attributes.threadId)).toEqual(["failed", "locked"]);
+    expect(metrics.count("SweepSendFailures")).toBe(2);
+    expect(metrics.flushes).toBe(1);
+  });
+});

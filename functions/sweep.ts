@@ -1,0 +1,48 @@
+/**
+ * The nightly sweep function (Cron): the edge where configuration is read, from SST's
+ * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
+ * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
+ * tables and the org in their metadata. Built on the first invocation.
+ * See docs/architecture.md#the-nightly-sweep.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { Resource } from "sst";
+import { lazyHandler } from "./lib/lazy-handler";
+import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
+import { requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+import { createSweepDependencies } from "./lib/sweep-dependencies";
+import { createSweepHandler } from "./lib/sweep-handler";
+
+export const handler = lazyHandler(async () => {
+  const environment = process.env;
+  const logger = new Logger({ serviceName: "context-cleaner-sweep" });
+  const metrics = powertoolsMetrics(
+    new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "context-cleaner-sweep" }),
+    logger,
+  );
+  const secretArn = environment.CONTEXT_CLEANER_SECRET_ARN;
+  const secrets = secretArn
+    ? await secretsFromSecretsManager(secretArn)
+    : {
+        databaseUrl: Resource.DatabaseUrl.value,
+        checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
+      };
+  const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
+  const dependencies = await createSweepDependencies({
+    databaseUrl: requireSecret(secrets, "databaseUrl", source),
+    ...(secrets.checkpointDatabaseUrl ? { checkpointDatabaseUrl: secrets.checkpointDatabaseUrl } : {}),
+    ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
+    ...(environment.CHECKPOINT_ORG_METADATA_KEY
+      ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
+      : {}),
+    queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
+    sqs: new SQSClient({}),
+    logger,
+    metrics,
+  });
+  if (!secrets.checkpointDatabaseUrl)
+    logger.warn("no checkpoint store: threads whose event was lost are not looked for");
+  return createSweepHandler(dependencies);
+});

@@ -1,0 +1,3 @@
+ALTER TABLE "thread_pass" ADD COLUMN "lease_owner" text;--> statement-breakpoint
+ALTER TABLE "thread_pass" ADD COLUMN "lease_expires_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "thread_pass" ADD CONSTRAINT "thread_pass_lease_complete" CHECK (("thread_pass"."lease_owner" is null and "thread_pass"."lease_expires_at" is null) or ("thread_pass"."lease_owner" <> '' and "thread_pass"."lease_expires_at" is not null));

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { compareContestants, formatTurnsBeforeCut, renderComparisonTable } from "./comparison";
+import { lossFindings, targetFindings } from "./findings";
+import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
+
+function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
+  return {
+    turn: number,
+    modelCalls: 1,
+    promptChars: 100,
+    sentChars: 100,
+    rawToolChars: 0,
+    countedToolChars: 0,
+    budgetCuts: 0,
+    perResultCuts: 0,
+    cacheBreaks: 0,
+    invalidatedChars: 0,
+    retention: { total: 10, strict: 10, recoverable: 10 },
+    ...fields,
+  };
+}
+
+function run(id: string, turns: TurnRecord[], viewMs: number[]): ContestantRun {
+  const cut = turns.find((record) => record.budgetCuts > 0);
+  return {
+    id,
+    label: id,
+    accounting: id === "raw" ? "none" : id === "with-digests" ? "effective" : "blind",
+    turns,
+    firstBudgetCutTurn: cut ? cut.turn : null,
+    viewMs,
+  };
+}
+
+function simulation(name: string, runs: ContestantRun[]): ThreadSimulation {
+  return { thread: name, turns: 3, probes: 10, rawChars: 1_000, contestants: runs, passes: {} };
+}
+
+const simulations = [
+  simulation("one", [
+    run(
+      "blind-caps",
+      [
+        turn(1),
+        turn(2, { budgetCuts: 2 }),
+        turn(3, { promptChars: 300, cacheBreaks: 1, retention: { total: 10, strict: 4, recoverable: 6 } }),
+      ],
+      [1, 3],
+    ),
+    run("with-digests", [turn(1), turn(2), turn(3, { promptChars: 50, cacheBreaks: 3 })], [2, 4]),
+  ]),
+  simulation("two", [
+    run(
+      "blind-caps",
+      [
+        turn(1, { budgetCuts: 1 }),
+        turn(2),
+        turn(3, { promptChars: 200, retention: { total: 10, strict: 10, recoverable: 10 } }),
+      ],
+      [5],
+    ),
+    run(
+      "with-digests",
+      [
+        turn(1),
+        turn(2),
+        turn(3, { budgetCuts: 1, promptChars: 70, retention: { total: 10, strict: 9, recoverable: 10 } }),
+      ],
+      [6, 8],
+    ),
+  ]),
+];
+
+describe("compareContestants", () => {
+  it("adds the last views up over the threads and keeps per-thread turns before the first cut", () => {
+    const [blind, digests] = compareContestants(simulations);
+    expect(blind).toMatchObject({
+      id: "blind-caps",
+      viewShare: 0.25,
+      strict: 14,
+      recoverable: 16,
+      probes: 20,
+      budgetCuts: 3,
+      cacheBreaksPerThread: 0.5,
+      medianViewMs: 3,
+    });
+    expect(blind?.turnsBeforeFirstCut.map((entry) => [entry.thread, entry.turns, entry.cut])).toEqual([
+      ["one", 1, true],
+      ["two", 0, true],
+    ]);
+    expect(digests).toMatchObject({ viewShare: 0.06, strict: 19, recoverable: 20, medianViewMs: 5 });
+    expect(formatTurnsBeforeCut(digests as NonNullable<typeof digests>)).toBe("3+, 2");
+  });
+
+  it("renders one table row per contestant", () => {
+    const table = renderComparisonTable(compareContestants(simulations)).split("\n");
+    expect(table).toHaveLength(4);
+    expect(table[3]).toBe(
+      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 3+, 2 | 1 | 1.5 | 5.00 |",
+    );
+  });
+});
+
+describe("findings", () => {
+  it("say which targets this project met and missed", () => {
+    const lines = targetFindings(compareContestants(simulations));
+    expect(lines[0]).toMatch(/^strict retention 19\/20 .*: missed$/);
+    expect(lines[1]).toMatch(/^recoverable retention 20\/20 .*: met$/);
+    expect(lines[2]).toMatch(/^view 6\.0% .*: met$/);
+    expect(lines[3]).toBe(
+      "turns before the first budget cut vs blind caps: one 3+ vs 1 (3.0×); two 2 vs 0 (2.0×) (target ≥ 3×): missed",
+    );
+  });
+
+  it("name each column where a peer beats this project, and only those", () => {
+    expect(lossFindings(compareContestants(simulations))).toEqual([
+      "blind-caps beats context-cleaner on fewer cache breaks per thread (0.5 vs 1.5); a faster view (median 3.00 ms vs 5.00 ms)",
+    ]);
+  });
+});

@@ -1,0 +1,105 @@
+import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
+import { turnsBeforeFirstCut } from "./simulate-turns";
+
+/** One contestant's figures over a set of threads, at each thread's last model call. */
+export interface ComparisonRow {
+  id: string;
+  label: string;
+  /** Prompt chars of the last views over raw chars of the threads. */
+  viewShare: number;
+  promptChars: number;
+  rawChars: number;
+  strict: number;
+  recoverable: number;
+  probes: number;
+  /** Per thread: turns played before the first budget cut, and whether a cut came at all. */
+  turnsBeforeFirstCut: { thread: string; turns: number; cut: boolean; played: number }[];
+  /** Results the conversation budget cut, over all threads. */
+  budgetCuts: number;
+  /** Model calls that broke the prompt cache, per thread on average. */
+  cacheBreaksPerThread: number;
+  /** Median ms of one view computation over every model call. */
+  medianViewMs: number;
+}
+
+function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** Aggregates each contestant over the simulations (contestants in the first one's order). */
+export function compareContestants(simulations: readonly ThreadSimulation[]): ComparisonRow[] {
+  const ids = simulations[0]?.contestants.map((run) => run.id) ?? [];
+  return ids.map((id) => {
+    const runs = simulations.map((simulation) => ({
+      simulation,
+      run: simulation.contestants.find((candidate) => candidate.id === id) as ContestantRun,
+    }));
+    let promptChars = 0;
+    let rawChars = 0;
+    let strict = 0;
+    let recoverable = 0;
+    let probes = 0;
+    let budgetCuts = 0;
+    let breaks = 0;
+    const viewMs: number[] = [];
+    for (const { simulation, run } of runs) {
+      const last = run.turns.at(-1);
+      promptChars += last?.promptChars ?? 0;
+      rawChars += simulation.rawChars;
+      strict += last?.retention.strict ?? 0;
+      recoverable += last?.retention.recoverable ?? 0;
+      probes += last?.retention.total ?? 0;
+      for (const turn of run.turns) {
+        budgetCuts += turn.budgetCuts;
+        breaks += turn.cacheBreaks;
+      }
+      viewMs.push(...run.viewMs);
+    }
+    const first = runs[0]?.run as ContestantRun;
+    return {
+      id,
+      label: first.label,
+      viewShare: promptChars / Math.max(1, rawChars),
+      promptChars,
+      rawChars,
+      strict,
+      recoverable,
+      probes,
+      turnsBeforeFirstCut: runs.map(({ simulation, run }) => ({
+        thread: simulation.thread,
+        turns: turnsBeforeFirstCut(run),
+        cut: run.firstBudgetCutTurn !== null,
+        played: run.turns.length,
+      })),
+      budgetCuts,
+      cacheBreaksPerThread: breaks / Math.max(1, runs.length),
+      medianViewMs: median(viewMs),
+    };
+  });
+}
+
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
+
+/** `2, 4+`: turns before the first cut per thread; `+` marks a thread the budget never cut. */
+export function formatTurnsBeforeCut(row: ComparisonRow): string {
+  return row.turnsBeforeFirstCut.map((entry) => `${entry.turns}${entry.cut ? "" : "+"}`).join(", ");
+}
+
+/** The comparison as a Markdown table. */
+export function renderComparisonTable(rows: readonly ComparisonRow[]): string {
+  const lines = [
+    "| contestant | view / raw chars | strict retention | recoverable retention | turns before 1st budget cut | results cut | cache breaks / thread | median view ms |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerThread.toFixed(1)} | ${row.medianViewMs.toFixed(2)} |`,
+    );
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,124 @@
+import {
+  assembleModelView,
+  COMPACTION_DEFAULTS,
+  type DigestMap,
+  type Message,
+} from "@context-cleaner/assembler";
+import { messageChars } from "@context-cleaner/assembler/internal";
+import type { Accounting } from "./budget-track";
+import type { WorkerTiming } from "./worker-between-turns";
+
+/** A view strategy played through the same turns as every other. */
+export interface Contestant {
+  id: string;
+  label: string;
+  /** Which budget track the strategy's thread is recorded under. */
+  accounting: Accounting;
+  /** For `effective` accounting: when the worker reads the checkpoint. @default "next-user-message" */
+  workerTiming?: WorkerTiming;
+  /** The view of `prompt` sent to the model, in the neutral form (for measuring). */
+  view(prompt: readonly Message[], digests: DigestMap): ContestantView | Promise<ContestantView>;
+}
+
+export interface ContestantView {
+  messages: readonly Message[];
+  /** Milliseconds the strategy itself took (format conversions left out). */
+  elapsedMs: number;
+}
+
+/** Defaults every contestant shares: the same history budget and the same keep-3. */
+export const CONTESTANT_DEFAULTS = {
+  historyBudgetChars: COMPACTION_DEFAULTS.historyBudgetChars,
+  /** Tool results (or exchanges) kept whole by the strategies that keep the last few. */
+  keepLast: 3,
+  /** What clear-old-tool-results leaves in place of a result (LangChain's ClearToolUsesEdit default). */
+  clearedPlaceholder: "[cleared]",
+} as const;
+
+/** Times a synchronous strategy. */
+export function timed(run: () => readonly Message[]): ContestantView {
+  const started = performance.now();
+  const messages = run();
+  return { messages, elapsedMs: performance.now() - started };
+}
+
+function totalChars(messages: readonly Message[]): number {
+  let total = 0;
+  for (const message of messages) total += messageChars(message);
+  return total;
+}
+
+/** No caps, no cleaning: the whole thread in every prompt. */
+export const RAW: Contestant = {
+  id: "raw",
+  label: "raw",
+  accounting: "none",
+  view: (prompt) => ({ messages: prompt, elapsedMs: 0 }),
+};
+
+/** The runtime's caps counting raw chars, and the history backstop alone (drop-oldest, the kill-switch view). */
+export const BLIND_CAPS: Contestant = {
+  id: "blind-caps",
+  label: "blind caps + drop-oldest",
+  accounting: "blind",
+  view: (prompt) => timed(() => assembleModelView(prompt, null, { disabled: true }).messages),
+};
+
+const cleared = new WeakMap<Message, Message>();
+
+/**
+ * Clear old tool results, keep 3 (Anthropic's context editing, `clear_tool_uses`): once the
+ * prompt passes the trigger (here the shared history budget), every tool result but the
+ * last three is replaced by a placeholder; the tool calls stay.
+ */
+export const CLEAR_TOOL_RESULTS: Contestant = {
+  id: "clear-tool-results",
+  label: "clear old tool results (keep 3)",
+  accounting: "blind",
+  view: (prompt) =>
+    timed(() => {
+      if (totalChars(prompt) <= CONTESTANT_DEFAULTS.historyBudgetChars) return prompt;
+      let kept = 0;
+      const view = [...prompt];
+      for (let index = view.length - 1; index >= 0; index--) {
+        const message = view[index] as Message;
+        if (message.role !== "tool") continue;
+        if (kept++ < CONTESTANT_DEFAULTS.keepLast) continue;
+        let placeholder = cleared.get(message);
+        if (!placeholder) {
+          placeholder = { ...message, content: CONTESTANT_DEFAULTS.clearedPlaceholder };
+          cleared.set(message, placeholder);
+        }
+        view[index] = placeholder;
+      }
+      return view;
+    }),
+};
+
+/** This project without the worker: keep-rules, inline stubs and the backstop; the budget counts raw. */
+export const INLINE_ONLY: Contestant = {
+  id: "inline-only",
+  label: "context-cleaner, inline only",
+  accounting: "blind",
+  view: (prompt) => timed(() => assembleModelView(prompt, new Map(), { disabled: false }).messages),
+};
+
+/**
+ * This project with the worker's digests, and the budget counting effective chars. The
+ * worker reads the checkpoint once the user's next message is in it.
+ */
+export const WITH_DIGESTS: Contestant = {
+  id: "with-digests",
+  label: "context-cleaner, with digests",
+  accounting: "effective",
+  workerTiming: "next-user-message",
+  view: (prompt, digests) => timed(() => assembleModelView(prompt, digests, { disabled: false }).messages),
+};
+
+/** The same, with the worker reading the checkpoint as the turn ends, before the user answers. */
+export const WITH_DIGESTS_AT_TURN_END: Contestant = {
+  ...WITH_DIGESTS,
+  id: "with-digests-turn-end",
+  label: "context-cleaner, with digests (worker at turn end)",
+  workerTiming: "turn-end",
+};

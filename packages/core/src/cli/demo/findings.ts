@@ -1,0 +1,79 @@
+import type { ComparisonRow } from "./comparison";
+
+/** What the comparison is measured against, for this project with digests. */
+export const TARGETS = {
+  strictRetention: 1,
+  recoverableRetention: 1,
+  /** Assembled chars over raw chars at the last model call. */
+  maxViewShare: 0.06,
+  /** Turns before the first budget cut, over blind caps' (per thread). */
+  minTurnsRatio: 3,
+} as const;
+
+const THIS_PROJECT = "with-digests";
+const NOT_PEERS = new Set(["raw", "inline-only", "with-digests", "with-digests-turn-end"]);
+const share = (value: number) => `${(100 * value).toFixed(1)}%`;
+const ratio = (part: number, whole: number) => part / Math.max(1, whole);
+
+/** How this project did against each target, one line each. */
+export function targetFindings(rows: readonly ComparisonRow[]): string[] {
+  const project = rows.find((row) => row.id === THIS_PROJECT);
+  const blind = rows.find((row) => row.id === "blind-caps");
+  if (!project || !blind) return [];
+  const ratios = project.turnsBeforeFirstCut.map((entry, index) => {
+    const baseline = blind.turnsBeforeFirstCut[index]?.turns ?? 0;
+    return { ...entry, ratio: entry.turns / Math.max(1, baseline), baseline };
+  });
+  const met = (ok: boolean) => (ok ? "met" : "missed");
+  return [
+    `strict retention ${project.strict}/${project.probes} (${share(ratio(project.strict, project.probes))}, target 100%): ${met(project.strict === project.probes)}`,
+    `recoverable retention ${project.recoverable}/${project.probes} (${share(ratio(project.recoverable, project.probes))}, target 100%): ${met(project.recoverable === project.probes)}`,
+    `view ${share(project.viewShare)} of raw chars (target ≤ ${share(TARGETS.maxViewShare)}): ${met(project.viewShare <= TARGETS.maxViewShare)}`,
+    `turns before the first budget cut vs blind caps: ${ratios
+      .map(
+        (entry) =>
+          `${entry.thread} ${entry.turns}${entry.cut ? "" : "+"} vs ${entry.baseline} (${entry.ratio.toFixed(1)}×)`,
+      )
+      .join(
+        "; ",
+      )} (target ≥ ${TARGETS.minTurnsRatio}×): ${met(ratios.every((entry) => entry.ratio >= TARGETS.minTurnsRatio))}`,
+  ];
+}
+
+/** Every column where a peer does better than this project, one line per peer that does. */
+export function lossFindings(rows: readonly ComparisonRow[]): string[] {
+  const project = rows.find((row) => row.id === THIS_PROJECT);
+  if (!project) return [];
+  const sumTurns = (row: ComparisonRow) =>
+    row.turnsBeforeFirstCut.reduce((sum, entry) => sum + entry.turns, 0);
+  const lines: string[] = [];
+  for (const peer of rows) {
+    if (NOT_PEERS.has(peer.id)) continue;
+    const wins: string[] = [];
+    if (peer.viewShare < project.viewShare) {
+      wins.push(
+        `a smaller view (${share(peer.viewShare)} vs ${share(project.viewShare)}, at ${share(ratio(peer.strict, peer.probes))} strict retention)`,
+      );
+    }
+    if (peer.strict > project.strict)
+      wins.push(`more strict retention (${peer.strict} vs ${project.strict})`);
+    if (peer.recoverable > project.recoverable)
+      wins.push(`more recoverable retention (${peer.recoverable} vs ${project.recoverable})`);
+    if (sumTurns(peer) > sumTurns(project)) wins.push("more turns before the first budget cut");
+    if (peer.budgetCuts < project.budgetCuts)
+      wins.push(`fewer results cut (${peer.budgetCuts} vs ${project.budgetCuts})`);
+    if (peer.cacheBreaksPerThread < project.cacheBreaksPerThread) {
+      wins.push(
+        `fewer cache breaks per thread (${peer.cacheBreaksPerThread.toFixed(1)} vs ${project.cacheBreaksPerThread.toFixed(1)})`,
+      );
+    }
+    // Sub-0.05 ms and sub-1.5× differences are noise on a shared machine.
+    if (peer.medianViewMs * 1.5 < project.medianViewMs && project.medianViewMs - peer.medianViewMs > 0.05) {
+      wins.push(
+        `a faster view (median ${peer.medianViewMs.toFixed(2)} ms vs ${project.medianViewMs.toFixed(2)} ms)`,
+      );
+    }
+    if (wins.length > 0) lines.push(`${peer.label} beats context-cleaner on ${wins.join("; ")}`);
+  }
+  return lines;
+}

@@ -1,0 +1,161 @@
+import { describe, expect, it } from "vitest";
+import { renderReport } from "./report-html";
+import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
+import { escapeHtml, niceMax, renderLineChart } from "./svg-charts";
+
+function turns(values: number[]): TurnRecord[] {
+  return values.map((value, index) => ({
+    turn: index + 1,
+    modelCalls: 1,
+    promptChars: value,
+    sentChars: value,
+    rawToolChars: value,
+    countedToolChars: value,
+    budgetCuts: 0,
+    perResultCuts: 0,
+    cacheBreaks: 0,
+    invalidatedChars: 0,
+    retention: { total: 2, strict: 1, recoverable: 2 },
+  }));
+}
+
+const runs: ContestantRun[] = [
+  {
+    id: "raw",
+    label: "raw",
+    accounting: "none",
+    turns: turns([10, 5_000_000]),
+    firstBudgetCutTurn: null,
+    viewMs: [0],
+  },
+  {
+    id: "blind-caps",
+    label: "blind <caps>",
+    accounting: "blind",
+    turns: turns([10, 20]),
+    firstBudgetCutTurn: null,
+    viewMs: [1],
+  },
+  {
+    id: "with-digests",
+    label: "with digests",
+    accounting: "effective",
+    workerTiming: "next-user-message",
+    turns: turns([10, 15]),
+    firstBudgetCutTurn: null,
+    viewMs: [1],
+  },
+];
+const simulation: ThreadSimulation = {
+  thread: "t",
+  turns: 2,
+  probes: 2,
+  rawChars: 100,
+  contestants: runs,
+  passes: {},
+};
+
+describe("renderReport", () => {
+  const html = renderReport({
+    title: "Report",
+    summary: "summary",
+    definitions: ["a definition"],
+    sets: [
+      {
+        id: "set",
+        title: "Set",
+        description: "d",
+        simulations: [simulation],
+        rows: [],
+        findings: ["a finding"],
+      },
+    ],
+    digest: {
+      thread: "t",
+      sample: {
+        toolCallId: "c",
+        call: 'read_document(file_id="x", offset=0)',
+        original: "Rent is $5 <b>",
+        digest: "Rent: $5",
+        answer: "$5",
+        answerKept: true,
+      },
+    },
+  });
+
+  it("is self-contained: no script, no external asset", () => {
+    expect(html).not.toMatch(/<script|<link|src=|href=|@import|url\((?!#)/i);
+  });
+
+  it("draws one line per contestant for prompt chars and one per budget track, with escaped labels", () => {
+    const prompt = html.slice(html.indexOf('id="set-prompt-0"'), html.indexOf('id="set-budget-0"'));
+    expect(
+      prompt.match(/<path data-series="[^"]+" clip-path="[^"]+" d="M-?[\d.]+ -?[\d.]+ L-?[\d.]+ -?[\d.]+"/g),
+    ).toHaveLength(3);
+    expect(prompt).toContain("blind &lt;caps&gt;");
+    expect(prompt).toContain("raw leaves the scale (up to 5M)");
+    const budget = html.slice(html.indexOf('id="set-budget-0"'));
+    expect(budget.match(/<path data-series=/g)).toHaveLength(2);
+    expect(budget).not.toContain("the raw ceiling");
+  });
+
+  it("notes the raw ceiling under a budget chart whose effective track passed it", () => {
+    const past = runs.map((run) =>
+      run.id === "with-digests" ? { ...run, turns: turns([10, 2_500_000]) } : run,
+    );
+    const report = renderReport({
+      title: "Report",
+      summary: "",
+      definitions: [],
+      sets: [
+        {
+          id: "set",
+          title: "Set",
+          description: "",
+          simulations: [{ ...simulation, contestants: past }],
+          rows: [],
+          findings: [],
+        },
+      ],
+    });
+    expect(report.slice(report.indexOf('id="set-budget-0"'))).toContain(
+      "(the raw ceiling) the effective accounting",
+    );
+  });
+
+  it("shows the digest beside its page, the probe answer marked in both", () => {
+    expect(html).toContain('id="digest-original"');
+    expect(html).toContain("Rent is <mark>$5</mark> &lt;b&gt;");
+    expect(html).toContain("Rent: <mark>$5</mark>");
+  });
+});
+
+describe("svg helpers", () => {
+  it("round axis maxima up to 1, 2, 2.5 or 5 times a power of ten", () => {
+    expect([niceMax(0), niceMax(7), niceMax(320_000), niceMax(600_001), niceMax(2_100_000)]).toEqual([
+      1, 10, 500_000, 1_000_000, 2_500_000,
+    ]);
+  });
+
+  it("escape every character that could break out of text or an attribute", () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+
+  it("place a series' points left to right across the plot", () => {
+    const svg = renderLineChart({
+      id: "c",
+      title: "c",
+      xLabel: "x",
+      yLabel: "y",
+      xTicks: ["1", "2", "3"],
+      series: [{ id: "s", label: "s", color: "#000", values: [0, 50, 100] }],
+    });
+    const d = svg.match(/ d="([^"]+)"/)?.[1] ?? "";
+    const points = d
+      .split(/[ML]/)
+      .filter(Boolean)
+      .map((pair) => pair.trim().split(" ").map(Number));
+    expect(points.map(([x]) => x)).toEqual([72, 384, 696]);
+    expect(points.map(([, y]) => y)).toEqual([252, 144, 36]);
+  });
+});

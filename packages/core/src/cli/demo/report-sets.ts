@@ -1,0 +1,32 @@
+import { compareContestants } from "./comparison";
+import { lossFindings, targetFindings } from "./findings";
+import type { ReportSet } from "./report-html";
+import type { ThreadSimulation } from "./simulate-turns";
+
+/** A set of played threads with its comparison and findings. */
+export function buildReportSet(
+  id: string,
+  title: string,
+  description: string,
+  simulations: ThreadSimulation[],
+): ReportSet {
+  const rows = compareContestants(simulations);
+  return {
+    id,
+    title,
+    description,
+    simulations,
+    rows,
+    findings: [...targetFindings(rows), ...lossFindings(rows)],
+  };
+}
+
+/** How to read the comparison, for the report and the printed tables. */
+export const REPORT_DEFINITIONS = [
+  "A turn opens with a user message and runs to the next; tool results arrive in order and each assistant message is one model call, whose prompt every contestant turns into its view.",
+  "Caps (the runtime's, the same for all): 60,000 chars per result; once 600,000 tool chars are spent every new result is cut to 2,000. Blind accounting counts raw chars; effective accounting (context-cleaner with digests) counts digest chars for digested results, and raw again past 2,000,000 raw chars.",
+  "History budget 320,000 chars for every strategy that has one: drop-oldest, trimMessages (chars / 4 tokens), the trigger of clear-old-tool-results; pruneMessages keeps tool calls in the last 6 messages.",
+  "The worker (extractive digester, embedded PGlite) runs between turns: once the user's next message is in the checkpoint, or, for the “worker at turn end” row, as the turn ends, before the user answers.",
+  "View / raw: prompt chars of each thread's last view over its raw chars. Strict retention: the probe's answer verbatim (whitespace-normalised) in the last view. Recoverable: strict, or the view holds a call that re-reads the answer's page (a digest's re-read line, or the original tool call with its arguments).",
+  "Turns before the first budget cut: turns played before a result was first cut by the conversation budget (+: never cut). Cache breaks: model calls whose view changed an earlier message of the previous call's view (the provider's cached prefix is lost from there).",
+] as const;

@@ -1,0 +1,91 @@
+import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixedClock } from "../../clock";
+import { createExtractiveDigester } from "../../digesters/extractive-digester";
+import { fixtureThreads } from "./demo-threads";
+import { createLineup } from "./lineup";
+import {
+  type ContestantRun,
+  simulateThread,
+  type ThreadSimulation,
+  turnsBeforeFirstCut,
+} from "./simulate-turns";
+
+// The credit-agreement fixture: turns of 384,634 / 225,486 / 85,203 raw tool chars, then the closing request.
+const thread = fixtureThreads().find((fixture) => fixture.name === "credit-agreement");
+let database: Database;
+let simulation: ThreadSimulation;
+const runOf = (id: string) => simulation.contestants.find((run) => run.id === id) as ContestantRun;
+
+beforeAll(async () => {
+  if (!thread) throw new Error("the credit-agreement fixture is missing");
+  database = await createDatabase();
+  await database.migrate();
+  simulation = await simulateThread(thread, {
+    contestants: createLineup(),
+    worker: {
+      store: createDigestRepository(database),
+      digester: createExtractiveDigester(),
+      clock: fixedClock(new Date("2026-01-06T12:00:00.000Z")),
+    },
+    orgId: "simulate-test",
+  });
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+describe("simulateThread over the credit-agreement fixture", () => {
+  it("plays four user turns; raw shows the whole thread in the last prompt and is never cut", () => {
+    const raw = runOf("raw");
+    expect(simulation.turns).toBe(4);
+    expect(raw.turns.map((turn) => turn.turn)).toEqual([1, 2, 3, 4]);
+    expect(raw.firstBudgetCutTurn).toBeNull();
+    // Everything but the pending ask_user call, the last model call's own output.
+    expect(raw.turns.at(-1)?.promptChars).toBeLessThan(simulation.rawChars);
+    expect(raw.turns.at(-1)?.promptChars).toBeGreaterThan(simulation.rawChars - 1_000);
+    expect(raw.turns.at(-1)?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
+  });
+
+  it("cuts under blind accounting in turn 3, once 610,120 raw chars were spent in two turns", () => {
+    const blind = runOf("blind-caps");
+    expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 614_645, 614_645]);
+    expect(blind.firstBudgetCutTurn).toBe(3);
+    expect(turnsBeforeFirstCut(blind)).toBe(2);
+    // The other blind-accounting contestants record the same thread, so the same cuts.
+    for (const id of ["trim-messages", "prune-messages", "clear-tool-results", "inline-only"]) {
+      expect(runOf(id).turns.map((turn) => turn.budgetCuts)).toEqual(
+        blind.turns.map((turn) => turn.budgetCuts),
+      );
+    }
+  });
+
+  it("gives the budget back once the worker's digests load, and keeps every probe answerable", () => {
+    const digests = runOf("with-digests");
+    const last = digests.turns.at(-1);
+    expect(last?.countedToolChars).toBeLessThan(200_000);
+    expect(last?.promptChars).toBeLessThan(0.1 * simulation.rawChars);
+    expect(last?.retention.recoverable).toBe(40);
+    expect(last?.retention.strict).toBeGreaterThan(runOf("blind-caps").turns.at(-1)?.retention.strict ?? 40);
+    expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
+    expect(simulation.digestSample?.digest).toContain("[Condensed by context-cleaner");
+  });
+
+  it("with the worker at turn end, the recency wall still covers each ended turn: no digest in four turns", () => {
+    expect(simulation.passes["turn-end"]?.map((pass) => pass.status)).toEqual([
+      "skipped",
+      "skipped",
+      "skipped",
+    ]);
+    expect(runOf("with-digests-turn-end").turns.at(-1)?.countedToolChars).toBe(614_645);
+  });
+
+  it("counts cache breaks: the drop-oldest backstop shifts the prefix, pruneMessages on nearly every call", () => {
+    const breaks = (id: string) => runOf(id).turns.reduce((sum, turn) => sum + turn.cacheBreaks, 0);
+    expect(breaks("raw")).toBe(0);
+    expect(breaks("blind-caps")).toBeGreaterThan(0);
+    expect(breaks("prune-messages")).toBeGreaterThan(breaks("blind-caps"));
+    expect(runOf("with-digests").viewMs).toHaveLength(runOf("raw").viewMs.length);
+  });
+});

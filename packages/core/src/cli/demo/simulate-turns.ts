@@ -1,0 +1,286 @@
+import type { DigestMap, Message } from "@context-cleaner/assembler";
+import type { DigestJobOutcome } from "../../job/outcome";
+import { type Accounting, BudgetTrack } from "./budget-track";
+import type { Contestant } from "./contestants";
+import { type DigestSample, digestSample } from "./digest-sample";
+import { splitTurns } from "./turns";
+import {
+  cacheBreak,
+  ProbeIndex,
+  type RetentionCount,
+  type SimulationProbe,
+  viewChars,
+} from "./view-measures";
+import {
+  type BetweenTurnsWorker,
+  loadTurnDigests,
+  runWorkerBetweenTurns,
+  type WorkerTiming,
+} from "./worker-between-turns";
+
+/** A thread to play turn by turn, with the probes its views are measured against. */
+export interface SimulationThread {
+  name: string;
+  messages: readonly Message[];
+  probes: readonly SimulationProbe[];
+}
+
+/** One contestant's figures for one turn. */
+export interface TurnRecord {
+  /** 1-based. */
+  turn: number;
+  modelCalls: number;
+  /** Prompt chars of the turn's last model call. */
+  promptChars: number;
+  /** Prompt chars summed over the turn's model calls (what the turn sends in all). */
+  sentChars: number;
+  /** Raw tool chars the contestant's recorded thread holds at the turn's end. */
+  rawToolChars: number;
+  /** Tool chars its budget counts at the turn's end (raw, or effective with the turn's digests). */
+  countedToolChars: number;
+  /** Results cut by the conversation budget during the turn. */
+  budgetCuts: number;
+  /** Results cut to the per-result cap during the turn. */
+  perResultCuts: number;
+  /** Model calls of the turn whose view changed an earlier message of the previous call's view. */
+  cacheBreaks: number;
+  /** Chars of previous views invalidated by those breaks. */
+  invalidatedChars: number;
+  /** Probe retention of the turn's last view (probes whose result has arrived). */
+  retention: RetentionCount;
+}
+
+export interface ContestantRun {
+  id: string;
+  label: string;
+  accounting: Accounting;
+  workerTiming?: WorkerTiming;
+  turns: TurnRecord[];
+  /** 1-based turn of the first budget cut; null when the budget never cut a result. */
+  firstBudgetCutTurn: number | null;
+  /** Milliseconds of each view computation (every model call). */
+  viewMs: number[];
+}
+
+export interface ThreadSimulation {
+  thread: string;
+  turns: number;
+  probes: number;
+  /** Chars of the whole raw thread played (every message). */
+  rawChars: number;
+  contestants: ContestantRun[];
+  /** The worker's passes, per worker timing, in order. */
+  passes: Partial<Record<WorkerTiming, DigestJobOutcome[]>>;
+  /** A digest beside its page, from the first effective track. */
+  digestSample?: DigestSample;
+}
+
+export interface SimulationOptions {
+  contestants: readonly Contestant[];
+  /** Runs between turns for the effective tracks; without it no digests exist. */
+  worker?: BetweenTurnsWorker;
+  orgId: string;
+  /** Plays only the first turns. */
+  maxTurns?: number;
+  /** When turn 1 ends; each later turn ends one minute after. */
+  startAt?: Date;
+  /** Called after each turn with every contestant's record of it. */
+  onTurn?: (turn: number, records: ReadonlyMap<string, TurnRecord>) => void;
+}
+
+/** A recorded thread under one accounting (and, for effective accounting, one worker timing). */
+interface TrackState {
+  track: BudgetTrack;
+  timing?: WorkerTiming;
+  /** The thread id the worker and the store know this track by. */
+  threadId: string;
+  /** Digests loaded at the current turn's start. */
+  digests: DigestMap;
+  passes: DigestJobOutcome[];
+  cuts: { budget: number; perResult: number };
+}
+
+const EMPTY_DIGESTS: DigestMap = new Map();
+
+function trackKey(contestant: Contestant): string {
+  return contestant.accounting === "effective"
+    ? `effective:${contestant.workerTiming ?? "next-user-message"}`
+    : contestant.accounting;
+}
+
+function createTracks(thread: SimulationThread, contestants: readonly Contestant[]): Map<string, TrackState> {
+  const tracks = new Map<string, TrackState>();
+  for (const contestant of contestants) {
+    const key = trackKey(contestant);
+    if (tracks.has(key)) continue;
+    const timing =
+      contestant.accounting === "effective" ? (contestant.workerTiming ?? "next-user-message") : undefined;
+    tracks.set(key, {
+      track: new BudgetTrack(contestant.accounting),
+      ...(timing ? { timing } : {}),
+      threadId: timing ? `${thread.name}@${timing}` : thread.name,
+      digests: EMPTY_DIGESTS,
+      passes: [],
+      cuts: { budget: 0, perResult: 0 },
+    });
+  }
+  return tracks;
+}
+
+interface CallTally {
+  calls: number;
+  sent: number;
+  breaks: number;
+  invalidated: number;
+  last: readonly Message[];
+}
+
+/**
+ * Plays a thread turn by turn through the runtime's caps and every contestant's view
+ * (docs/architecture.md#budget-refund). A turn opens with a user message (the first also
+ * holds the system prompt) and runs to the next. Tool results arrive in order; each is
+ * capped on every track (`capToolResult`, the budget counted raw or with
+ * `effectiveToolChars`). Each assistant message marks a model call: every contestant turns
+ * the prompt before it into its view. Between turns the worker runs over each effective
+ * track's checkpoint, and a turn loads its digests once, when it starts.
+ */
+export async function simulateThread(
+  thread: SimulationThread,
+  options: SimulationOptions,
+): Promise<ThreadSimulation> {
+  const turns = splitTurns(thread.messages).slice(0, options.maxTurns);
+  const tracks = createTracks(thread, options.contestants);
+  const probeIndex = new ProbeIndex(thread.messages, thread.probes);
+  const runs = options.contestants.map(
+    (contestant): ContestantRun => ({
+      id: contestant.id,
+      label: contestant.label,
+      accounting: contestant.accounting,
+      ...(contestant.accounting === "effective"
+        ? { workerTiming: contestant.workerTiming ?? "next-user-message" }
+        : {}),
+      turns: [],
+      firstBudgetCutTurn: null,
+      viewMs: [],
+    }),
+  );
+  const previousViews = new Map<string, readonly Message[]>();
+  const arrived = new Set<string>();
+  const startAt = options.startAt ?? new Date(Date.UTC(2026, 0, 5, 9));
+
+  const append = (message: Message) => {
+    if (message.role === "tool") arrived.add(message.toolCallId);
+    for (const state of tracks.values()) {
+      const event = state.track.append(message, state.digests);
+      if (event?.budgetCut) state.cuts.budget++;
+      if (event?.perResultCut) state.cuts.perResult++;
+    }
+  };
+  const runWorker = async (state: TrackState, turnIndex: number) => {
+    if (!options.worker) return;
+    state.passes.push(
+      await runWorkerBetweenTurns(
+        {
+          orgId: options.orgId,
+          threadId: state.threadId,
+          messages: state.track.messages.slice(),
+          rawToolChars: state.track.rawChars(),
+          turnEndedAt: new Date(startAt.getTime() + turnIndex * 60_000).toISOString(),
+        },
+        options.worker,
+      ),
+    );
+  };
+  const effectiveTracks = [...tracks.values()].filter((state) => state.timing !== undefined);
+
+  for (const [turnIndex, turn] of turns.entries()) {
+    for (const state of tracks.values()) state.cuts = { budget: 0, perResult: 0 };
+    let first = turn.start;
+    if (turnIndex > 0) {
+      append(thread.messages[first++] as Message);
+      for (const state of effectiveTracks) {
+        if (state.timing === "next-user-message") await runWorker(state, turnIndex - 1);
+        if (options.worker)
+          state.digests = await loadTurnDigests(options.worker, options.orgId, state.threadId);
+      }
+    }
+    const tallies = runs.map((): CallTally => ({ calls: 0, sent: 0, breaks: 0, invalidated: 0, last: [] }));
+
+    for (let index = first; index < turn.end; index++) {
+      const message = thread.messages[index] as Message;
+      if (message.role === "assistant") {
+        const prompts = new Map([...tracks].map(([key, state]) => [key, state.track.messages.slice()]));
+        for (const [position, contestant] of options.contestants.entries()) {
+          const key = trackKey(contestant);
+          const state = tracks.get(key) as TrackState;
+          const view = await contestant.view(prompts.get(key) as Message[], state.digests);
+          (runs[position] as ContestantRun).viewMs.push(view.elapsedMs);
+          const tally = tallies[position] as CallTally;
+          const previous = previousViews.get(contestant.id);
+          const broken = previous ? cacheBreak(previous, view.messages) : undefined;
+          previousViews.set(contestant.id, view.messages);
+          tally.calls++;
+          tally.sent += viewChars(view.messages);
+          if (broken?.broken) {
+            tally.breaks++;
+            tally.invalidated += broken.invalidatedChars;
+          }
+          tally.last = view.messages;
+        }
+      }
+      append(message);
+    }
+
+    const records = new Map<string, TurnRecord>();
+    for (const [position, contestant] of options.contestants.entries()) {
+      const run = runs[position] as ContestantRun;
+      const tally = tallies[position] as CallTally;
+      const state = tracks.get(trackKey(contestant)) as TrackState;
+      const record: TurnRecord = {
+        turn: turnIndex + 1,
+        modelCalls: tally.calls,
+        promptChars: viewChars(tally.last),
+        sentChars: tally.sent,
+        rawToolChars: state.track.rawChars(),
+        countedToolChars: state.track.usedChars(state.digests),
+        budgetCuts: state.cuts.budget,
+        perResultCuts: state.cuts.perResult,
+        cacheBreaks: tally.breaks,
+        invalidatedChars: tally.invalidated,
+        retention: probeIndex.retention(tally.last, arrived),
+      };
+      run.turns.push(record);
+      if (record.budgetCuts > 0 && run.firstBudgetCutTurn === null) run.firstBudgetCutTurn = record.turn;
+      records.set(contestant.id, record);
+    }
+    options.onTurn?.(turnIndex + 1, records);
+
+    if (turnIndex < turns.length - 1) {
+      for (const state of effectiveTracks) if (state.timing === "turn-end") await runWorker(state, turnIndex);
+    }
+  }
+
+  const sampled = effectiveTracks[0];
+  const sample =
+    sampled && options.worker
+      ? digestSample(
+          sampled.track.messages,
+          await loadTurnDigests(options.worker, options.orgId, sampled.threadId),
+          thread.probes,
+        )
+      : undefined;
+  return {
+    thread: thread.name,
+    turns: turns.length,
+    probes: thread.probes.length,
+    rawChars: viewChars(thread.messages.slice(0, turns.at(-1)?.end ?? 0)),
+    contestants: runs,
+    passes: Object.fromEntries(effectiveTracks.map((state) => [state.timing, state.passes])),
+    ...(sample ? { digestSample: sample } : {}),
+  };
+}
+
+/** Turns a contestant played before its first budget cut (all of them when none was cut). */
+export function turnsBeforeFirstCut(run: ContestantRun): number {
+  return run.firstBudgetCutTurn === null ? run.turns.length : run.firstBudgetCutTurn - 1;
+}

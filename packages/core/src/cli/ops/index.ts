@@ -1,0 +1,54 @@
+import { UsageError } from "../../errors";
+import type { CliIo } from "../main";
+import { reportFailure } from "../report-failure";
+import { defaultOpsContext, type OpsContext } from "./ops-context";
+
+/** The operations commands' usage, shown by `context-cleaner help`. */
+export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
+  context-cleaner status --org <org> --thread <thread> [--json]   the pass record, digests, chars saved
+  context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
+  context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
+  context-cleaner dlq redrive [--limit N]                          back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
+  context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues`;
+
+type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;
+
+// Loaded on use: `clean` and `demo` never load the queue or sweep code.
+const COMMANDS = {
+  status: () => import("./status").then((module) => module.statusCommand),
+  purge: () => import("./purge").then((module) => module.purgeCommand),
+  dlq: () => import("./dlq").then((module) => module.dlqCommand),
+  sweep: () => import("./sweep").then((module) => module.sweepCommand),
+} as const satisfies Record<string, () => Promise<OpsCommand>>;
+
+/** Whether `command` is one of the operations commands. */
+export function isOpsCommand(command: string | undefined): command is keyof typeof COMMANDS {
+  return command !== undefined && Object.hasOwn(COMMANDS, command);
+}
+
+/**
+ * Runs an operations command (`argv[0]` is the command). Returns the exit code, as `main`
+ * does: 0 done, 2 bad input, 1 the environment failed or a bug.
+ */
+export async function runOpsCommand(
+  argv: readonly string[],
+  io: CliIo,
+  context: OpsContext = defaultOpsContext(io),
+): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    if (!isOpsCommand(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+    await (await COMMANDS[command]())(args, context);
+    return 0;
+  } catch (error) {
+    // parseArgs refuses an unknown or malformed flag with a TypeError carrying this code.
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr(`context-cleaner: ${(error as Error).message}\n`);
+      return 2;
+    }
+    const failure = reportFailure(error);
+    io.stderr(`${failure.line}\n`);
+    return failure.exitCode;
+  }
+}

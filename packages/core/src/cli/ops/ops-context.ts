@@ -1,0 +1,91 @@
+import type { Database } from "@context-cleaner/db";
+import { UsageError } from "../../errors";
+import type { Clock, ThreadDirectory } from "../../ports";
+import type { DigestQueue } from "../../queue/digest-queue";
+import type { CliIo } from "../main";
+
+/**
+ * What the operations commands reach: the database, the queue and the checkpoint store,
+ * opened by the command line from flags and the environment, or handed in by tests.
+ */
+export interface OpsContext {
+  io: CliIo;
+  clock: Clock;
+  openDatabase(url: string): Promise<Database>;
+  openQueue(urls: { queueUrl?: string; dlqUrl?: string }): Promise<DigestQueue>;
+  openDirectory(options: {
+    url: string;
+    schema?: string;
+    orgMetadataKey?: string;
+  }): Promise<ThreadDirectory & { close(): Promise<void> }>;
+}
+
+/** The command line's context: real connections, from the process environment. */
+export function defaultOpsContext(io: CliIo): OpsContext {
+  return {
+    io,
+    clock: { now: () => new Date() },
+    openDatabase: async (url) => (await import("@context-cleaner/db")).createDatabase(url),
+    async openQueue({ queueUrl, dlqUrl }) {
+      // Listing dead letters needs only their queue; nothing is sent to the other URL then.
+      const url = queueUrl ?? dlqUrl;
+      if (url === undefined) {
+        throw new UsageError("the digest queue URL is needed: --queue-url or DIGEST_QUEUE_URL");
+      }
+      const [{ SQSClient }, { createSqsDigestQueue }] = await Promise.all([
+        import("@aws-sdk/client-sqs"),
+        import("../../queue/sqs-queue"),
+      ]);
+      return createSqsDigestQueue({
+        client: new SQSClient({}),
+        queueUrl: url,
+        ...(dlqUrl ? { dlqUrl } : {}),
+      });
+    },
+    async openDirectory({ url, schema, orgMetadataKey }) {
+      const { createPostgresThreadDirectory } = await import("../../checkpoints/postgres-thread-directory");
+      return createPostgresThreadDirectory({
+        connectionString: url,
+        ...(schema ? { schema } : {}),
+        ...(orgMetadataKey ? { orgMetadataKey } : {}),
+      });
+    },
+  };
+}
+
+/** The database URL of an operation: `--database`, else `DATABASE_URL`. */
+export function databaseUrlOf(flag: string | undefined, io: CliIo): string {
+  const url = flag ?? io.environment.DATABASE_URL;
+  if (!url) throw new UsageError("a database is needed: --database <url> or DATABASE_URL");
+  return url;
+}
+
+/** A required flag's value. */
+export function required(value: string | undefined, flag: string, command: string): string {
+  if (value === undefined || value === "") throw new UsageError(`${command} needs --${flag}`);
+  return value;
+}
+
+/** A positive integer flag's value. */
+export function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1) {
+    throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+/** Runs `work` on the database at `url`, closing it after. */
+export async function withDatabase<T>(
+  context: OpsContext,
+  url: string,
+  work: (database: Database) => Promise<T>,
+): Promise<T> {
+  const database = await context.openDatabase(url);
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}

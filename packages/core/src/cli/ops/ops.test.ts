@@ -1,0 +1,275 @@
+import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import { createDatabase, createDigestRepository, type DigestRepository } from "@context-cleaner/db";
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manualClock } from "../../../test/fakes/manual-clock";
+import type { ActiveThread } from "../../ports";
+import { createInProcessDigestQueue } from "../../queue/in-process-queue";
+import { main } from "../main";
+import { runOpsCommand } from ".";
+import type { OpsContext } from "./ops-context";
+
+const NOW = new Date("2026-12-01T03:00:00Z");
+let pglite: PGlite;
+let repository: DigestRepository;
+
+function capture(environment: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (text: string) => out.push(text), stderr: (text: string) => err.push(text), environment },
+    stdout: () => out.join(""),
+    stderr: () => err.join(""),
+  };
+}
+
+/** A context over one shared PGlite, an in-process queue and a listed directory. */
+function context(
+  run: ReturnType<typeof capture>,
+  options: { queue?: ReturnType<typeof createInProcessDigestQueue>; active?: ActiveThread[] } = {},
+) {
+  const opened = { databases: [] as string[], queues: [] as { queueUrl?: string; dlqUrl?: string }[] };
+  const clock = manualClock(NOW);
+  const queue = options.queue ?? createInProcessDigestQueue({ clock });
+  const ops: OpsContext = {
+    io: run.io,
+    clock,
+    async openDatabase(url) {
+      opened.databases.push(url);
+      // An injected PGlite stays open when the command closes its database.
+      return createDatabase("pglite://", { pglite });
+    },
+    async openQueue(urls) {
+      opened.queues.push(urls);
+      return queue;
+    },
+    async openDirectory() {
+      return {
+        listActiveThreads: async () => ({ threads: options.active ?? [], nextCursor: null }),
+        close: async () => {},
+      };
+    },
+  };
+  return { ops, opened, queue };
+}
+
+beforeAll(async () => {
+  pglite = await PGlite.create();
+  const database = await createDatabase("pglite://", { pglite });
+  await database.migrate();
+  repository = createDigestRepository(database);
+  await repository.recordPass("acme", "lease", {
+    status: "partial",
+    reason: "call_cap",
+    coveredTurnEndedAt: null,
+    turnEndedAt: new Date("2026-11-30T10:00:00Z"),
+    at: new Date("2026-11-30T10:01:00Z"),
+  });
+  const digest = "[Condensed by context-cleaner — original preserved and re-readable.] rent $1,250,000";
+  await repository.upsertDigests(
+    "acme",
+    ["call_1", "call_2"].map((toolCallId) => ({
+      threadId: "lease",
+      toolCallId,
+      kind: "digest" as const,
+      toolName: "read_document",
+      provenanceArgs: { file_id: "cd_9f2", offset: 0 },
+      contentSha256: "a".repeat(63) + toolCallId.slice(-1),
+      digest,
+      originalChars: 58_000,
+      digestChars: [...digest].length,
+      model: "extractive",
+      inputTokens: 0,
+      outputTokens: 0,
+      costUsd: 0,
+    })),
+  );
+});
+
+afterAll(async () => {
+  await pglite?.close();
+});
+
+describe("context-cleaner status", () => {
+  it("prints the pass record, the digests and the chars they save", async () => {
+    const run = capture({ DATABASE_URL: "postgres://ops@db.example/app" });
+    const { ops, opened } = context(run);
+    expect(await runOpsCommand(["status", "--org", "acme", "--thread", "lease"], run.io, ops)).toBe(0);
+    expect(opened.databases).toEqual(["postgres://ops@db.example/app"]);
+    expect(run.stdout()).toContain("pass:         partial (call_cap), recorded 2026-11-30T10:01:00.000Z");
+    expect(run.stdout()).toContain("latest turn:  2026-11-30T10:00:00.000Z");
+    expect(run.stdout()).toContain("digests:      2");
+    expect(run.stdout()).toMatch(/chars saved: {2}115,8\d\d \(116,000 → \d+\)/);
+  });
+
+  it("answers as JSON, and says when no job ran for a thread", async () => {
+    const run = capture();
+    const { ops, opened } = context(run);
+    expect(
+      await runOpsCommand(
+        ["status", "--org", "acme", "--thread", "none", "--database", "postgres://x/y", "--json"],
+        run.io,
+        ops,
+      ),
+    ).toBe(0);
+    expect(opened.databases).toEqual(["postgres://x/y"]);
+    expect(JSON.parse(run.stdout())).toEqual({
+      orgId: "acme",
+      threadId: "none",
+      pass: null,
+      digests: { digests: 0, originalChars: 0, digestChars: 0, charsSaved: 0 },
+    });
+  });
+
+  it("refuses a missing flag or database with exit code 2 and one line", async () => {
+    const missingOrg = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(await runOpsCommand(["status", "--thread", "lease"], missingOrg.io, context(missingOrg).ops)).toBe(
+      2,
+    );
+    expect(missingOrg.stderr()).toBe("context-cleaner: status needs --org\n");
+    const noDatabase = capture();
+    expect(
+      await runOpsCommand(["status", "--org", "a", "--thread", "t"], noDatabase.io, context(noDatabase).ops),
+    ).toBe(2);
+    expect(noDatabase.stderr()).toContain("a database is needed: --database <url> or DATABASE_URL");
+    const unknownFlag = capture();
+    expect(await runOpsCommand(["status", "--orgs", "a"], unknownFlag.io, context(unknownFlag).ops)).toBe(2);
+    expect(unknownFlag.stderr()).toContain("--orgs");
+  });
+});
+
+describe("context-cleaner purge", () => {
+  it("deletes the thread's digests and nothing else", async () => {
+    await repository.upsertDigests("acme", [
+      {
+        threadId: "other",
+        toolCallId: "call_9",
+        kind: "digest",
+        toolName: "read_document",
+        provenanceArgs: { file_id: "x", offset: 0 },
+        contentSha256: "b".repeat(64),
+        digest: "kept",
+        originalChars: 10,
+        digestChars: 4,
+        model: null,
+        inputTokens: 0,
+        outputTokens: 0,
+        costUsd: 0,
+      },
+    ]);
+    const run = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(["purge", "--org", "acme", "--thread", "lease"], run.io, context(run).ops),
+    ).toBe(0);
+    expect(run.stdout()).toBe(
+      "deleted 2 digests of thread lease (org acme); its next turn sees the raw thread\n",
+    );
+    expect((await repository.loadThreadDigests("acme", "lease")).size).toBe(0);
+    expect((await repository.loadThreadDigests("acme", "other")).size).toBe(1);
+    expect(await repository.getPass("acme", "lease")).not.toBeNull();
+  });
+});
+
+describe("context-cleaner dlq", () => {
+  async function deadLettered() {
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW), maxReceiveCount: 1 });
+    const valid = JSON.stringify({
+      orgId: "acme",
+      threadId: "t",
+      rawToolChars: 200_000,
+      turnEndedAt: NOW.toISOString(),
+    });
+    await queue.send({ body: valid, groupId: "acme:t", deduplicationId: "v" });
+    await queue.send({ body: '{"orgId":"acme"}', groupId: "poison", deduplicationId: "p" });
+    for (const message of await queue.receive(10)) await queue.changeVisibility(message.receiptHandle, 0);
+    expect(await queue.receive(10)).toEqual([]);
+    return queue;
+  }
+
+  it("lists the dead letters with why each is there, and leaves them in place", async () => {
+    const queue = await deadLettered();
+    const run = capture({ DIGEST_DLQ_URL: "https://sqs.example/dlq.fifo" });
+    const { ops, opened } = context(run, { queue });
+    expect(await runOpsCommand(["dlq", "list"], run.io, ops)).toBe(0);
+    expect(opened.queues).toEqual([{ dlqUrl: "https://sqs.example/dlq.fifo" }]);
+    expect(run.stdout()).toContain("2 dead letters");
+    expect(run.stdout()).toContain("valid turn event: its jobs failed");
+    expect(run.stdout()).toMatch(/poison: invalid digest job payload: threadId: .*rawToolChars/);
+
+    const again = capture({ DIGEST_DLQ_URL: "https://sqs.example/dlq.fifo" });
+    expect(await runOpsCommand(["dlq", "list", "--json"], again.io, context(again, { queue }).ops)).toBe(0);
+    expect(
+      (JSON.parse(again.stdout()) as { groupId: string }[]).map((letter) => letter.groupId).sort(),
+    ).toEqual(["acme:t", "poison"]);
+  });
+
+  it("redrives the dead letters to the digest queue", async () => {
+    const queue = await deadLettered();
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(await runOpsCommand(["dlq", "redrive", "--limit", "5"], run.io, context(run, { queue }).ops)).toBe(
+      0,
+    );
+    expect(run.stdout()).toBe("redrove 2 dead letters to the digest queue\n");
+    expect(await queue.deadLetters.receive(10)).toEqual([]);
+    expect((await queue.receive(10)).map((message) => message.groupId).sort()).toEqual(["acme:t", "poison"]);
+  });
+
+  it("needs an action and the queue URLs", async () => {
+    const noAction = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq"], noAction.io, context(noAction).ops)).toBe(2);
+    const noUrl = capture();
+    expect(await runOpsCommand(["dlq", "list"], noUrl.io, context(noUrl).ops)).toBe(2);
+    expect(noUrl.stderr()).toContain("--dlq-url or DIGEST_DLQ_URL");
+    const redriveNoQueue = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq", "redrive"], redriveNoQueue.io, context(redriveNoQueue).ops)).toBe(2);
+    expect(redriveNoQueue.stderr()).toContain("--queue-url or DIGEST_QUEUE_URL");
+  });
+});
+
+describe("context-cleaner sweep", () => {
+  const lost: ActiveThread = {
+    orgId: "globex",
+    threadId: "lost",
+    lastActivityAt: new Date("2026-11-30T20:00:00Z"),
+  };
+
+  it("--dry-run says what it would enqueue, left behind and lost, and sends nothing", async () => {
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      CHECKPOINT_DATABASE_URL: "postgres://reader@x/agent",
+    });
+    const { ops, opened, queue } = context(run, { active: [lost] });
+    expect(await runOpsCommand(["sweep", "--dry-run"], run.io, ops)).toBe(0);
+    expect(run.stdout()).toContain("sweep would enqueue 2 threads");
+    expect(run.stdout()).toContain("acme/lease  partial  turn 2026-11-30T10:00:00.000Z");
+    expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
+    expect(opened.queues).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+  });
+
+  it("without --dry-run, sends each job with the publisher's ids", async () => {
+    const run = capture({ DATABASE_URL: "postgres://x/y", DIGEST_QUEUE_URL: "queue" });
+    const { ops, queue } = context(run);
+    expect(await runOpsCommand(["sweep", "--json"], run.io, ops)).toBe(0);
+    expect(JSON.parse(run.stdout())).toMatchObject({ dryRun: false, failed: 0, byReason: { partial: 1 } });
+    const [message] = await queue.receive(10);
+    expect(message?.groupId).toBe(turnEventGroupId("acme", "lease"));
+    expect(message?.deduplicationId).toBe(
+      turnEventDeduplicationId("acme", "lease", "2026-11-30T10:00:00.000Z"),
+    );
+  });
+});
+
+describe("main dispatches the operations commands", () => {
+  it("runs them with its own io, and lists them in help", async () => {
+    const missing = capture();
+    expect(await main(["purge", "--org", "acme"], missing.io)).toBe(2);
+    expect(missing.stderr()).toBe("context-cleaner: purge needs --thread\n");
+    const noQueue = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(await main(["sweep"], noQueue.io)).toBe(2);
+    expect(noQueue.stderr()).toContain("--queue-url or DIGEST_QUEUE_URL");
+    const help = capture();
+    expect(await main(["help"], help.io)).toBe(0);
+    expect(help.stdout()).toContain("context-cleaner purge --org <org> --thread <thread>");
+  });
+});

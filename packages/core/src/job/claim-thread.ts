@@ -1,0 +1,71 @@
+import { type JobContext, skipped } from "./job-context";
+import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
+
+/**
+ * Between the gates and the plan: claims the thread for this run, so overlapping deliveries
+ * of one event pay once. The lease is taken atomically on the pass record before any paid
+ * call; a run that finds it held skips as `claimed` and comes back after
+ * `claimRequeueDelaySeconds`. The claim also re-reads the covered turn: a pass that finished
+ * between the gates and the claim makes this one `nothing_new`.
+ *
+ * @returns the skip outcome (the lease is not held then), or `undefined` when this run holds it.
+ */
+export async function claimThread(context: JobContext): Promise<DigestJobOutcome | undefined> {
+  const { job, options, ports } = context;
+  const claim = await ports.store.claimThread(job.orgId, job.threadId, {
+    owner: context.runId,
+    at: ports.clock.now(),
+    leaseMs: leaseMs(context),
+  });
+  if (!claim.claimed) {
+    return skipped(context, SKIP_REASONS.claimed, { requeueAfterSeconds: options.claimRequeueDelaySeconds });
+  }
+  if (claim.coveredTurnEndedAt && claim.coveredTurnEndedAt >= context.turnEndedAt) {
+    await releaseThread(context);
+    return skipped(context, SKIP_REASONS.nothingNew);
+  }
+  return undefined;
+}
+
+/** Past the function's deadline, plus this margin for clocks that disagree, the run is surely gone. */
+const LEASE_MARGIN_MS = 60_000;
+
+/** `leaseDurationMs`, or less when the function has less time left than that. */
+function leaseMs({ options, ports }: JobContext): number {
+  const remaining = ports.remainingTimeMs?.();
+  if (remaining === undefined) return options.leaseDurationMs;
+  return Math.min(options.leaseDurationMs, Math.max(0, Math.ceil(remaining)) + LEASE_MARGIN_MS);
+}
+
+/** Releases this run's lease on the thread (a lease another run took over is left alone). */
+export async function releaseThread(context: JobContext): Promise<void> {
+  await context.ports.store.releaseThread(context.job.orgId, context.job.threadId, context.runId);
+}
+
+/**
+ * Runs `work` under this run's lease and releases it however `work` ends. When `work` threw,
+ * a failed release is not allowed to hide its error: the lease then lapses on its own.
+ */
+export async function whileClaimed(
+  context: JobContext,
+  work: () => Promise<DigestJobOutcome>,
+): Promise<DigestJobOutcome> {
+  let outcome: DigestJobOutcome;
+  try {
+    outcome = await work();
+  } catch (error) {
+    await releaseThread(context).catch((releaseError: unknown) =>
+      context.ports.logger?.warn(
+        "could not release the thread's lease after a failed pass; it lapses on its own",
+        {
+          orgId: context.job.orgId,
+          threadId: context.job.threadId,
+          error: String(releaseError),
+        },
+      ),
+    );
+    throw error;
+  }
+  await releaseThread(context);
+  return outcome;
+}

@@ -1,0 +1,235 @@
+import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
+import { canonicalJson, type DigestRow, type PassStatus } from "@context-cleaner/assembler/internal";
+import { STORE_INPUT_CODES, StoreInputError } from "../errors";
+import type { DigestStore, PassUpdate, ThreadClaimRequest, ThreadClaimResult } from "../ports";
+import {
+  microsToUsd,
+  requireDay,
+  requireOrganization,
+  requirePass,
+  requireRow,
+  requireThread,
+  usdToMicros,
+} from "./store-input";
+
+/** A stored pass record, as the repository's `getPass` returns it. */
+export interface InMemoryPassRecord {
+  orgId: string;
+  threadId: string;
+  status: PassStatus;
+  reason: string | null;
+  coveredTurnEndedAt: Date | null;
+  latestTurnEndedAt: Date | null;
+  rawToolChars: number;
+  digestsWritten: number;
+  at: Date;
+}
+
+interface StoredRow {
+  row: DigestRow;
+  /** Write order: the newest row of a hash wins reuse, as the repository's `updated_at` decides. */
+  version: number;
+}
+
+interface Ledger {
+  reservedMicros: number;
+  spentMicros: number;
+}
+
+/** The key of an (org, thread) or (org, day) pair; JSON keeps any two strings apart. */
+const key = (...parts: string[]) => JSON.stringify(parts);
+
+/** The later of two instants; `null` or `undefined` never wins (Postgres `greatest`). */
+function later(a: Date | null | undefined, b: Date | null | undefined): Date | null {
+  if (!a) return b ?? null;
+  if (!b) return a;
+  return a >= b ? a : b;
+}
+
+/** What decides whether an upsert changes a row: the repository's `is distinct from` columns. */
+function sameContent(a: DigestRow, b: DigestRow): boolean {
+  return (
+    a.kind === b.kind &&
+    a.toolName === b.toolName &&
+    a.contentSha256 === b.contentSha256 &&
+    a.digest === b.digest &&
+    a.originalChars === b.originalChars &&
+    canonicalJson(a.provenanceArgs) === canonicalJson(b.provenanceArgs)
+  );
+}
+
+/**
+ * A {@link DigestStore} held in memory, for one process: what a one-shot `clean` runs on
+ * (no database to start). It behaves as the storage package's repository does through the
+ * port, checked by the same conformance suite: org-scoped rows, idempotent upserts (an
+ * identical row is left untouched), the newest row of a hash for reuse, budget
+ * reservations that never overspend, a pass record whose turn times only move forward and
+ * that a late pass never overwrites, and the same input rules and error codes. Rows are
+ * copied in and out, so callers never share state with the store.
+ *
+ * @example
+ * const store = createInMemoryDigestStore();
+ * await runDigestJob(payload, { checkpoints, store, digester, clock: systemClock });
+ */
+export function createInMemoryDigestStore(): DigestStore & {
+  getPass(orgId: string, threadId: string): Promise<InMemoryPassRecord | null>;
+} {
+  /** Org → thread → tool call id → row. */
+  const digests = new Map<string, Map<string, Map<string, StoredRow>>>();
+  const ledgers = new Map<string, Ledger>();
+  const passes = new Map<string, InMemoryPassRecord>();
+  const leases = new Map<string, { owner: string; expiresAt: Date }>();
+  let version = 0;
+
+  const threadRows = (orgId: string, threadId: string) => {
+    const threads = digests.get(orgId) ?? new Map<string, Map<string, StoredRow>>();
+    digests.set(orgId, threads);
+    const rows = threads.get(threadId) ?? new Map<string, StoredRow>();
+    threads.set(threadId, rows);
+    return rows;
+  };
+
+  return {
+    async upsertDigests(orgId, rows) {
+      const organization = requireOrganization(orgId);
+      const latest = new Map<string, DigestRow>();
+      rows.forEach((row, index) => {
+        requireRow(row, `rows[${index}]`);
+        latest.set(key(row.threadId, row.toolCallId), structuredClone(row));
+      });
+      let written = 0;
+      for (const row of latest.values()) {
+        const stored = threadRows(organization, row.threadId);
+        const existing = stored.get(row.toolCallId);
+        if (existing && sameContent(existing.row, row)) continue;
+        stored.set(row.toolCallId, { row, version: ++version });
+        written += 1;
+      }
+      return written;
+    },
+
+    async loadThreadDigests(orgId, threadId): Promise<DigestMap> {
+      const thread = requireThread(threadId);
+      const rows = digests.get(requireOrganization(orgId))?.get(thread);
+      const map = new Map<string, DigestEntry>();
+      for (const [toolCallId, { row }] of rows ?? []) {
+        map.set(toolCallId, {
+          digest: row.digest,
+          contentSha256: row.contentSha256,
+          digestChars: row.digestChars,
+          kind: row.kind,
+        });
+      }
+      return map;
+    },
+
+    async findReusableDigests(orgId, contentSha256s) {
+      const organization = requireOrganization(orgId);
+      for (const hash of contentSha256s) {
+        if (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash)) {
+          throw new StoreInputError("contentSha256", "expected 64 lowercase hex chars");
+        }
+      }
+      const wanted = new Set(contentSha256s);
+      const newest = new Map<string, StoredRow>();
+      for (const rows of digests.get(organization)?.values() ?? []) {
+        for (const stored of rows.values()) {
+          if (!wanted.has(stored.row.contentSha256)) continue;
+          const best = newest.get(stored.row.contentSha256);
+          if (!best || stored.version > best.version) newest.set(stored.row.contentSha256, stored);
+        }
+      }
+      return new Map([...newest].map(([hash, stored]) => [hash, structuredClone(stored.row)]));
+    },
+
+    async reserveSpend(orgId, day, amountUsd, budgetUsd) {
+      const ledgerKey = key(requireOrganization(orgId), requireDay(day));
+      const amount = usdToMicros(amountUsd, "amountUsd");
+      const budget = usdToMicros(budgetUsd, "budgetUsd");
+      const ledger = ledgers.get(ledgerKey) ?? { reservedMicros: 0, spentMicros: 0 };
+      ledgers.set(ledgerKey, ledger);
+      // One synchronous step: no other reservation runs in between, so none overspends.
+      const ok = ledger.reservedMicros + ledger.spentMicros + amount <= budget;
+      if (ok) ledger.reservedMicros += amount;
+      return {
+        ok,
+        reservedUsd: ok ? microsToUsd(amount) : 0,
+        remainingUsd: microsToUsd(budget - ledger.reservedMicros - ledger.spentMicros),
+      };
+    },
+
+    async settleSpend(orgId, day, reservedUsd, actualUsd) {
+      const ledgerKey = key(requireOrganization(orgId), requireDay(day));
+      const reserved = usdToMicros(reservedUsd, "reservedUsd");
+      const actual = usdToMicros(actualUsd, "actualUsd");
+      const ledger = ledgers.get(ledgerKey);
+      if (!ledger) {
+        if (reserved > 0) throw new StoreInputError("reservedUsd", `nothing is reserved for ${day}`);
+        ledgers.set(ledgerKey, { reservedMicros: 0, spentMicros: actual });
+        return;
+      }
+      if (reserved > ledger.reservedMicros) {
+        throw new StoreInputError(
+          "reservedUsd",
+          "releases more than is reserved",
+          STORE_INPUT_CODES.constraintViolation,
+        );
+      }
+      ledger.reservedMicros -= reserved;
+      ledger.spentMicros += actual;
+    },
+
+    async recordPass(orgId, threadId, pass: PassUpdate) {
+      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      requirePass(pass);
+      const covered = pass.coveredTurnEndedAt ?? null;
+      const seen = pass.turnEndedAt ?? covered;
+      const existing = passes.get(passKey);
+      // A pass older than the stored one (a late redelivery) changes nothing.
+      if (existing && existing.at > pass.at) return;
+      passes.set(passKey, {
+        orgId,
+        threadId,
+        status: pass.status,
+        reason: pass.reason ?? null,
+        coveredTurnEndedAt: existing ? later(existing.coveredTurnEndedAt, covered) : covered,
+        latestTurnEndedAt: existing ? later(later(existing.latestTurnEndedAt, seen), covered) : seen,
+        rawToolChars: pass.rawToolChars ?? 0,
+        digestsWritten: pass.digestsWritten ?? 0,
+        at: pass.at,
+      });
+    },
+
+    async getPass(orgId, threadId) {
+      const record = passes.get(key(requireOrganization(orgId), requireThread(threadId)));
+      return record ? structuredClone(record) : null;
+    },
+
+    async claimThread(orgId, threadId, claim: ThreadClaimRequest): Promise<ThreadClaimResult> {
+      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      const owner = requireLeaseOwner(claim.owner);
+      const held = leases.get(passKey);
+      // One synchronous step, as the repository's conditional upsert: exactly one claim wins.
+      if (held && held.owner !== owner && held.expiresAt > claim.at) {
+        return { claimed: false, heldUntil: new Date(held.expiresAt) };
+      }
+      leases.set(passKey, { owner, expiresAt: new Date(claim.at.getTime() + claim.leaseMs) });
+      const covered = passes.get(passKey)?.coveredTurnEndedAt ?? null;
+      return { claimed: true, coveredTurnEndedAt: covered ? new Date(covered) : null };
+    },
+
+    async releaseThread(orgId, threadId, owner) {
+      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      if (leases.get(passKey)?.owner !== requireLeaseOwner(owner)) return false;
+      leases.delete(passKey);
+      return true;
+    },
+  };
+}
+
+/** A lease owner is a non-empty string, as the repository requires. */
+function requireLeaseOwner(owner: unknown): string {
+  if (typeof owner !== "string" || owner === "")
+    throw new StoreInputError("owner", "must be a non-empty string");
+  return owner;
+}

@@ -1,0 +1,202 @@
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import {
+  createDatabase,
+  createDigestRepository,
+  type Database,
+  type DigestRepository,
+} from "@context-cleaner/db";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { manualClock } from "../../test/fakes/manual-clock";
+import type { ActiveThread, Metric, ThreadDirectory } from "../ports";
+import { createInProcessDigestQueue } from "../queue/in-process-queue";
+import { runSweep } from "./run-sweep";
+
+const NOW = new Date("2026-12-01T03:00:00Z");
+const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);
+
+let database: Database;
+let repository: DigestRepository;
+
+/** A directory over a fixed list, paged like the real one. */
+function listDirectory(threads: ActiveThread[]): ThreadDirectory & { pages: number } {
+  const directory = {
+    pages: 0,
+    async listActiveThreads({
+      since,
+      limit = 100,
+      cursor,
+    }: {
+      since: Date;
+      limit?: number;
+      cursor?: string | null;
+    }) {
+      directory.pages += 1;
+      const active = threads
+        .filter((thread) => thread.lastActivityAt >= since)
+        .sort((a, b) => a.threadId.localeCompare(b.threadId));
+      const start = cursor ? Number(cursor) : 0;
+      const page = active.slice(start, start + limit);
+      return { threads: page, nextCursor: start + limit < active.length ? String(start + limit) : null };
+    },
+  };
+  return directory;
+}
+
+beforeAll(async () => {
+  database = await createDatabase("pglite://");
+  await database.migrate();
+  repository = createDigestRepository(database);
+  // The org's passes: three left behind, one clean, one too recent to touch.
+  await repository.recordPass("acme", "locked", {
+    status: "skipped",
+    reason: "turn_lock",
+    turnEndedAt: hoursAgo(5),
+    at: hoursAgo(5),
+  });
+  await repository.recordPass("acme", "failed", {
+    status: "failed",
+    turnEndedAt: hoursAgo(6),
+    at: hoursAgo(6),
+  });
+  await repository.recordPass("acme", "no-turn", { status: "partial", reason: "call_cap", at: hoursAgo(7) });
+  await repository.recordPass("acme", "clean", {
+    status: "done",
+    coveredTurnEndedAt: hoursAgo(4),
+    at: hoursAgo(4),
+  });
+  await repository.recordPass("acme", "just-now", {
+    status: "skipped",
+    reason: "turn_lock",
+    turnEndedAt: new Date(NOW.getTime() - 60_000),
+    at: new Date(NOW.getTime() - 60_000),
+  });
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+const directoryThreads: ActiveThread[] = [
+  { orgId: "acme", threadId: "clean", lastActivityAt: hoursAgo(4) },
+  { orgId: "acme", threadId: "lost", lastActivityAt: hoursAgo(3) },
+  { orgId: "globex", threadId: "clean", lastActivityAt: hoursAgo(2) },
+  { orgId: "acme", threadId: "busy", lastActivityAt: new Date(NOW.getTime() - 5 * 60_000) },
+  { orgId: "acme", threadId: "old", lastActivityAt: hoursAgo(72) },
+];
+
+describe("runSweep", () => {
+  it("enqueues threads left behind and threads whose event was lost, with the publisher's ids", async () => {
+    const clock = manualClock(NOW);
+    const queue = createInProcessDigestQueue({ clock });
+    const metrics: Metric[] = [];
+    const report = await runSweep(
+      {
+        store: repository,
+        queue,
+        directory: listDirectory(directoryThreads),
+        clock,
+        metrics: { record: (metric) => metrics.push(metric) },
+      },
+      { pageSize: 2 },
+    );
+
+    expect(report.threads.map((thread) => `${thread.orgId}/${thread.threadId}:${thread.reason}`)).toEqual([
+      "acme/failed:failed",
+      "acme/locked:turn_lock",
+      "acme/no-turn:partial",
+      // The directory pages by thread id.
+      "globex/clean:lost_event",
+      "acme/lost:lost_event",
+    ]);
+    expect(report).toMatchObject({
+      failed: 0,
+      truncated: false,
+      dryRun: false,
+      byReason: { failed: 1, turn_lock: 1, partial: 1, lost_event: 2 },
+    });
+    const locked = report.threads.find((thread) => thread.threadId === "locked");
+    expect(locked?.turnEndedAt).toBe(hoursAgo(5).toISOString());
+    // No turn on the pass record: the time it was recorded stands in.
+    expect(report.threads.find((thread) => thread.threadId === "no-turn")?.turnEndedAt).toBe(
+      hoursAgo(7).toISOString(),
+    );
+
+    const received = await queue.receive(10);
+    expect(received).toHaveLength(5);
+    const lockedMessage = received.find((message) => JSON.parse(message.body).threadId === "locked");
+    expect(JSON.parse(lockedMessage?.body ?? "{}")).toEqual({
+      orgId: "acme",
+      threadId: "locked",
+      rawToolChars: 120_000,
+      turnEndedAt: hoursAgo(5).toISOString(),
+    });
+    expect(lockedMessage?.groupId).toBe(turnEventGroupId("acme", "locked"));
+    expect(lockedMessage?.deduplicationId).toBe(turnEventDeduplicationId("acme", "locked", hoursAgo(5)));
+    expect(metrics).toContainEqual({
+      name: "SweptThreads",
+      value: 1,
+      unit: "Count",
+      dimensions: { reason: "lost_event" },
+    });
+
+    // A retried sweep inside the deduplication window sends nothing new.
+    const again = await runSweep({
+      store: repository,
+      queue,
+      directory: listDirectory(directoryThreads),
+      clock,
+    });
+    expect(again.threads.map((thread) => thread.messageId)).toEqual(
+      report.threads.map((thread) => thread.messageId),
+    );
+    for (const message of received) await queue.delete(message.receiptHandle);
+    expect(await queue.receive(10)).toEqual([]);
+  });
+
+  it("reports what it would enqueue on a dry run, and sends nothing", async () => {
+    const clock = manualClock(NOW);
+    const queue = createInProcessDigestQueue({ clock });
+    const report = await runSweep(
+      { store: repository, queue, directory: listDirectory(directoryThreads), clock },
+      { dryRun: true },
+    );
+    expect(report.threads).toHaveLength(5);
+    expect(report.threads.every((thread) => thread.messageId === undefined)).toBe(true);
+    expect(await queue.receive(10)).toEqual([]);
+  });
+
+  it("stops at maxThreads and says so", async () => {
+    const clock = manualClock(NOW);
+    const directory = listDirectory(directoryThreads);
+    const report = await runSweep({ store: repository, directory, clock }, { dryRun: true, maxThreads: 2 });
+    expect(report.threads.map((thread) => thread.threadId)).toEqual(["failed", "locked"]);
+    expect(report.truncated).toBe(true);
+    expect(directory.pages).toBe(0);
+  });
+
+  it("counts a failed send and goes on with the rest", async () => {
+    const clock = manualClock(NOW);
+    let sends = 0;
+    const queue = {
+      async send() {
+        sends += 1;
+        if (sends === 1) throw new Error("SQS unreachable");
+        return { messageId: `m-${sends}` };
+      },
+    };
+    const report = await runSweep({ store: repository, queue, clock });
+    expect(report.failed).toBe(1);
+    expect(report.threads[0]).toMatchObject({ threadId: "failed", error: "SQS unreachable" });
+    expect(report.threads.slice(1).map((thread) => thread.messageId)).toEqual(["m-2", "m-3"]);
+    expect(report.byReason).toEqual({ turn_lock: 1, partial: 1 });
+  });
+
+  it("needs a queue unless it is a dry run, and sane bounds", async () => {
+    const clock = manualClock(NOW);
+    await expect(runSweep({ store: repository, clock })).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(runSweep({ store: repository, clock }, { dryRun: true, maxPages: 0 })).rejects.toThrow(
+      /maxPages/,
+    );
+  });
+});

@@ -1,0 +1,217 @@
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import type { LeftBehindReason } from "@context-cleaner/assembler/internal";
+import { DIGEST_JOB_DEFAULTS } from "../job/options";
+import type { Clock, MetricsSink, ThreadDirectory } from "../ports";
+import type { DigestQueue } from "../queue/digest-queue";
+import { sweepMessage } from "./sweep-message";
+
+/** Why the sweep enqueues a thread: a left-behind reason of its pass record, or `lost_event`. */
+export type SweepReason = LeftBehindReason | "lost_event";
+
+/** The part of the storage repository the sweep reads, as the sweeper role. */
+export interface SweepStore {
+  listLeftBehind(query: { limit?: number; cursor?: string | null; recordedBefore?: Date }): Promise<{
+    threads: {
+      orgId: string;
+      threadId: string;
+      reason: LeftBehindReason;
+      latestTurnEndedAt: Date | null;
+      recordedAt: Date;
+    }[];
+    nextCursor: string | null;
+  }>;
+  threadsWithPass(
+    threads: readonly { orgId: string; threadId: string }[],
+  ): Promise<{ orgId: string; threadId: string }[]>;
+}
+
+/** What the sweep runs on. */
+export interface SweepPorts {
+  store: SweepStore;
+  /** Where jobs go; left out on a dry run. */
+  queue?: Pick<DigestQueue, "send">;
+  /** Finds active threads without a pass record (lost events); without it that scan is skipped. */
+  directory?: ThreadDirectory;
+  clock: Clock;
+  metrics?: MetricsSink;
+}
+
+/** Defaults of {@link SweepOptions}. */
+export const SWEEP_DEFAULTS = {
+  /** Threads per page of each scan. */
+  pageSize: 100,
+  /** Pages per scan at most, so one run stays bounded. */
+  maxPages: 20,
+  /** Threads enqueued per run at most, both scans together. */
+  maxThreads: 1_000,
+  /** Passes and activity this recent are left alone: their own job may still be queued. */
+  settleMinutes: 15,
+  /** How far back the directory scan looks for activity. */
+  lookbackHours: 48,
+  /**
+   * The `rawToolChars` of a swept job. The sweep cannot see a thread's size (the sweeper
+   * role reads routing columns only; the directory reads no messages), so it sends the
+   * trigger: the job then reads the checkpoint and judges the thread by its content.
+   */
+  rawToolChars: DIGEST_JOB_DEFAULTS.triggerChars,
+  /** Report what would be enqueued, and send nothing. */
+  dryRun: false,
+} as const;
+
+export type SweepOptions = {
+  -readonly [key in keyof typeof SWEEP_DEFAULTS]?: (typeof SWEEP_DEFAULTS)[key] extends boolean
+    ? boolean
+    : number;
+};
+
+/** One thread the sweep enqueued (or, on a dry run, would enqueue). */
+export interface SweptThread {
+  orgId: string;
+  threadId: string;
+  reason: SweepReason;
+  /** The turn end of the job: the pass record's latest turn, or the last checkpoint's time. */
+  turnEndedAt: string;
+  /** The queue's message id; absent on a dry run or when the send failed. */
+  messageId?: string;
+  /** Why the send failed. */
+  error?: string;
+}
+
+/** What one run found and did. */
+export interface SweepReport {
+  dryRun: boolean;
+  threads: SweptThread[];
+  /** Threads per reason (enqueued, or would be on a dry run; failed sends excluded). */
+  byReason: Partial<Record<SweepReason, number>>;
+  /** Sends that failed. */
+  failed: number;
+  /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
+  truncated: boolean;
+}
+
+function resolveOptions(options: SweepOptions): Required<SweepOptions> {
+  const resolved = { ...SWEEP_DEFAULTS, ...options };
+  for (const field of [
+    "pageSize",
+    "maxPages",
+    "maxThreads",
+    "settleMinutes",
+    "lookbackHours",
+    "rawToolChars",
+  ] as const) {
+    const value = resolved[field];
+    const min = field === "settleMinutes" || field === "rawToolChars" ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new InvalidOptionError(`${field}: must be an integer of at least ${min}, got ${value}`, field);
+    }
+  }
+  return resolved;
+}
+
+/**
+ * The nightly sweep: re-enqueues threads left behind (their last pass failed, ended
+ * partial, was skipped for the turn lock or the budget, or the thread was active after it)
+ * and, with a directory, threads active recently that have no pass record at all (their
+ * turn event was lost). Each job carries the same group and deduplication ids the runtime's
+ * publisher gives that thread and turn, so a sweep retried within the queue's window sends
+ * nothing twice, and the job's coalescing skips a turn a pass already covered.
+ *
+ * Bounded: at most `maxPages` pages per scan and `maxThreads` jobs per run. A failed send
+ * is reported in `failed` and the run goes on.
+ *
+ * @throws {InvalidOptionError} for an option out of range, or a run that is not a dry run
+ *   but has no queue.
+ */
+export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): Promise<SweepReport> {
+  const settings = resolveOptions(options);
+  if (!settings.dryRun && ports.queue === undefined) {
+    throw new InvalidOptionError("queue: a sweep that is not a dry run needs a queue", "queue");
+  }
+  const now = ports.clock.now().getTime();
+  const settledBefore = new Date(now - settings.settleMinutes * 60_000);
+  const report: SweepReport = {
+    dryRun: settings.dryRun,
+    threads: [],
+    byReason: {},
+    failed: 0,
+    truncated: false,
+  };
+  const full = () => report.threads.length >= settings.maxThreads;
+
+  const enqueue = async (thread: Omit<SweptThread, "messageId" | "error">) => {
+    const swept: SweptThread = { ...thread };
+    report.threads.push(swept);
+    if (!settings.dryRun && ports.queue) {
+      try {
+        swept.messageId = (await ports.queue.send(sweepMessage(thread, settings.rawToolChars))).messageId;
+      } catch (error) {
+        swept.error = error instanceof Error ? error.message : String(error);
+        report.failed += 1;
+        ports.metrics?.record({ name: "SweepSendFailures", value: 1, unit: "Count" });
+        return;
+      }
+    }
+    report.byReason[thread.reason] = (report.byReason[thread.reason] ?? 0) + 1;
+    ports.metrics?.record({
+      name: "SweptThreads",
+      value: 1,
+      unit: "Count",
+      dimensions: { reason: thread.reason },
+    });
+  };
+
+  let cursor: string | null = null;
+  for (let page = 0; page < settings.maxPages && !full(); page++) {
+    const found = await ports.store.listLeftBehind({
+      limit: settings.pageSize,
+      cursor,
+      recordedBefore: settledBefore,
+    });
+    for (const thread of found.threads) {
+      if (full()) {
+        report.truncated = true;
+        break;
+      }
+      const turnEndedAt = thread.latestTurnEndedAt ?? thread.recordedAt;
+      await enqueue({
+        orgId: thread.orgId,
+        threadId: thread.threadId,
+        reason: thread.reason,
+        turnEndedAt: turnEndedAt.toISOString(),
+      });
+    }
+    cursor = found.nextCursor;
+    if (cursor === null) break;
+  }
+  if (cursor !== null) report.truncated = true;
+
+  if (ports.directory === undefined) return report;
+  const since = new Date(now - settings.lookbackHours * 3_600_000);
+  cursor = null;
+  for (let page = 0; page < settings.maxPages && !full(); page++) {
+    const found = await ports.directory.listActiveThreads({ since, limit: settings.pageSize, cursor });
+    const settled = found.threads.filter((thread) => thread.lastActivityAt <= settledBefore);
+    const known = new Set(
+      (await ports.store.threadsWithPass(settled)).map((thread) =>
+        JSON.stringify([thread.orgId, thread.threadId]),
+      ),
+    );
+    for (const thread of settled) {
+      if (full()) {
+        report.truncated = true;
+        break;
+      }
+      if (known.has(JSON.stringify([thread.orgId, thread.threadId]))) continue;
+      await enqueue({
+        orgId: thread.orgId,
+        threadId: thread.threadId,
+        reason: "lost_event",
+        turnEndedAt: thread.lastActivityAt.toISOString(),
+      });
+    }
+    cursor = found.nextCursor;
+    if (cursor === null) break;
+  }
+  if (cursor !== null) report.truncated = true;
+  return report;
+}

@@ -1,0 +1,278 @@
+import { randomUUID } from "node:crypto";
+import { ContextCleanerError, contentSha256 } from "@context-cleaner/assembler";
+import type { DigestRow } from "@context-cleaner/assembler/internal";
+import { describe, expect, it } from "vitest";
+import type { DigestStore } from "../../src/ports";
+
+/**
+ * The `DigestStore` port's behaviour, adapter-independent: run it against every store (the
+ * in-memory store, and the storage package's repository on PGlite). It mirrors, through the
+ * port's methods only, the storage package's repository conformance suite.
+ */
+
+/** A fresh org id per test keeps tests independent on a shared store. */
+function uniqueOrg(label: string): string {
+  return `${label}-${randomUUID()}`;
+}
+
+/** A valid digest row; override any field. */
+function digestRow(overrides: Partial<DigestRow> = {}): DigestRow {
+  const toolCallId = overrides.toolCallId ?? `call-${randomUUID()}`;
+  const digest =
+    overrides.digest ?? `[Condensed by context-cleaner] ${toolCallId}: Article 8 consent; $1,250,000`;
+  return {
+    threadId: "thread-1",
+    toolCallId,
+    kind: "digest",
+    toolName: "read_document",
+    provenanceArgs: { file_id: "cd_9f2", offset: 58_000 },
+    contentSha256: contentSha256(`original content of ${toolCallId}`),
+    digest,
+    originalChars: 58_000,
+    digestChars: [...digest].length,
+    model: "claude-haiku",
+    inputTokens: 15_000,
+    outputTokens: 700,
+    costUsd: 0.0185,
+    ...overrides,
+  };
+}
+
+/** The error a store answered with: a non-retryable context-cleaner error. */
+async function refusal(work: Promise<unknown>): Promise<ContextCleanerError> {
+  const error = await work.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ContextCleanerError);
+  expect((error as ContextCleanerError).retryable).toBe(false);
+  return error as ContextCleanerError;
+}
+
+export function describeDigestStoreConformance(adapter: string, store: () => DigestStore): void {
+  describe(`DigestStore conformance: ${adapter}`, () => {
+    it("upserts idempotently and loads one thread's digests as a DigestMap", async () => {
+      const org = uniqueOrg("load");
+      const rows = [
+        digestRow({ toolCallId: "a" }),
+        digestRow({ toolCallId: "b", kind: "superseded-search" }),
+      ];
+      expect(await store().upsertDigests(org, rows)).toBe(2);
+      await store().upsertDigests(org, [digestRow({ threadId: "thread-2", toolCallId: "a" })]);
+      const digests = await store().loadThreadDigests(org, "thread-1");
+      expect([...digests.keys()].sort()).toEqual(["a", "b"]);
+      expect(digests.get("a")).toEqual({
+        digest: rows[0]?.digest,
+        contentSha256: rows[0]?.contentSha256,
+        digestChars: rows[0]?.digestChars,
+        kind: "digest",
+      });
+      // A redelivered job writes nothing; a changed digest is one write.
+      expect(await store().upsertDigests(org, rows)).toBe(0);
+      const changed = digestRow({ toolCallId: "a", digest: "new text", digestChars: 8 });
+      expect(await store().upsertDigests(org, [changed])).toBe(1);
+      expect((await store().loadThreadDigests(org, "thread-1")).get("a")?.digest).toBe("new text");
+      expect((await store().loadThreadDigests(org, "thread-2")).size).toBe(1);
+      expect((await store().loadThreadDigests(uniqueOrg("other"), "thread-1")).size).toBe(0);
+    });
+
+    it("keeps the last of duplicate keys in one batch and counts code points", async () => {
+      const org = uniqueOrg("dup");
+      const emoji = "figures: 📄 $5";
+      const written = await store().upsertDigests(org, [
+        digestRow({ toolCallId: "x", digest: "first", digestChars: 5 }),
+        digestRow({ toolCallId: "x", digest: emoji, digestChars: [...emoji].length }),
+      ]);
+      expect(written).toBe(1);
+      expect((await store().loadThreadDigests(org, "thread-1")).get("x")?.digest).toBe(emoji);
+    });
+
+    it("finds reusable digests for many hashes in one call, the newest per hash, within the org only", async () => {
+      const org = uniqueOrg("reuse");
+      const older = digestRow({ toolCallId: "m1", threadId: "t-old", digest: "[older] m1", digestChars: 10 });
+      const newer = digestRow({
+        toolCallId: "m2",
+        threadId: "t-new",
+        contentSha256: older.contentSha256,
+        digest: "[newer] m2",
+        digestChars: 10,
+      });
+      const other = digestRow({ toolCallId: "m3", costUsd: 0.123456 });
+      await store().upsertDigests(org, [older]);
+      await store().upsertDigests(org, [newer, other]);
+      const found = await store().findReusableDigests(org, [
+        older.contentSha256,
+        other.contentSha256,
+        "f".repeat(64),
+      ]);
+      expect([...found.keys()].sort()).toEqual([older.contentSha256, other.contentSha256].sort());
+      expect(found.get(older.contentSha256)).toMatchObject({ toolCallId: "m2", digest: "[newer] m2" });
+      expect(found.get(other.contentSha256)).toMatchObject({ ...other });
+      expect((await store().findReusableDigests(uniqueOrg("other"), [other.contentSha256])).size).toBe(0);
+      expect((await store().findReusableDigests(org, [])).size).toBe(0);
+      await refusal(store().findReusableDigests(org, ["ABC"]));
+    });
+
+    it.each([
+      ["an uppercase hash", { contentSha256: "A".repeat(64) }],
+      ["a short hash", { contentSha256: "a".repeat(63) }],
+      ["digest chars that do not match the digest", { digest: "abc", digestChars: 4 }],
+      ["negative original chars", { originalChars: -1 }],
+      ["negative tokens", { inputTokens: -5 }],
+      ["an empty tool call id", { toolCallId: "" }],
+      ["provenance that is not an object", { provenanceArgs: [] as unknown as Record<string, unknown> }],
+      ["a negative cost", { costUsd: -1 }],
+      ["a NUL in the digest", { digest: "rent\u0000$5", digestChars: 7 }],
+      ["a lone surrogate in a provenance arg", { provenanceArgs: { file_id: "cd\ud800" } }],
+      ["a thread id with surrounding spaces", { threadId: " thread-1 " }],
+      ["a tool call id over 500 bytes", { toolCallId: "c".repeat(501) }],
+    ])("refuses a row with %s, storing nothing of the batch", async (_label, overrides) => {
+      const org = uniqueOrg("check");
+      const error = await refusal(
+        store().upsertDigests(org, [digestRow({ toolCallId: "good" }), digestRow(overrides)]),
+      );
+      expect(["constraint_violation", "invalid_storage_input"]).toContain(error.code);
+      expect(error.message).not.toContain("\u0000");
+      expect((await store().loadThreadDigests(org, "thread-1")).size).toBe(0);
+    });
+
+    it.each([
+      ["empty", ""],
+      ["blank", "   "],
+      ["missing", undefined as unknown as string],
+    ])("refuses an %s org id on every method", async (_label, orgId) => {
+      const calls: Array<() => Promise<unknown>> = [
+        () => store().upsertDigests(orgId, [digestRow()]),
+        () => store().loadThreadDigests(orgId, "thread-1"),
+        () => store().findReusableDigests(orgId, ["a".repeat(64)]),
+        () => store().reserveSpend(orgId, "2026-11-30", 1, 5),
+        () => store().settleSpend(orgId, "2026-11-30", 1, 1),
+        () => store().recordPass(orgId, "thread-1", { status: "done", at: new Date() }),
+        () => store().getPass(orgId, "thread-1"),
+      ];
+      for (const call of calls) expect((await refusal(call())).code).toBe("missing_organization");
+    });
+
+    it.each([
+      ["surrounding spaces", "  acme  "],
+      ["a control character", "ac\tme"],
+      ["a NUL", "acme\u0000"],
+      ["more than 200 bytes", "a".repeat(201)],
+    ])("refuses an org id with %s, never trimming it", async (_label, orgId) => {
+      const calls: Array<() => Promise<unknown>> = [
+        () => store().upsertDigests(orgId, [digestRow()]),
+        () => store().loadThreadDigests(orgId, "thread-1"),
+        () => store().reserveSpend(orgId, "2026-11-30", 1, 5),
+        () => store().recordPass(orgId, "thread-1", { status: "done", at: new Date() }),
+        () => store().getPass(orgId, "thread-1"),
+      ];
+      for (const call of calls) {
+        const error = await refusal(call());
+        expect(error.code).toBe("invalid_storage_input");
+        expect(error.message).toContain("orgId");
+      }
+    });
+
+    it("never overspends under 50 parallel reservations, and settling reconciles", async () => {
+      const org = uniqueOrg("spend");
+      const day = "2026-11-30";
+      const reservations = await Promise.all(
+        Array.from({ length: 50 }, () => store().reserveSpend(org, day, 0.1, 1)),
+      );
+      expect(reservations.filter((reservation) => reservation.ok)).toHaveLength(10);
+      await Promise.all(
+        reservations
+          .filter((reservation) => reservation.ok)
+          .map(() => store().settleSpend(org, day, 0.1, 0.07)),
+      );
+      // 0.7 spent, nothing reserved: 0.3 fits, then nothing more.
+      expect((await store().reserveSpend(org, day, 0.3, 1)).ok).toBe(true);
+      expect((await store().reserveSpend(org, day, 0.000001, 1)).ok).toBe(false);
+      // Other days and other orgs have their own budgets.
+      expect((await store().reserveSpend(org, "2026-12-01", 1, 1)).ok).toBe(true);
+      expect((await store().reserveSpend(uniqueOrg("spend"), day, 1, 1)).ok).toBe(true);
+    });
+
+    it("refuses settling more than is reserved, and bad days or amounts", async () => {
+      const org = uniqueOrg("settle");
+      await store().reserveSpend(org, "2026-11-30", 0.5, 1);
+      expect((await refusal(store().settleSpend(org, "2026-11-30", 0.6, 0.6))).code).toBe(
+        "constraint_violation",
+      );
+      expect((await refusal(store().settleSpend(org, "2026-11-29", 0.1, 0.1))).code).toBe(
+        "invalid_storage_input",
+      );
+      expect((await refusal(store().reserveSpend(org, "2026-02-30", 0.1, 1))).message).toMatch(/day/);
+      expect((await refusal(store().reserveSpend(org, "2026-11-30", Number.NaN, 1))).message).toMatch(
+        /amountUsd/,
+      );
+      // The refused calls changed nothing: 0.5 is still reserved.
+      expect((await store().reserveSpend(org, "2026-11-30", 0.5, 1)).ok).toBe(true);
+      expect((await store().reserveSpend(org, "2026-11-30", 0.000001, 1)).ok).toBe(false);
+    });
+
+    it("records the latest pass; turn times never move backwards; late passes are ignored", async () => {
+      const org = uniqueOrg("pass");
+      expect(await store().getPass(org, "t")).toBeNull();
+      const turn1 = new Date("2026-11-30T10:00:00Z");
+      const turn2 = new Date("2026-11-30T11:00:00Z");
+      await store().recordPass(org, "t", {
+        status: "done",
+        coveredTurnEndedAt: turn2,
+        rawToolChars: 250_000,
+        digestsWritten: 4,
+        at: new Date("2026-11-30T11:01:00Z"),
+      });
+      await store().recordPass(org, "t", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: turn1,
+        coveredTurnEndedAt: turn1,
+        at: new Date("2026-11-30T11:02:00Z"),
+      });
+      expect(await store().getPass(org, "t")).toMatchObject({ coveredTurnEndedAt: turn2 });
+      await store().recordPass(org, "t", {
+        status: "done",
+        coveredTurnEndedAt: new Date("2026-11-30T12:00:00Z"),
+        at: new Date("2026-11-30T09:00:00Z"),
+      });
+      expect(await store().getPass(org, "t")).toMatchObject({ coveredTurnEndedAt: turn2 });
+      await store().recordPass(org, "t2", { status: "skipped", reason: "nothing_new", at: new Date() });
+      expect(await store().getPass(org, "t2")).toMatchObject({ coveredTurnEndedAt: null });
+      await refusal(store().recordPass(org, "t", { status: "weird" as "done", at: new Date() }));
+      await refusal(store().recordPass(org, "t", { status: "done", rawToolChars: 2 ** 31, at: new Date() }));
+      await refusal(store().recordPass(org, " t", { status: "done", at: new Date() }));
+    });
+
+    it("lets exactly one of concurrent claims win; a lease expires, and only its owner releases it", async () => {
+      const org = uniqueOrg("claim");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const claims = await Promise.all(
+        ["run-a", "run-b", "run-c"].map((owner) =>
+          store().claimThread(org, "t", { owner, at, leaseMs: 60_000 }),
+        ),
+      );
+      expect(claims.filter((claim) => claim.claimed)).toHaveLength(1);
+      const winner = ["run-a", "run-b", "run-c"][claims.findIndex((claim) => claim.claimed)] as string;
+      const loser = winner === "run-a" ? "run-b" : "run-a";
+      expect(claims.find((claim) => !claim.claimed)).toMatchObject({
+        heldUntil: new Date("2026-11-30T10:01:00Z"),
+      });
+      // The owner may claim again; another run may not, until the lease expires.
+      expect((await store().claimThread(org, "t", { owner: winner, at, leaseMs: 60_000 })).claimed).toBe(
+        true,
+      );
+      expect(await store().releaseThread(org, "t", loser)).toBe(false);
+      const later = new Date("2026-11-30T10:02:00Z");
+      expect(
+        (await store().claimThread(org, "t", { owner: loser, at: later, leaseMs: 60_000 })).claimed,
+      ).toBe(true);
+      expect(await store().releaseThread(org, "t", winner)).toBe(false);
+      expect(await store().releaseThread(org, "t", loser)).toBe(true);
+      expect(
+        (await store().claimThread(org, "t", { owner: winner, at: later, leaseMs: 60_000 })).claimed,
+      ).toBe(true);
+      await refusal(store().claimThread(org, "t", { owner: "", at, leaseMs: 60_000 }));
+    });
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * `@context-cleaner/db/neon`: the storage package for serverless functions on Neon. It opens
+ * the database through `@neondatabase/serverless` only, so a bundle of it never carries the
+ * embedded PGlite engine or node-postgres; the repository and errors are the same as the
+ * main entry's.
+ */
+import type { Database } from "./database";
+import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
+import { resolveDatabaseTarget } from "./database-url";
+import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
+
+export type { Database, ScopedTransaction } from "./database";
+export { createDigestRepository } from "./digest-repository";
+export type { NeonSettings } from "./drivers/neon-driver";
+export {
+  ConstraintViolationError,
+  DatabaseConnectionError,
+  InvalidStorageInputError,
+  MissingOrganizationError,
+  RowSecurityError,
+  StorageError,
+  UnsupportedDatabaseUrlError,
+} from "./errors";
+export type {
+  DigestRepository,
+  LeftBehindPage,
+  LeftBehindQuery,
+  LeftBehindReason,
+  LeftBehindThread,
+  PassRecord,
+  ThreadDigestSummary,
+  ThreadKey,
+} from "./repository-types";
+
+/** Options of {@link createNeonDatabase}. */
+export interface NeonDatabaseOptions {
+  /** @default 5000 */
+  connectTimeoutMs?: number;
+  /** Pool size. @default 10 */
+  maxConnections?: number;
+  /** Neon driver settings (process-global `neonConfig`). @default {} */
+  neon?: NeonSettings;
+}
+
+/**
+ * Opens a `postgres://` URL through the Neon serverless driver (a WebSocket pool with
+ * interactive transactions), whatever the host: what `createDatabase(url, { driver: "neon" })`
+ * does, without the other drivers.
+ * @example
+ * const repository = createDigestRepository(await createNeonDatabase(Resource.DatabaseUrl.value));
+ * @throws {UnsupportedDatabaseUrlError} for a URL that is not `postgres://` or `postgresql://`.
+ * @throws {DatabaseConnectionError} when the endpoint cannot be reached (checked once, here).
+ */
+export async function createNeonDatabase(url: string, options: NeonDatabaseOptions = {}): Promise<Database> {
+  const target = resolveDatabaseTarget(url, "neon");
+  if (target.driver !== "neon") {
+    // resolveDatabaseTarget refuses a pglite URL for driver "neon"; this narrows the type.
+    throw new Error("unreachable: a neon target was expected");
+  }
+  const connection = await connectNeon(target.url, `${target.host}:${target.port}`, {
+    connectTimeoutMs: options.connectTimeoutMs ?? DATABASE_DEFAULTS.connectTimeoutMs,
+    maxConnections: options.maxConnections ?? DATABASE_DEFAULTS.maxConnections,
+    neon: options.neon ?? {},
+  });
+  return toDatabase("neon", target.description, connection);
+}

@@ -1,0 +1,31 @@
+// @ts-check
+/**
+ * Mutation testing (`npm run test:mutation`): the modules below, against the tests of
+ * stryker/vitest.config.ts. One module at a time: `npm run test:mutation -- --mutate <file>`.
+ * Reports go to reports/mutation/ (clear text on the console, JSON and HTML on disk).
+ * @type {import("@stryker-mutator/api/core").PartialStrykerOptions}
+ */
+export default {
+  testRunner: "vitest",
+  vitest: { configFile: "stryker/vitest.config.ts", related: true },
+  coverageAnalysis: "perTest",
+  concurrency: 2,
+  mutate: [
+    "packages/assembler/src/budget.ts",
+    "packages/assembler/src/figures.ts",
+    "packages/assembler/src/hash.ts",
+    "packages/assembler/src/keep-rules.ts",
+    "packages/assembler/src/protect.ts",
+    "packages/core/src/classify/classify-thread.ts",
+    "packages/core/src/render/check-bullets.ts",
+    "packages/core/src/render/render-digest.ts",
+    "packages/core/src/render/render-superseded-search-stub.ts",
+  ],
+  thresholds: { high: 95, low: 90, break: 90 },
+  reporters: ["clear-text", "progress", "json", "html"],
+  jsonReporter: { fileName: "reports/mutation/mutation.json" },
+  htmlReporter: { fileName: "reports/mutation/mutation.html" },
+  ignorePatterns: ["reports", ".sst", ".context-cleaner", ".pgdata", "coverage"],
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+};

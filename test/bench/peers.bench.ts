@@ -1,0 +1,137 @@
+/**
+ * Peers benchmark: every fixture thread played turn by turn through the runtime's caps,
+ * side by side — raw; blind caps + drop-oldest; LangChain `trimMessages`; the AI SDK's
+ * `pruneMessages`; clear old tool results (keep 3); context-cleaner inline only and with
+ * digests (the worker running between turns). Two sets: the checked-in fixtures, and their
+ * long versions (more reading turns, past the raw ceiling). Prints the comparison, where
+ * context-cleaner loses to a peer, and a per-thread summary; writes
+ * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
+ *
+ *   npm run bench:peers
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { systemClock } from "@context-cleaner/core";
+import { createDatabase, createDigestRepository } from "@context-cleaner/db";
+import { renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
+import { fixtureThreads, longThreads } from "../../packages/core/src/cli/demo/demo-threads";
+import { playThreads } from "../../packages/core/src/cli/demo/play-threads";
+import { renderReport } from "../../packages/core/src/cli/demo/report-html";
+import { buildReportSet, REPORT_DEFINITIONS } from "../../packages/core/src/cli/demo/report-sets";
+import {
+  type ContestantRun,
+  type ThreadSimulation,
+  turnsBeforeFirstCut,
+} from "../../packages/core/src/cli/demo/simulate-turns";
+import { createExtractiveDigester } from "../../packages/core/src/digesters/extractive-digester";
+
+const OUTPUT = join(import.meta.dirname, "../../bench-results");
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[sorted.length >> 1] ?? 0;
+}
+
+/** The simulation without per-call timings and page texts (they stay in the HTML report). */
+function jsonOf(simulation: ThreadSimulation) {
+  return {
+    thread: simulation.thread,
+    turns: simulation.turns,
+    probes: simulation.probes,
+    rawChars: simulation.rawChars,
+    passes: simulation.passes,
+    contestants: simulation.contestants.map(({ viewMs, ...run }) => ({
+      ...run,
+      medianViewMs: median(viewMs),
+      turnsBeforeFirstCut: turnsBeforeFirstCut(run as ContestantRun),
+    })),
+  };
+}
+
+function summaryLine(simulation: ThreadSimulation): string {
+  const run = (id: string) =>
+    simulation.contestants.find((candidate) => candidate.id === id) as ContestantRun;
+  const cut = (candidate: ContestantRun) =>
+    `${turnsBeforeFirstCut(candidate)}${candidate.firstBudgetCutTurn === null ? "+" : ""}`;
+  const cuts = (candidate: ContestantRun) => candidate.turns.reduce((sum, turn) => sum + turn.budgetCuts, 0);
+  const blind = run("blind-caps");
+  const effective = run("with-digests");
+  const turnEnd = run("with-digests-turn-end");
+  const last = effective.turns.at(-1);
+  return `| ${simulation.thread} | ${simulation.turns} | ${cut(blind)} (${cuts(blind)} cut) | ${cut(effective)} (${cuts(effective)} cut) | ${cut(turnEnd)} (${cuts(turnEnd)} cut) | ${last?.retention.strict}/${last?.retention.recoverable}/${last?.retention.total} |`;
+}
+
+const started = performance.now();
+const database = await createDatabase();
+try {
+  await database.migrate();
+  const worker = {
+    store: createDigestRepository(database),
+    digester: createExtractiveDigester(),
+    clock: systemClock,
+  };
+  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture" });
+  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long" });
+  const sets = [
+    buildReportSet(
+      "fixtures",
+      "Checked-in fixture threads",
+      "The four fixture threads as checked in: four user turns each (three reading turns and the closing request).",
+      fixtures,
+    ),
+    buildReportSet(
+      "long",
+      "Long threads",
+      "The four fixture threads with more reading turns from the same generator, past the 2,000,000 raw ceiling.",
+      long,
+    ),
+  ];
+  for (const set of sets) {
+    console.log(`\n## ${set.title}\n\n${renderComparisonTable(set.rows)}\n`);
+    console.log(set.findings.map((line) => `- ${line}`).join("\n"));
+  }
+  console.log(
+    "\n## Per thread: turns before the first budget cut (results cut) and context-cleaner's last view\n",
+  );
+  console.log(
+    "| thread | turns | blind caps | with digests | with digests, worker at turn end | with digests: strict / recoverable / probes |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|");
+  for (const simulation of [...fixtures, ...long]) console.log(summaryLine(simulation));
+
+  await mkdir(OUTPUT, { recursive: true });
+  await writeFile(
+    join(OUTPUT, "peers.json"),
+    `${JSON.stringify(
+      {
+        definitions: REPORT_DEFINITIONS,
+        sets: sets.map((set) => ({
+          id: set.id,
+          title: set.title,
+          rows: set.rows,
+          findings: set.findings,
+          simulations: set.simulations.map(jsonOf),
+        })),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const sampled = long[0];
+  await writeFile(
+    join(OUTPUT, "peers.html"),
+    renderReport({
+      title: "context-cleaner: turns through the caps (all threads)",
+      summary:
+        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Retention is measured in each thread's last view.",
+      definitions: REPORT_DEFINITIONS,
+      sets,
+      ...(sampled?.digestSample ? { digest: { thread: sampled.thread, sample: sampled.digestSample } } : {}),
+    }),
+  );
+  console.log(
+    `\nWrote ${join(OUTPUT, "peers.json")} and peers.html in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+} finally {
+  await database.close();
+}
