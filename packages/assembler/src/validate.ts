@@ -19,12 +19,44 @@ function fail(index: number, field: string, problem: string): never {
 }
 
 /**
+ * Whether {@link validateJsonData} accepts `value` (`ancestors`: the objects enclosing it),
+ * without building the path of every value it visits: this runs for every call's args and
+ * every block of every thread, and the path is needed only to name a problem. Its depth is
+ * bounded by {@link MAX_JSON_DEPTH}, so the recursion cannot overflow the stack.
+ */
+function isJsonData(value: unknown, ancestors: object[]): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean" || type === "undefined") return true;
+  if (type !== "object") return false;
+  const item = value as object;
+  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(item)) return false;
+  ancestors.push(item);
+  let valid = true;
+  if (Array.isArray(item)) {
+    for (let position = 0; valid && position < item.length; position++) {
+      // A hole is skipped, as `forEach` skips it.
+      if (position in item) valid = isJsonData(item[position], ancestors);
+    }
+  } else {
+    const record = item as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      valid = isJsonData(record[key], ancestors);
+      if (!valid) break;
+    }
+  }
+  ancestors.pop();
+  return valid;
+}
+
+/**
  * Checks that `value` is JSON data, which canonical JSON, hashing and serialization take:
  * null, booleans, numbers, strings, arrays and plain objects (an `undefined` field is
  * dropped), without a cycle and at most {@link MAX_JSON_DEPTH} levels deep. Iterative, so
  * it never overflows the stack itself.
  */
 function validateJsonData(index: number, field: string, value: unknown): void {
+  if (isJsonData(value, [])) return;
   const pending: { value: unknown; path: string; ancestors: readonly object[] }[] = [
     { value, path: field, ancestors: [] },
   ];
