@@ -6,7 +6,7 @@ import {
   threadArbitrary,
   threadWithDigestsArbitrary,
 } from "../test/fixtures/thread-arbitrary";
-import { type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
+import { type AssembledView, type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
 import { compactHistory } from "./compact-history";
 import { isErrorResult } from "./error-retry";
 import { canonicalJson, contentSha256 } from "./hash";
@@ -15,7 +15,7 @@ import { messageChars } from "./message-chars";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
 import { BUDGET_STUB_PREFIX, COMPACTION_NOTE_PREFIX } from "./stubs";
-import type { DigestMap, Message, ToolMessage } from "./types";
+import type { DigestMap, Message, ToolCall, ToolMessage } from "./types";
 
 /**
  * Runs per property: `PROPERTY_RUNS` when set; otherwise 200 locally and 1,000 in CI
@@ -134,6 +134,37 @@ function expectSameView(first: readonly Message[], second: readonly Message[]): 
   second.forEach((message, index) => {
     expect(message).toBe(first[index]);
   });
+}
+
+/**
+ * Odd but valid threads: a few messages moved elsewhere (results before their calls, calls
+ * without results) and call ids reused across exchanges.
+ */
+const scrambleArbitrary = fc.record({
+  moves: fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 2 }),
+  sharedIds: fc.array(fc.tuple(fc.nat({ max: 30 }), fc.nat({ max: 30 })), { maxLength: 2 }),
+});
+
+function scrambled(
+  thread: readonly Message[],
+  scramble: typeof scrambleArbitrary extends fc.Arbitrary<infer S> ? S : never,
+): Message[] {
+  const rename = new Map(scramble.sharedIds.map(([from, to]) => [`call_${from}`, `call_${to}`]));
+  const messages = structuredClone(thread as Message[]).map((message): Message => {
+    if (message.role === "tool")
+      return { ...message, toolCallId: rename.get(message.toolCallId) ?? message.toolCallId };
+    if (message.role !== "assistant" || !message.toolCalls) return message;
+    return {
+      ...message,
+      toolCalls: message.toolCalls.map((call) => ({ ...call, id: rename.get(call.id) ?? call.id })),
+    };
+  });
+  for (const [from, to] of scramble.moves) {
+    if (messages.length === 0) break;
+    const [moved] = messages.splice(from % messages.length, 1);
+    messages.splice(to % (messages.length + 1), 0, moved as Message);
+  }
+  return messages;
 }
 
 describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
@@ -415,6 +446,78 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           expect(report.compaction.wallExceedsBudget).toBe(size > budget);
         }
       }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("10. assembling prefixes first, then the whole thread (reusing what they kept), equals a fresh assembly", () => {
+    /** The thread assembled on new objects: nothing kept from earlier calls applies. */
+    const fresh = (messages: readonly Message[], digests: DigestMap | null, options: AssembleOptions) =>
+      assemble(structuredClone(messages as Message[]), digests, options);
+    const expectSame = (warm: AssembledView, cold: AssembledView) => {
+      expect(JSON.stringify(warm.messages)).toBe(JSON.stringify(cold.messages));
+      expect(warm.report).toEqual(cold.report);
+    };
+    const stepArbitrary = fc.record({ cut: fc.nat(), options: optionsArbitrary, digests: fc.boolean() });
+    fc.assert(
+      fc.property(
+        caseArbitrary,
+        scrambleArbitrary,
+        fc.oneof(fc.constant("every prefix" as const), fc.array(stepArbitrary, { maxLength: 4 })),
+        ({ thread, options }, scramble, steps) => {
+          const messages = scrambled(thread.messages, scramble);
+          const { digests } = thread;
+          freezeCase(messages, digests);
+          // Earlier calls of the "turn": growing prefixes, under other options and digests.
+          const cuts =
+            steps === "every prefix"
+              ? messages.map((_, cut) => ({ cut, options, digests: true }))
+              : steps
+                  .map((step) => ({ ...step, cut: step.cut % (messages.length + 1) }))
+                  .sort((a, b) => a.cut - b.cut);
+          for (const step of cuts) {
+            const prefix = messages.slice(0, step.cut);
+            const earlier = assemble(prefix, step.digests ? digests : null, step.options);
+            expectSame(earlier, fresh(prefix, step.digests ? digests : null, step.options));
+          }
+          expectSame(assemble(messages, digests, options), fresh(messages, digests, options));
+          // A shorter thread after the whole one, then the whole one again.
+          const shorter = messages.slice(0, cuts[0]?.cut ?? 0);
+          expectSame(assemble(shorter, digests, options), fresh(shorter, digests, options));
+          expectSame(assemble(messages, digests, options), fresh(messages, digests, options));
+        },
+      ),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("11. a message edited in place after an assembly is read again, as a fresh assembly reads it", () => {
+    fc.assert(
+      fc.property(
+        caseArbitrary,
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom("content", "blocks", "status", "args"),
+        ({ thread, options }, at, from, edit) => {
+          const messages = structuredClone(thread.messages);
+          if (messages.length === 0) return;
+          assemble(messages, thread.digests, options);
+          const target = messages[at % messages.length] as Message;
+          const donor = messages[from % messages.length] as Message;
+          if (edit === "content") target.content = donor.content;
+          else if (edit === "blocks" && typeof target.content !== "string" && target.content[0]) {
+            (target.content[0] as { text?: string }).text = "Error: edited in place";
+          } else if (edit === "status" && target.role === "tool") {
+            target.status = target.status === "error" ? "success" : "error";
+          } else if (edit === "args" && target.role === "assistant" && target.toolCalls?.[0]) {
+            (target.toolCalls[0] as ToolCall).args = { file_id: "doc_edited", offset: 0 };
+          }
+          const warm = assemble(messages, thread.digests, options);
+          const cold = assemble(structuredClone(messages), thread.digests, options);
+          expect(JSON.stringify(warm.messages)).toBe(JSON.stringify(cold.messages));
+          expect(warm.report).toEqual(cold.report);
+        },
+      ),
       { numRuns: NUM_RUNS },
     );
   });

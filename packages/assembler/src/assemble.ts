@@ -1,21 +1,14 @@
-import {
-  COMPACTION_DEFAULTS,
-  type CompactionHints,
-  type CompactionOptions,
-  compactHistory,
-} from "./compact-history";
+import { runBackstop } from "./backstop-plan";
+import { type CleaningCounts, cleanView } from "./clean-view";
+import { backstopSettings, COMPACTION_DEFAULTS, type CompactionOptions } from "./compact-history";
 import { InvalidOptionError } from "./errors";
-import { messageContentSha256 } from "./hash";
-import { inlineStubs } from "./inline-clean";
-import { KEEP_REASONS, KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
+import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import { messageChars } from "./message-chars";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
-import { type Protection, protectMessages } from "./protect";
-import { renderBudgetStub, renderToolCall } from "./stubs";
-import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
-import { validateThread } from "./validate";
+import { indexedThreadOf, threadFactsOf } from "./thread-state";
+import type { DigestMap, Message } from "./types";
 
+export { originalOfReplacement } from "./clean-view";
 /** Defaults of {@link assembleModelView}. */
 export const ASSEMBLE_DEFAULTS = {
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
@@ -69,28 +62,6 @@ export interface AssembledView<M = Message> {
   report: AssemblyReport;
 }
 
-const replacedFrom = new WeakMap<Message, Message>();
-
-/** The input message a view message replaced, for adapters mapping views back to their format. */
-export function originalOfReplacement(message: Message): Message | undefined {
-  return replacedFrom.get(message);
-}
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-function checkDigestEntry(toolCallId: string, entry: DigestEntry): void {
-  if (
-    typeof entry?.digest !== "string" ||
-    typeof entry.contentSha256 !== "string" ||
-    !SHA256_HEX.test(entry.contentSha256)
-  ) {
-    throw new InvalidOptionError(
-      `digests entry for tool call ${JSON.stringify(toolCallId)} needs a string digest and a 64-hex contentSha256`,
-      "digests",
-    );
-  }
-}
-
 function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): void {
   const checks: Array<[string, number | undefined, number]> = [
     ["recencyKeepExchanges", recencyKeepExchanges, 0],
@@ -108,21 +79,7 @@ function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): v
   }
 }
 
-function totalChars(messages: readonly Message[]): number {
-  let total = 0;
-  for (const message of messages) total += messageChars(message);
-  return total;
-}
-
-/** Validates the thread, the options and the digest map; the errors name the field at fault. */
-function checkInput(
-  messages: readonly Message[],
-  digests: DigestMap | null | undefined,
-  recencyKeepExchanges: number,
-  options: AssembleOptions,
-): void {
-  validateThread(messages);
-  checkOptions(recencyKeepExchanges, options);
+function checkDigests(digests: DigestMap | null | undefined): void {
   if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
     throw new InvalidOptionError(
       "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
@@ -146,159 +103,14 @@ function emptyReport(disabled: boolean, messages: readonly Message[], rawChars: 
   };
 }
 
-/** What the cleaning steps decided: the text replacing each result, and the stubs' targets. */
-interface Decisions {
-  /** Per message index, the text that replaces its content in the view. */
-  readonly replaced: Map<number, string>;
-  /** Indices an inline stub decided (a stub wins over a digest). */
-  readonly decided: Set<number>;
-  /** Per stub index, the index of the later result it points to. */
-  readonly stubTargets: Map<number, number>;
-}
-
-/**
- * Inline decisions come first: a stub wins over a digest, and a result already showing its
- * stub (an earlier assembly's view) is neither live nor stale for the digest gate.
- */
-function decideInlineStubs(
-  messages: readonly Message[],
-  protection: Protection,
-  policy: ToolPolicy,
-  decisions: Decisions,
-  report: AssemblyReport,
-): void {
-  const stubs = inlineStubs({
-    messages,
-    cleanable: (index) => protection.reasons[index] === undefined,
-    threadIndex: protection.threadIndex,
-    policy,
-  });
-  for (const stub of stubs) {
-    decisions.decided.add(stub.index);
-    decisions.stubTargets.set(stub.index, stub.target);
-    if (stub.text === messages[stub.index]?.content) continue;
-    decisions.replaced.set(stub.index, stub.text);
-    if (stub.category === "duplicate") report.stubs.duplicate++;
-    else report.stubs.errorRetry++;
-  }
-}
-
-/** Hash-gated substitution of each cleanable, undecided result that has a row. */
-function substituteDigests(
-  messages: readonly Message[],
-  digests: DigestMap,
-  protection: Protection,
-  decisions: Decisions,
-  report: AssemblyReport,
-): void {
-  messages.forEach((message, index) => {
-    if (message.role !== "tool" || protection.reasons[index] !== undefined || decisions.decided.has(index))
-      return;
-    const entry = digests.get(message.toolCallId);
-    if (!entry) return;
-    checkDigestEntry(message.toolCallId, entry);
-    if (typeof message.content === "string" && message.content === entry.digest) {
-      // The row's own digest, substituted by an earlier assembly: neither live nor stale.
-    } else if (messageContentSha256(message) === entry.contentSha256) {
-      decisions.replaced.set(index, entry.digest);
-      report.substitutions++;
-    } else {
-      report.stale++;
-    }
-  });
-}
-
-/** A copy of a tool result with new content, remembered as standing for the original. */
-function withContent(message: ToolMessage, text: string): ToolMessage {
-  const replacement: ToolMessage = { ...message, content: text };
-  replacedFrom.set(replacement, message);
-  return replacement;
-}
-
-/** The view with each replaced result swapped for its new text; the same array when nothing changed. */
-function swapContents(
-  messages: readonly Message[],
-  replaced: ReadonlyMap<number, string>,
-  report: AssemblyReport,
-): readonly Message[] {
-  if (replaced.size === 0) return messages;
-  return messages.map((message, index) => {
-    const text = replaced.get(index);
-    if (text === undefined) return message;
-    report.charsSaved += messageChars(message) - text.length;
-    return withContent(message as ToolMessage, text);
-  });
-}
-
-/**
- * Past the budget, a pinned result before the wall gives way to its matching digest or a
- * stub naming its re-read call (pinned results are never replaced by the cleaning steps).
- */
-function condenser(
-  messages: readonly Message[],
-  digests: DigestMap | null | undefined,
-  protection: Protection,
-  policy: ToolPolicy,
-): (index: number) => Message | undefined {
-  return (index) => {
-    const message = messages[index] as Message;
-    if (message.role !== "tool") return undefined;
-    const entry = digests?.get(message.toolCallId);
-    if (entry) checkDigestEntry(message.toolCallId, entry);
-    // The row's own digest, substituted by an earlier pass: already condensed.
-    if (entry && message.content === entry.digest) return undefined;
-    const call = protection.threadIndex.callFor(message);
-    const rule = policy.ruleFor(message.toolName);
-    const text =
-      entry && messageContentSha256(message) === entry.contentSha256
-        ? entry.digest
-        : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
-    return text === undefined ? undefined : withContent(message, text);
-  };
-}
-
-/** The cleaned view before the backstop, and what the backstop must respect in it. */
-interface CleanedView {
-  view: readonly Message[];
-  wallStart: number;
-  hints: CompactionHints;
-}
-
-/** Keep-rules, inline stubs and hash-gated substitution (steps 2–4 of docs/architecture.md#assembly). */
-function cleanView(
-  messages: readonly Message[],
-  digests: DigestMap | null | undefined,
-  options: AssembleOptions,
-  recencyKeepExchanges: number,
-  report: AssemblyReport,
-): CleanedView {
-  // Resolved only here: the kill switch must work even with a broken policy.
-  const policy = resolveToolPolicy(options.policy);
-  const protection = protectMessages(messages, policy, recencyKeepExchanges);
-  report.protected = protection.reasons.filter(
-    (reason) => reason !== undefined && reason !== "conversational",
-  ).length;
-  const decisions: Decisions = { replaced: new Map(), decided: new Set(), stubTargets: new Map() };
-  if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
-    decideInlineStubs(messages, protection, policy, decisions, report);
-  }
-  if (digests && digests.size > 0) substituteDigests(messages, digests, protection, decisions, report);
-  return {
-    view: swapContents(messages, decisions.replaced, report),
-    wallStart: protection.wallStart,
-    hints: {
-      pinned: (index) =>
-        protection.reasons[index] === KEEP_REASONS.referencedByWindow || protection.mentioned.has(index),
-      stubTargets: decisions.stubTargets,
-      condense: condenser(messages, digests, protection, policy),
-    },
-  };
-}
-
 /**
  * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules, hash-gated digest
  * substitution, inline dedupe and error/retry stubs, then the history backstop.
  * Never mutates its input; untouched messages keep their object identity.
+ *
+ * What it learns of a thread is kept for the next call (docs/architecture.md#assembly):
+ * called again with the same message objects, grown by new messages, it reads only the new
+ * ones, and answers exactly as a first call would.
  *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
  * @example
@@ -312,25 +124,38 @@ export function assembleModelView(
 ): AssembledView {
   const disabled = options.disabled ?? killSwitchFromEnvironment();
   const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
-  checkInput(messages, digests, recencyKeepExchanges, options);
-  const rawChars = totalChars(messages);
-  const report = emptyReport(disabled, messages, rawChars);
-  const { view, wallStart, hints } = disabled
-    ? { view: messages, wallStart: recencyWallStart(messages, recencyKeepExchanges), hints: {} }
-    : cleanView(messages, digests, options, recencyKeepExchanges, report);
-
-  // The referenced-by-window keep-rule outlives the backstop: dropping a referenced result
-  // would also unpin the rest of its source, so assembling the view again would clean what
-  // this pass kept. A kept stub keeps what it points to; the targets come from this
-  // assembly's decisions.
-  const compacted = compactHistory(view, wallStart, options, hints);
+  const thread = indexedThreadOf(messages);
+  checkOptions(recencyKeepExchanges, options);
+  checkDigests(digests);
+  const report = emptyReport(disabled, messages, thread.totalChars);
+  const wallStart = recencyWallStart(messages, recencyKeepExchanges);
+  const noReplacement = { has: () => false };
+  const { view, hints } = disabled
+    ? {
+        view: { thread, messages, replaced: noReplacement, chars: thread.totalChars, wallStart },
+        hints: { pinned: [] },
+      }
+    : // Resolved only here: the kill switch must work even with a broken policy.
+      cleanView(
+        messages,
+        threadFactsOf(thread, resolveToolPolicy(options.policy)),
+        digests,
+        {
+          wallStart,
+          inline: options.inline ?? ASSEMBLE_DEFAULTS.inline,
+        },
+        report as CleaningCounts,
+      );
+  const compacted = runBackstop(view, backstopSettings(options), hints);
   report.compaction = {
     fired: compacted.fired,
     droppedMessages: compacted.droppedMessages,
     condensedResults: compacted.condensedResults,
     wallExceedsBudget: compacted.wallExceedsBudget,
   };
-  report.assembledChars = compacted.fired || view !== messages ? totalChars(compacted.messages) : rawChars;
+  report.assembledChars = compacted.chars;
   options.onReport?.(report);
-  return { messages: [...compacted.messages], report };
+  // The caller's own array comes back only as a copy; the view's are new already.
+  const assembled = compacted.messages === messages ? [...messages] : (compacted.messages as Message[]);
+  return { messages: assembled, report };
 }

@@ -9,23 +9,35 @@ export function noteHeader(droppedCount: number): string {
   return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
 }
 
+const HEADER_CHARS_WITHOUT_COUNT = noteHeader(0).length - 1;
+
+/** `noteHeader(droppedCount).length`, without writing the header. */
+export function noteHeaderLength(droppedCount: number): number {
+  return HEADER_CHARS_WITHOUT_COUNT + String(droppedCount).length;
+}
+
 const NOTE_HEADER = new RegExp(
   `^${noteHeader(0)
     .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
     .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
 );
 
-/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
-export function isCompactionNote(message: Message, noteMaxChars: number): boolean {
-  return (
-    message.role === "user" &&
-    typeof message.content === "string" &&
-    message.content.length <= noteMaxChars &&
-    NOTE_HEADER.test(message.content)
-  );
+/** Whether a message opens with a note's exact header (a note, if it is also short enough). */
+export function hasNoteHeader(message: Message): boolean {
+  return message.role === "user" && typeof message.content === "string" && NOTE_HEADER.test(message.content);
 }
 
-function snippet(message: Message, maxChars: number): string {
+/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
+export function isCompactionNote(message: Message, noteMaxChars: number): boolean {
+  return contentLength(message) <= noteMaxChars && hasNoteHeader(message);
+}
+
+function contentLength(message: Message): number {
+  return typeof message.content === "string" ? message.content.length : Number.POSITIVE_INFINITY;
+}
+
+/** The line a dropped message leaves in the note: its role (or tool) and its text, at most `maxChars`. */
+export function snippet(message: Message, maxChars: number): string {
   const label =
     message.role === "tool"
       ? `tool ${message.toolName}`
@@ -44,21 +56,23 @@ function snippet(message: Message, maxChars: number): string {
   return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
 }
 
-/** The note: its header, then a snippet per dropped message while `maxChars` allows. */
+/**
+ * The note: its header, then a snippet per dropped message (`snippetAt` gives the snippet
+ * of the message at an index) while `maxChars` allows.
+ */
 export function renderNote(
-  messages: readonly Message[],
   dropped: Uint8Array,
   droppedCount: number,
-  snippetChars: number,
   maxChars: number,
+  snippetAt: (index: number) => string,
 ): string {
   const header = noteHeader(droppedCount);
   const lines = [header];
   let chars = header.length;
   let seen = 0;
-  for (let index = 0; index < messages.length && seen < droppedCount; index++) {
+  for (let index = 0; index < dropped.length && seen < droppedCount; index++) {
     if (dropped[index] !== 1) continue;
-    const line = snippet(messages[index] as Message, snippetChars);
+    const line = snippetAt(index);
     const tail = `- … and ${droppedCount - seen} more`;
     if (chars + 1 + line.length + 1 + tail.length > maxChars) {
       if (chars + 1 + tail.length <= maxChars) lines.push(tail);

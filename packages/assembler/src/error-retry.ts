@@ -1,5 +1,5 @@
 import { contentChars, contentText } from "./content";
-import { canonicalArgs, canonicalJson } from "./hash";
+import { canonicalJson } from "./hash";
 import { readOffset } from "./keep-rules";
 import type { ToolRule } from "./policy";
 import type { ToolCall, ToolMessage } from "./types";
@@ -30,12 +30,12 @@ export function isErrorResult(message: ToolMessage): boolean {
  * What a retry shares with the failed call: the tool and the document it names (first
  * provenance arg), or, for a tool without one, every arg (canonical JSON).
  */
-export function retryKey(toolName: string, call: ToolCall, rule: ToolRule): string {
+export function retryKey(toolName: string, call: ToolCall, rule: ToolRule, argsJson: string): string {
   const idArg = rule.provenanceArgs[0];
   if (idArg !== undefined && call.args[idArg] !== undefined) {
     return `${toolName}\u0000${idArg}=${canonicalJson(call.args[idArg])}`;
   }
-  return `${toolName}\u0000${canonicalArgs(call)}`;
+  return `${toolName}\u0000${argsJson}`;
 }
 
 function provenanceValue(call: ToolCall, name: string, rule: ToolRule): unknown {

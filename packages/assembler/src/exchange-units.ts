@@ -1,66 +1,103 @@
-import type { Message, ToolMessage } from "./types";
+import type { Message } from "./types";
 
 /**
- * The units the backstop drops whole: the connected components of tool calls and their
- * results (union-find over assistant messages and results: a result joins the assistant
- * whose call it answers, the nearest earlier one with that id, else the first later one),
- * and every other message alone. Units come in the order of their first member, each
- * listing its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two units, {A, b1, b2} and
- * {A', a1}, so dropping A' never takes b2 away from its call.
+ * The units the backstop drops whole, kept for a growing thread: the connected components
+ * of tool calls and their results (union-find over assistant messages and results: a
+ * result joins the assistant whose call it answers, the nearest earlier one with that id,
+ * else the first later one), and every other message alone. A unit is named by its root,
+ * its first member, and lists its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two
+ * units, {A, b1, b2} and {A', a1}, so dropping A' never takes b2 away from its call.
  */
-export function exchangeUnits(messages: readonly Message[]): { units: number[][]; unitOf: Int32Array } {
-  const parent = Int32Array.from(messages, (_, index) => index);
-  const find = (index: number): number => {
+export class UnitIndex {
+  private readonly parent: number[] = [];
+  /** Per root of a unit with several members, its members in order. */
+  private readonly membersAt = new Map<number, number[]>();
+  private readonly latestCaller = new Map<string, number>();
+  /** Results of an id no call has been made for yet, waiting for the first one. */
+  private readonly waiting = new Map<string, number[]>();
+
+  get length(): number {
+    return this.parent.length;
+  }
+
+  append(message: Message): void {
+    const index = this.parent.length;
+    this.parent.push(index);
+    if (message.role === "assistant") {
+      for (const call of message.toolCalls ?? []) {
+        const first = !this.latestCaller.has(call.id);
+        this.latestCaller.set(call.id, index);
+        if (!first) continue;
+        for (const result of this.waiting.get(call.id) ?? []) this.union(index, result);
+        this.waiting.delete(call.id);
+      }
+    } else if (message.role === "tool") {
+      const caller = this.latestCaller.get(message.toolCallId);
+      if (caller !== undefined) this.union(caller, index);
+      else {
+        const waiting = this.waiting.get(message.toolCallId);
+        if (waiting) waiting.push(index);
+        else this.waiting.set(message.toolCallId, [index]);
+      }
+    }
+  }
+
+  /** The root (first member) of the unit holding `index`. */
+  unitOf(index: number): number {
     let root = index;
-    while (parent[root] !== root) root = parent[root] as number;
-    for (let at = index; parent[at] !== root; ) {
-      const next = parent[at] as number;
-      parent[at] = root;
+    while (this.parent[root] !== root) root = this.parent[root] as number;
+    for (let at = index; this.parent[at] !== root; ) {
+      const next = this.parent[at] as number;
+      this.parent[at] = root;
       at = next;
     }
     return root;
-  };
+  }
+
+  isUnit(index: number): boolean {
+    return this.parent[index] === index;
+  }
+
+  /** The members of the unit whose root is `root`, in order. */
+  members(root: number): readonly number[] {
+    return this.membersAt.get(root) ?? [root];
+  }
+
+  /** The last member of the unit whose root is `root`. */
+  lastMember(root: number): number {
+    return this.membersAt.get(root)?.at(-1) ?? root;
+  }
+
   // The smaller root wins, so every root is the first member of its unit.
-  const union = (left: number, right: number) => {
-    const [a, b] = [find(left), find(right)];
-    if (a !== b) parent[Math.max(a, b)] = Math.min(a, b);
-  };
-  const latestCaller = new Map<string, number>();
-  const unanswered: number[] = [];
-  messages.forEach((message, index) => {
-    if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) latestCaller.set(call.id, index);
-    } else if (message.role === "tool") {
-      const caller = latestCaller.get(message.toolCallId);
-      if (caller !== undefined) union(caller, index);
-      else unanswered.push(index);
-    }
-  });
-  if (unanswered.length > 0) {
-    const firstCaller = new Map<string, number>();
-    messages.forEach((message, index) => {
-      if (message.role !== "assistant") return;
-      for (const call of message.toolCalls ?? [])
-        if (!firstCaller.has(call.id)) firstCaller.set(call.id, index);
-    });
-    for (const index of unanswered) {
-      const caller = firstCaller.get((messages[index] as ToolMessage).toolCallId);
-      if (caller !== undefined) union(caller, index);
-    }
+  private union(left: number, right: number): void {
+    const [a, b] = [this.unitOf(left), this.unitOf(right)];
+    if (a === b) return;
+    const [root, other] = a < b ? [a, b] : [b, a];
+    this.parent[other] = root;
+    const merged = mergeAscending(this.membersAt.get(root) ?? [root], this.membersAt.get(other) ?? [other]);
+    this.membersAt.set(root, merged);
+    this.membersAt.delete(other);
   }
-  const units: number[][] = [];
-  const unitOf = new Int32Array(messages.length);
-  const unitAtRoot = new Map<number, number>();
-  for (let index = 0; index < messages.length; index++) {
-    const root = find(index);
-    let unit = unitAtRoot.get(root);
-    if (unit === undefined) {
-      unit = units.length;
-      unitAtRoot.set(root, unit);
-      units.push([]);
-    }
-    (units[unit] as number[]).push(index);
-    unitOf[index] = unit;
+}
+
+function mergeAscending(left: number[], right: number[]): number[] {
+  if ((left.at(-1) as number) < (right[0] as number)) {
+    for (const index of right) left.push(index);
+    return left;
   }
-  return { units, unitOf };
+  const merged: number[] = [];
+  let [i, j] = [0, 0];
+  while (i < left.length || j < right.length) {
+    if (j >= right.length || (i < left.length && (left[i] as number) < (right[j] as number)))
+      merged.push(left[i++] as number);
+    else merged.push(right[j++] as number);
+  }
+  return merged;
+}
+
+/** The exchange units of a whole thread (see {@link UnitIndex}). */
+export function indexUnits(messages: readonly Message[]): UnitIndex {
+  const units = new UnitIndex();
+  for (const message of messages) units.append(message);
+  return units;
 }

@@ -24,6 +24,35 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ offset: 0 })).not.toBe(canonicalJson({ offset: "0" }));
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]));
   });
+  it("writes every value as the plain sort-then-join definition does (the hash of block content depends on it)", () => {
+    const reference = (value: unknown): string => {
+      if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+      if (Array.isArray(value))
+        return `[${value.map((item) => reference(item === undefined ? null : item)).join(",")}]`;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record)
+        .filter((key) => record[key] !== undefined)
+        .sort();
+      return `{${keys.map((key) => `${JSON.stringify(key)}:${reference(record[key])}`).join(",")}}`;
+    };
+    const value = fc.anything({
+      withBoxedValues: true,
+      withDate: true,
+      withNullPrototype: true,
+      withObjectString: true,
+      withSparseArray: true,
+    });
+    fc.assert(
+      fc.property(value, (anything) => {
+        expect(canonicalJson(anything)).toBe(reference(anything));
+      }),
+      { numRuns: 2_000 },
+    );
+    // Flat args in key order are written natively: the same text.
+    expect(canonicalJson({ "10": 1, "9": 2, a: -0, b: Number.NaN, c: "\uD800" })).toBe(
+      reference({ "10": 1, "9": 2, a: -0, b: Number.NaN, c: "\uD800" }),
+    );
+  });
 });
 
 describe("contentSha256", () => {

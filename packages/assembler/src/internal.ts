@@ -9,7 +9,7 @@ export { isErrorResult } from "./error-retry";
 export { normalizeWhitespace } from "./figures";
 export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
 export { inlineStubs } from "./inline-clean";
-export type { KeepReason, WindowReferences } from "./keep-rules";
+export type { KeepReason } from "./keep-rules";
 export {
   hasEmptyToolCallId,
   isConversationalMessage,
@@ -17,13 +17,11 @@ export {
   isInterruptResult,
   isLedgerFirstPage,
   isPolicyKept,
-  isReferencedByWindow,
   KEEP_REASONS,
   provenanceKeys,
   readOffset,
   recencyWallStart,
   sourceKey,
-  windowReferences,
 } from "./keep-rules";
 export { messageChars } from "./message-chars";
 export { resolveToolPolicy } from "./policy";
@@ -51,3 +49,5 @@ export type { ThreadIndex } from "./thread-index";
 export { indexThread } from "./thread-index";
 export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
 export { DIGEST_KINDS, LEFT_BEHIND_REASONS, PASS_REASONS, PASS_STATUSES } from "./vocabulary";
+export type { WindowReferences } from "./window-references";
+export { isReferencedByWindow, windowReferences } from "./window-references";

@@ -17,17 +17,16 @@ import {
   isInterruptResult,
   isLedgerFirstPage,
   isPolicyKept,
-  isReferencedByWindow,
   KEEP_REASONS,
   provenanceKeys,
   readOffset,
   recencyWallStart,
   sourceKey,
-  windowReferences,
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
 import { protectMessages } from "./protect";
 import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
+import { isReferencedByWindow, windowReferences } from "./window-references";
 
 const policy = createToolPolicy();
 

@@ -1,5 +1,4 @@
 import { contentText } from "./content";
-import { canonicalArgs } from "./hash";
 import type { ToolPolicy } from "./policy";
 import type { Message, ToolCall, ToolMessage } from "./types";
 
@@ -107,17 +106,36 @@ export function isLedgerFirstPage(
   call: ToolCall | undefined,
   policy: ToolPolicy,
 ): boolean {
-  const rule = policy.ruleFor(message.toolName);
-  if (rule.kind !== "document-read" || !rule.ledgerMarker) return false;
-  const offset = readOffset(call, rule.offsetArg);
-  if (offset !== undefined && offset !== 0) return false;
-  const marker = rule.ledgerMarker;
+  const marker = firstPageMarker(message, call, policy);
+  if (marker === undefined) return false;
   const cached = ledgerByMessage.get(message);
   if (cached && cached.content === message.content && cached.marker === marker) return cached.marked;
-  marker.lastIndex = 0;
-  const marked = marker.test(contentText(message.content));
+  const marked = isMarked(message, marker);
   ledgerByMessage.set(message, { content: message.content, marker, marked });
   return marked;
+}
+
+/** {@link isLedgerFirstPage} without its per-message cache, for callers that keep their own. */
+export function isLedgerFirstPageOf(
+  message: ToolMessage,
+  call: ToolCall | undefined,
+  policy: ToolPolicy,
+): boolean {
+  const marker = firstPageMarker(message, call, policy);
+  return marker !== undefined && isMarked(message, marker);
+}
+
+/** The ledger marker to look for when the result is a document's first page; undefined otherwise. */
+function firstPageMarker(message: ToolMessage, call: ToolCall | undefined, policy: ToolPolicy) {
+  const rule = policy.ruleFor(message.toolName);
+  if (rule.kind !== "document-read" || !rule.ledgerMarker) return undefined;
+  const offset = readOffset(call, rule.offsetArg);
+  return offset !== undefined && offset !== 0 ? undefined : rule.ledgerMarker;
+}
+
+function isMarked(message: ToolMessage, marker: RegExp): boolean {
+  marker.lastIndex = 0;
+  return marker.test(contentText(message.content));
 }
 
 /**
@@ -150,74 +168,6 @@ export function provenanceKeys(
   const source = sourceKey(message, call, policy);
   if (source !== undefined && source !== "") keys.push(source);
   return keys;
-}
-
-const TOKEN = /[A-Za-z0-9_\-.:/#@]+/g;
-const SINGLE_TOKEN = /^[A-Za-z0-9_\-.:/#@]+$/;
-const TRAILING_PUNCTUATION = /[.:/#@-]+$/;
-// Per message: the content and tool calls its tokens were read from (either may be replaced).
-const tokensByMessage = new WeakMap<
-  object,
-  { content: unknown; toolCalls: unknown; tokens: ReadonlySet<string> }
->();
-
-function messageTokens(message: Message): ReadonlySet<string> {
-  // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
-  const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
-  const cached = tokensByMessage.get(message);
-  if (cached && cached.content === message.content && cached.toolCalls === toolCalls) return cached.tokens;
-  const set = new Set<string>();
-  const add = (text: string) => {
-    for (const match of text.matchAll(TOKEN)) {
-      set.add(match[0]);
-      set.add(match[0].replace(TRAILING_PUNCTUATION, ""));
-    }
-  };
-  add(contentText(message.content));
-  if (message.role === "assistant" && message.toolCalls) {
-    for (const call of message.toolCalls) add(canonicalArgs(call));
-  }
-  tokensByMessage.set(message, { content: message.content, toolCalls, tokens: set });
-  return set;
-}
-
-/** What the recency window mentions: its text and its tool-call args, as a key lookup. */
-export interface WindowReferences {
-  mentions(key: string): boolean;
-}
-
-/**
- * The referenced-by-window keep-rule: collects the keys mentioned by the recency window
- * (messages from `wallStart`).
- */
-export function windowReferences(messages: readonly Message[], wallStart: number): WindowReferences {
-  const window = messages.slice(wallStart);
-  const tokenSets = window.map(messageTokens);
-  let fullText: string | undefined;
-  return {
-    mentions(key: string): boolean {
-      if (SINGLE_TOKEN.test(key)) {
-        return tokenSets.some((tokens) => tokens.has(key));
-      }
-      fullText ??= window
-        .map((message) =>
-          // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
-          [contentText(message.content), ...(message.role === "assistant" ? (message.toolCalls ?? []) : [])]
-            .map((part) => (typeof part === "string" ? part : canonicalArgs(part)))
-            .join("\n"),
-        )
-        .join("\n");
-      return fullText.includes(key);
-    },
-  };
-}
-
-/**
- * The referenced-by-window keep-rule: whether any provenance key of a result is mentioned
- * by the recency window.
- */
-export function isReferencedByWindow(keys: readonly string[], references: WindowReferences): boolean {
-  return keys.some((key) => references.mentions(key));
 }
 
 /** The policy-keep keep-rule: tools the policy keeps (memory, skills, context blocks). */

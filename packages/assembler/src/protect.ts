@@ -1,21 +1,10 @@
-import {
-  hasEmptyToolCallId,
-  isConversationalMessage,
-  isInsideRecencyWall,
-  isInterruptResult,
-  isLedgerFirstPage,
-  isPolicyKept,
-  isReferencedByWindow,
-  KEEP_REASONS,
-  type KeepReason,
-  provenanceKeys,
-  recencyWallStart,
-  sourceKey,
-  windowReferences,
-} from "./keep-rules";
+import { KEEP_REASONS, type KeepReason, recencyWallStart } from "./keep-rules";
 import type { ToolPolicy } from "./policy";
-import { indexThread, type ThreadIndex } from "./thread-index";
-import type { Message, ToolCall, ToolMessage } from "./types";
+import type { ThreadFacts } from "./thread-facts";
+import type { ThreadIndex } from "./thread-index";
+import { indexedThreadOf, threadFactsOf } from "./thread-state";
+import type { Message } from "./types";
+import { isSingleToken, windowText } from "./window-references";
 
 /** Which messages the keep-rules make untouchable, and why. */
 export interface Protection {
@@ -29,98 +18,105 @@ export interface Protection {
   readonly mentioned: ReadonlySet<number>;
 }
 
+/** The keep-rules' verdict on a thread for one recency wall, asked message by message. */
+export interface WindowProtection {
+  readonly wallStart: number;
+  /** Results before the wall the window mentions (by call id or document id), whatever rule keeps them. */
+  readonly mentioned: ReadonlySet<number>;
+  /** Results before the wall no other rule keeps that the referenced-by-window keep-rule keeps. */
+  readonly referenced: ReadonlySet<number>;
+  /** Tool results a keep-rule other than `conversational` keeps. */
+  readonly protectedResults: number;
+  /** The first keep-rule the message at `index` matches, or undefined when it may be cleaned. */
+  reasonAt(index: number): KeepReason | undefined;
+}
+
+/** Results before the wall the window names by a one-token key, or, for other keys, in its text. */
+function mentionedResults(facts: ThreadFacts, wallStart: number): Set<number> {
+  const { thread, keep } = facts;
+  const mentioned = new Set<number>();
+  for (let index = wallStart; index < thread.length; index++) {
+    for (const result of keep.mentionedBy(index, thread.messages[index] as Message)) {
+      if (result >= wallStart) break;
+      mentioned.add(result);
+    }
+  }
+  let text: string | undefined;
+  for (const result of keep.oddKeyResults) {
+    if (result >= wallStart) break;
+    if (mentioned.has(result)) continue;
+    text ??= windowText(thread.messages.slice(wallStart));
+    const window = text;
+    if (facts.at(result)?.keys.some((key) => !isSingleToken(key) && window.includes(key)))
+      mentioned.add(result);
+  }
+  return mentioned;
+}
+
+/**
+ * Every result of a source the window mentions stays raw, not only the mentioned one: the
+ * results before the wall that no other keep-rule keeps and the referenced-by-window one does.
+ */
+function referencedResults(
+  facts: ThreadFacts,
+  wallStart: number,
+  mentioned: ReadonlySet<number>,
+): Set<number> {
+  const referenced = new Set<number>();
+  const sources = new Set<string>();
+  for (const result of mentioned) {
+    const resultFacts = facts.at(result);
+    if (resultFacts?.reason === undefined) referenced.add(result);
+    if (resultFacts?.source !== undefined) sources.add(resultFacts.source);
+  }
+  for (const source of sources) {
+    for (const result of facts.keep.sourceMembers(source)) {
+      if (result >= wallStart) break;
+      if (facts.at(result)?.reason === undefined) referenced.add(result);
+    }
+  }
+  return referenced;
+}
+
+/**
+ * Evaluates every keep-rule (docs/architecture.md#keep-rules) for the recency wall at
+ * `wallStart`, from facts kept across calls: the cost is the window's, not the thread's.
+ */
+export function protectWindow(facts: ThreadFacts, wallStart: number): WindowProtection {
+  const mentioned = mentionedResults(facts, wallStart);
+  const referenced = referencedResults(facts, wallStart, mentioned);
+  const { keep, thread } = facts;
+  const resultsInWall = keep.resultsBefore(thread.length) - keep.resultsBefore(wallStart);
+  return {
+    wallStart,
+    mentioned,
+    referenced,
+    protectedResults: resultsInWall + keep.keptBefore(wallStart) + referenced.size,
+    reasonAt(index) {
+      if (thread.messages[index]?.role !== "tool") return KEEP_REASONS.conversational;
+      if (index >= wallStart) return KEEP_REASONS.recencyWall;
+      const reason = facts.at(index)?.reason;
+      if (reason !== undefined) return reason;
+      return referenced.has(index) ? KEEP_REASONS.referencedByWindow : undefined;
+    },
+  };
+}
+
 /**
  * Evaluates every keep-rule (docs/architecture.md#keep-rules) over a thread. The worker's
  * classification and the assembler both call this: one implementation of "never junk".
+ *
+ * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
  */
 export function protectMessages(
   messages: readonly Message[],
   policy: ToolPolicy,
   recencyKeepExchanges: number,
 ): Protection {
+  const thread = indexedThreadOf(messages);
+  const facts = threadFactsOf(thread, policy);
   const wallStart = recencyWallStart(messages, recencyKeepExchanges);
-  const threadIndex = indexThread(messages);
-  const references = windowReferences(messages, wallStart);
-  const reasons: (KeepReason | undefined)[] = new Array(messages.length).fill(undefined);
-  const referencedSources = new Set<string>();
-  const pending: number[] = [];
-
-  const pendingSources: (string | undefined)[] = [];
-  const mentioned = new Set<number>();
-
-  messages.forEach((message, index) => {
-    if (isConversationalMessage(message)) {
-      reasons[index] = KEEP_REASONS.conversational;
-      return;
-    }
-    if (isInsideRecencyWall(index, wallStart)) {
-      reasons[index] = KEEP_REASONS.recencyWall;
-      return;
-    }
-    // Stryker disable next-line ConditionalExpression: every message that is not a tool result returned above as conversational
-    if (message.role !== "tool") return;
-    const facts = staticFacts(message, threadIndex.callFor(message), policy);
-    // A mentioned result protects its whole source even when another rule already keeps it.
-    const referenced = isReferencedByWindow(facts.keys, references);
-    if (referenced) {
-      mentioned.add(index);
-      // Stryker disable next-line ConditionalExpression: an `undefined` entry is never looked up (pending sources are checked for undefined)
-      if (facts.source !== undefined) referencedSources.add(facts.source);
-    }
-    if (facts.reason !== undefined) reasons[index] = facts.reason;
-    else if (referenced) reasons[index] = KEEP_REASONS.referencedByWindow;
-    else {
-      pending.push(index);
-      pendingSources.push(facts.source);
-    }
-  });
-
-  // Every result of a referenced source stays raw this pass, not only the mentioned one.
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; over an empty set the loop changes nothing
-  if (referencedSources.size > 0) {
-    pending.forEach((index, position) => {
-      const source = pendingSources[position];
-      if (source !== undefined && referencedSources.has(source))
-        reasons[index] = KEEP_REASONS.referencedByWindow;
-    });
-  }
-  return { wallStart, reasons, threadIndex, mentioned };
-}
-
-/** What the keep-rules say of a result regardless of the window: cached per message object. */
-interface StaticFacts {
-  readonly content: unknown;
-  readonly call: ToolCall | undefined;
-  readonly policy: ToolPolicy;
-  /** The empty-tool-call-id, interrupt, policy-keep and ledger-first-page keep-rules, in that order. */
-  readonly reason: KeepReason | undefined;
-  /** The provenance keys the referenced-by-window keep-rule looks for. */
-  readonly keys: readonly string[];
-  /** The tool and document the result came from, for "every result of that source". */
-  readonly source: string | undefined;
-}
-
-const factsByMessage = new WeakMap<ToolMessage, StaticFacts>();
-
-function staticFacts(message: ToolMessage, call: ToolCall | undefined, policy: ToolPolicy): StaticFacts {
-  const cached = factsByMessage.get(message);
-  if (cached && cached.content === message.content && cached.call === call && cached.policy === policy) {
-    return cached;
-  }
-  let reason: KeepReason | undefined;
-  if (hasEmptyToolCallId(message)) reason = KEEP_REASONS.emptyToolCallId;
-  else if (isInterruptResult(message, policy)) reason = KEEP_REASONS.interrupt;
-  else if (isPolicyKept(message, policy)) reason = KEEP_REASONS.policyKeep;
-  else if (isLedgerFirstPage(message, call, policy)) reason = KEEP_REASONS.ledgerFirstPage;
-  const document = sourceKey(message, call, policy);
-  const facts: StaticFacts = {
-    content: message.content,
-    call,
-    policy,
-    reason,
-    keys: provenanceKeys(message, call, policy),
-    source: document === undefined ? undefined : `${message.toolName}\u0000${document}`,
-  };
-  factsByMessage.set(message, facts);
-  return facts;
+  const protection = protectWindow(facts, wallStart);
+  const reasons = messages.map((_, index) => protection.reasonAt(index));
+  return { wallStart, reasons, threadIndex: thread.calls, mentioned: protection.mentioned };
 }

@@ -34,4 +34,29 @@ describe("indexThread", () => {
     expect(reused.callFor(resultA)).toBe(readA);
     expect(reused.callFor(resultB)).toBe(readB);
   });
+
+  it("pairs each position of one message object with its own nearest earlier call", () => {
+    const readA = toolCall("call_0", "read_document", { file_id: "A", offset: 0 });
+    const readB = toolCall("call_0", "read_document", { file_id: "B", offset: 0 });
+    const shared = toolResult("call_0", "read_document", "the same object twice");
+    const index = indexThread([
+      userMessage("go"),
+      assistantCalling(readA),
+      shared,
+      assistantCalling(readB),
+      shared,
+    ]);
+    expect(index.callAt(2)).toBe(readA);
+    expect(index.callAt(4)).toBe(readB);
+    // By object, a result is found at its last position.
+    expect(index.callFor(shared)).toBe(readB);
+  });
+
+  it("pairs a result no earlier call answers with the latest call of its id", () => {
+    const early = toolResult("c1", "read_document", "before its call");
+    const first = toolCall("c1", "read_document", { file_id: "A" });
+    const second = toolCall("c1", "read_document", { file_id: "B" });
+    const index = indexThread([early, assistantCalling(first), assistantCalling(second)]);
+    expect(index.callAt(0)).toBe(second);
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   assistantCalling,
@@ -168,6 +169,55 @@ describe("validateThread: args and content blocks are JSON data", () => {
           ],
         },
       ]),
+    ).not.toThrow();
+  });
+});
+
+describe("validateThread: the JSON-data check of args and blocks", () => {
+  /** The check as first written: every value visited with its path, iteratively. */
+  function referenceProblem(value: unknown): string | undefined {
+    const pending: { value: unknown; ancestors: readonly object[] }[] = [{ value, ancestors: [] }];
+    while (pending.length > 0) {
+      const { value: item, ancestors } = pending.pop() as (typeof pending)[number];
+      if (item === null || ["string", "number", "boolean", "undefined"].includes(typeof item)) continue;
+      if (typeof item !== "object") return "type";
+      if (ancestors.includes(item)) return "cycle";
+      if (ancestors.length >= 1_000) return "depth";
+      const inside = [...ancestors, item];
+      if (Array.isArray(item)) {
+        item.forEach((entry) => {
+          pending.push({ value: entry, ancestors: inside });
+        });
+      } else for (const entry of Object.values(item)) pending.push({ value: entry, ancestors: inside });
+    }
+    return undefined;
+  }
+
+  it("accepts and rejects exactly the values the path-building check does", () => {
+    const anything = fc.anything({
+      withBigInt: true,
+      withBoxedValues: true,
+      withDate: true,
+      withMap: true,
+      withSet: true,
+      withNullPrototype: true,
+      withSparseArray: true,
+      withTypedArray: true,
+    });
+    const values = fc.oneof(anything, fc.func(fc.integer()), fc.constant(Symbol("s")));
+    fc.assert(
+      fc.property(values, (value) => {
+        const thread = [assistantCalling(toolCall("c1", "run", { value }))];
+        const problem = referenceProblem({ value });
+        if (problem === undefined) expect(() => validateThread(thread)).not.toThrow();
+        else expect(() => validateThread(thread)).toThrow(InvalidThreadError);
+      }),
+      { numRuns: 2_000 },
+    );
+    const shared = { leaf: 1 };
+    // The same object twice, side by side, is no cycle.
+    expect(() =>
+      validateThread([assistantCalling(toolCall("c1", "run", { a: shared, b: [shared] }))]),
     ).not.toThrow();
   });
 });

@@ -19,12 +19,44 @@ function fail(index: number, field: string, problem: string): never {
 }
 
 /**
+ * Whether {@link validateJsonData} accepts `value` (`ancestors`: the objects enclosing it),
+ * without building the path of every value it visits: this runs for every call's args and
+ * every block of every thread, and the path is needed only to name a problem. Its depth is
+ * bounded by {@link MAX_JSON_DEPTH}, so the recursion cannot overflow the stack.
+ */
+function isJsonData(value: unknown, ancestors: object[]): boolean {
+  if (value === null) return true;
+  const type = typeof value;
+  if (type === "string" || type === "number" || type === "boolean" || type === "undefined") return true;
+  if (type !== "object") return false;
+  const item = value as object;
+  if (ancestors.length >= MAX_JSON_DEPTH || ancestors.includes(item)) return false;
+  ancestors.push(item);
+  let valid = true;
+  if (Array.isArray(item)) {
+    for (let position = 0; valid && position < item.length; position++) {
+      // A hole is skipped, as `forEach` skips it.
+      if (position in item) valid = isJsonData(item[position], ancestors);
+    }
+  } else {
+    const record = item as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      valid = isJsonData(record[key], ancestors);
+      if (!valid) break;
+    }
+  }
+  ancestors.pop();
+  return valid;
+}
+
+/**
  * Checks that `value` is JSON data, which canonical JSON, hashing and serialization take:
  * null, booleans, numbers, strings, arrays and plain objects (an `undefined` field is
  * dropped), without a cycle and at most {@link MAX_JSON_DEPTH} levels deep. Iterative, so
  * it never overflows the stack itself.
  */
 function validateJsonData(index: number, field: string, value: unknown): void {
+  if (isJsonData(value, [])) return;
   const pending: { value: unknown; path: string; ancestors: readonly object[] }[] = [
     { value, path: field, ancestors: [] },
   ];
@@ -54,29 +86,73 @@ function validateContent(index: number, content: unknown): void {
   if (!Array.isArray(content)) {
     fail(index, "content", `must be a string or an array of content blocks, got ${describe(content)}`);
   }
-  content.forEach((block: unknown, blockIndex) => {
+  for (let blockIndex = 0; blockIndex < content.length; blockIndex++) {
+    const block: unknown = content[blockIndex];
     if (block === null || typeof block !== "object" || Array.isArray(block)) {
       fail(index, `content[${blockIndex}]`, `must be a content block object, got ${describe(block)}`);
     }
     validateJsonData(index, `content[${blockIndex}]`, block);
-  });
+  }
 }
 
 function validateToolCalls(index: number, toolCalls: unknown): void {
   if (toolCalls === undefined) return;
   if (!Array.isArray(toolCalls)) fail(index, "toolCalls", `must be an array, got ${describe(toolCalls)}`);
-  toolCalls.forEach((call: unknown, callIndex) => {
-    const field = `toolCalls[${callIndex}]`;
+  for (let callIndex = 0; callIndex < toolCalls.length; callIndex++) {
+    const call: unknown = toolCalls[callIndex];
+    // The field names are built only on failure: this runs for every call of every thread.
+    const field = (suffix = "") => `toolCalls[${callIndex}]${suffix}`;
     if (call === null || typeof call !== "object")
-      fail(index, field, `must be an object, got ${describe(call)}`);
+      fail(index, field(), `must be an object, got ${describe(call)}`);
     const { id, name, args } = call as Record<string, unknown>;
-    if (typeof id !== "string") fail(index, `${field}.id`, `must be a string, got ${describe(id)}`);
-    if (typeof name !== "string") fail(index, `${field}.name`, `must be a string, got ${describe(name)}`);
+    if (typeof id !== "string") fail(index, field(".id"), `must be a string, got ${describe(id)}`);
+    if (typeof name !== "string") fail(index, field(".name"), `must be a string, got ${describe(name)}`);
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
-      fail(index, `${field}.args`, `must be an object, got ${describe(args)}`);
+      fail(index, field(".args"), `must be an object, got ${describe(args)}`);
     }
-    validateJsonData(index, `${field}.args`, args);
-  });
+    validateJsonData(index, field(".args"), args);
+  }
+}
+
+/**
+ * Checks one message of a thread (see {@link validateThread}).
+ *
+ * @throws {InvalidThreadError} naming the message index and the field at fault.
+ */
+export function validateMessage(message: unknown, index: number): asserts message is Message {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) {
+    throw new InvalidThreadError(`messages[${index}] must be an object, got ${describe(message)}`, {
+      index,
+    });
+  }
+  const record = message as Record<string, unknown>;
+  if (typeof record.role !== "string" || !ROLES.has(record.role)) {
+    fail(index, "role", `must be one of system, user, assistant, tool; got ${describe(record.role)}`);
+  }
+  validateContent(index, record.content);
+  if (record.role === "assistant") validateToolCalls(index, record.toolCalls);
+  if (record.role === "tool") validateToolFields(index, record);
+}
+
+function validateToolFields(index: number, record: Record<string, unknown>): void {
+  if (typeof record.toolCallId !== "string") {
+    fail(index, "toolCallId", `must be a string (may be ""), got ${describe(record.toolCallId)}`);
+  }
+  if (typeof record.toolName !== "string") {
+    fail(index, "toolName", `must be a string, got ${describe(record.toolName)}`);
+  }
+  if (record.status !== undefined && record.status !== "error" && record.status !== "success") {
+    fail(index, "status", `must be "error", "success" or absent, got ${describe(record.status)}`);
+  }
+}
+
+/** Throws unless `messages` is an array (its messages are checked one by one by {@link validateMessage}). */
+export function validateThreadArray(messages: unknown): asserts messages is readonly unknown[] {
+  if (!Array.isArray(messages)) {
+    throw new InvalidThreadError(`messages must be an array, got ${describe(messages)}`, {
+      field: "messages",
+    });
+  }
 }
 
 /**
@@ -88,34 +164,6 @@ function validateToolCalls(index: number, toolCalls: unknown): void {
  * @throws {InvalidThreadError} naming the message index and the field at fault.
  */
 export function validateThread(messages: unknown): asserts messages is readonly Message[] {
-  if (!Array.isArray(messages)) {
-    throw new InvalidThreadError(`messages must be an array, got ${describe(messages)}`, {
-      field: "messages",
-    });
-  }
-  for (let index = 0; index < messages.length; index++) {
-    const message: unknown = messages[index];
-    if (message === null || typeof message !== "object" || Array.isArray(message)) {
-      throw new InvalidThreadError(`messages[${index}] must be an object, got ${describe(message)}`, {
-        index,
-      });
-    }
-    const record = message as Record<string, unknown>;
-    if (typeof record.role !== "string" || !ROLES.has(record.role)) {
-      fail(index, "role", `must be one of system, user, assistant, tool; got ${describe(record.role)}`);
-    }
-    validateContent(index, record.content);
-    if (record.role === "assistant") validateToolCalls(index, record.toolCalls);
-    if (record.role === "tool") {
-      if (typeof record.toolCallId !== "string") {
-        fail(index, "toolCallId", `must be a string (may be ""), got ${describe(record.toolCallId)}`);
-      }
-      if (typeof record.toolName !== "string") {
-        fail(index, "toolName", `must be a string, got ${describe(record.toolName)}`);
-      }
-      if (record.status !== undefined && record.status !== "error" && record.status !== "success") {
-        fail(index, "status", `must be "error", "success" or absent, got ${describe(record.status)}`);
-      }
-    }
-  }
+  validateThreadArray(messages);
+  for (let index = 0; index < messages.length; index++) validateMessage(messages[index], index);
 }

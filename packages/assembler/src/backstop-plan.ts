@@ -1,0 +1,198 @@
+import { NOTE_HEADER_CHARS, noteHeaderLength, renderNote, snippet } from "./compaction-note";
+import type { IndexedThread } from "./indexed-thread";
+import { messageChars } from "./message-chars";
+import type { Message, UserMessage } from "./types";
+import { UnitMarks } from "./unit-marks";
+
+export interface BackstopSettings {
+  budget: number;
+  snippetChars: number;
+  noteMaxChars: number;
+}
+
+/** The view the backstop works on: an indexed thread with some results replaced. */
+export interface BackstopView {
+  readonly thread: IndexedThread;
+  /** The thread's messages, position for position, with the replaced ones in place. */
+  readonly messages: readonly Message[];
+  /** Positions whose message is not the thread's own. */
+  readonly replaced: { has(index: number): boolean };
+  /** Chars of `messages`. */
+  readonly chars: number;
+  readonly wallStart: number;
+}
+
+/** What the assembler knows of a view that the backstop must respect (see `CompactionHints`). */
+export interface BackstopHints {
+  /** Pinned messages before the wall, ascending. */
+  readonly pinned: readonly number[];
+  readonly stubTargets?: ReadonlyMap<number, number> | undefined;
+  readonly condense?: ((index: number) => Message | undefined) | undefined;
+}
+
+export interface BackstopResult {
+  messages: readonly Message[];
+  fired: boolean;
+  droppedMessages: number;
+  condensedResults: number;
+  wallExceedsBudget: boolean;
+  /** Chars of `messages`. */
+  chars: number;
+}
+
+/** Which messages the backstop drops or condenses, and the view's size as it goes. */
+export class DropPlan {
+  readonly dropped: Uint8Array;
+  droppedCount = 0;
+  total: number;
+  readonly condensed = new Map<number, Message>();
+  private readonly marks: UnitMarks;
+
+  constructor(
+    private readonly view: BackstopView,
+    private readonly settings: BackstopSettings,
+    private readonly hints: BackstopHints,
+  ) {
+    this.dropped = new Uint8Array(view.messages.length);
+    this.total = view.chars;
+    this.marks = new UnitMarks(view, settings.noteMaxChars, hints);
+  }
+
+  /** With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without, it is its header alone. */
+  fits(room = false): boolean {
+    const { budget, snippetChars, noteMaxChars } = this.settings;
+    if (this.droppedCount === 0) return this.total <= budget;
+    const note = room
+      ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + this.droppedCount * (snippetChars + 1))
+      : noteHeaderLength(this.droppedCount);
+    return this.total + note <= budget;
+  }
+
+  private sizeAt(index: number): number {
+    const standIn = this.condensed.get(index);
+    if (standIn !== undefined) return messageChars(standIn);
+    return this.view.replaced.has(index)
+      ? messageChars(this.view.messages[index] as Message)
+      : (this.view.thread.chars[index] as number);
+  }
+
+  private drop(unit: number): void {
+    for (const member of this.view.thread.units.members(unit)) {
+      this.dropped[member] = 1;
+      this.total -= this.sizeAt(member);
+      this.droppedCount++;
+    }
+  }
+
+  /** Drops the oldest units before the wall that `kept` does not keep until the view fits. */
+  dropOldest(kept: "held" | "fixed", room: boolean): void {
+    const { units } = this.view.thread;
+    const keeps =
+      kept === "held"
+        ? (unit: number) => this.marks.isHeld(unit)
+        : (unit: number) => this.marks.isFixed(unit);
+    for (let unit = 0; unit < this.view.wallStart && !this.fits(room); unit++) {
+      if (units.isUnit(unit) && !keeps(unit) && this.dropped[unit] === 0) this.drop(unit);
+    }
+    this.dropStubsOfDroppedTargets();
+  }
+
+  /** A kept stub whose target went with an earlier-starting interleaved unit goes too. */
+  private dropStubsOfDroppedTargets(): void {
+    const stubTargets = this.hints.stubTargets;
+    for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
+      changed = false;
+      for (const [stub, target] of stubTargets ?? []) {
+        const unit = this.view.thread.units.unitOf(stub);
+        if (this.dropped[stub] === 0 && this.dropped[target] === 1 && !this.marks.isFixed(unit)) {
+          this.drop(unit);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /** Condenses pinned results before the wall, oldest first, while the view does not fit. */
+  condensePinned(): void {
+    const { condense, pinned } = this.hints;
+    if (!condense) return;
+    for (const index of pinned) {
+      if (this.fits()) break;
+      if (this.dropped[index] === 1) continue;
+      const standIn = condense(index);
+      if (standIn === undefined) continue;
+      const [before, size] = [this.sizeAt(index), messageChars(standIn)];
+      if (size >= before) continue;
+      this.condensed.set(index, standIn);
+      this.total -= before - size;
+    }
+  }
+
+  /** The snippet of the view message at `index` for the note. */
+  snippetAt(index: number): string {
+    const standIn = this.condensed.get(index);
+    if (standIn !== undefined) return snippet(standIn, this.settings.snippetChars);
+    return this.view.replaced.has(index)
+      ? snippet(this.view.messages[index] as Message, this.settings.snippetChars)
+      : this.view.thread.snippetAt(index, this.settings.snippetChars);
+  }
+}
+
+/** The compacted view: condensed stand-ins in place, and the note where the first dropped message stood. */
+function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSettings): BackstopResult {
+  const { dropped, droppedCount, condensed } = plan;
+  const result: Message[] = [];
+  let condensedResults = 0;
+  let note: UserMessage | undefined;
+  if (droppedCount > 0) {
+    const noteChars = Math.min(settings.noteMaxChars, settings.budget - plan.total);
+    note = {
+      role: "user",
+      content: renderNote(dropped, droppedCount, noteChars, (index) => plan.snippetAt(index)),
+    };
+    plan.total += note.content.length;
+  }
+  const firstDropped = note ? dropped.indexOf(1) : -1;
+  view.messages.forEach((message, position) => {
+    if (position === firstDropped) result.push(note as UserMessage);
+    if (dropped[position] === 1) return;
+    const standIn = condensed.get(position);
+    result.push(standIn ?? message);
+    if (standIn !== undefined) condensedResults++;
+  });
+  return {
+    messages: result,
+    fired: true,
+    droppedMessages: droppedCount,
+    condensedResults,
+    wallExceedsBudget: plan.total > settings.budget,
+    chars: plan.total,
+  };
+}
+
+/**
+ * The history-compaction backstop over a view of an indexed thread (see `compactHistory`
+ * for the order of its steps). Its cost past the budget is linear in the messages before
+ * the wall, with no work per char but the note's snippets.
+ */
+export function runBackstop(
+  view: BackstopView,
+  settings: BackstopSettings,
+  hints: BackstopHints,
+): BackstopResult {
+  const unchanged = (wallExceedsBudget: boolean): BackstopResult => ({
+    messages: view.messages,
+    fired: false,
+    droppedMessages: 0,
+    condensedResults: 0,
+    wallExceedsBudget,
+    chars: view.chars,
+  });
+  if (view.chars <= settings.budget) return unchanged(false);
+  const plan = new DropPlan(view, settings, hints);
+  plan.dropOldest("held", true);
+  if (!plan.fits()) plan.condensePinned();
+  if (!plan.fits()) plan.dropOldest("fixed", false);
+  if (plan.droppedCount === 0 && plan.condensed.size === 0) return unchanged(!plan.fits());
+  return compactedView(view, plan, settings);
+}

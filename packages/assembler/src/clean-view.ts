@@ -1,0 +1,183 @@
+import type { BackstopHints, BackstopView } from "./backstop-plan";
+import { InvalidOptionError } from "./errors";
+import type { IndexedThread } from "./indexed-thread";
+import { decideInlineStubs } from "./inline-clean";
+import { protectWindow, type WindowProtection } from "./protect";
+import { renderBudgetStub, renderToolCall } from "./stubs";
+import type { ThreadFacts } from "./thread-facts";
+import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
+
+/** What the cleaning steps count, into the assembly's report. */
+export interface CleaningCounts {
+  substitutions: number;
+  stale: number;
+  charsSaved: number;
+  stubs: { duplicate: number; errorRetry: number };
+  protected: number;
+}
+
+/** The cleaned view before the backstop, and what the backstop must respect in it. */
+export interface CleanedView {
+  view: BackstopView;
+  hints: BackstopHints;
+}
+
+/** What the cleaning steps decided: the text replacing each result, and the stubs' targets. */
+interface Decisions {
+  /** Per message index, the text that replaces its content in the view. */
+  readonly replaced: Map<number, string>;
+  /** Indices an inline stub decided (a stub wins over a digest). */
+  readonly decided: Set<number>;
+  /** Per stub index, the index of the later result it points to. */
+  readonly stubTargets: Map<number, number>;
+}
+
+const replacedFrom = new WeakMap<Message, Message>();
+
+/** The input message a view message replaced, for adapters mapping views back to their format. */
+export function originalOfReplacement(message: Message): Message | undefined {
+  return replacedFrom.get(message);
+}
+
+/** A copy of a tool result with new content, remembered as standing for the original. */
+function withContent(message: ToolMessage, text: string): ToolMessage {
+  const replacement: ToolMessage = { ...message, content: text };
+  replacedFrom.set(replacement, message);
+  return replacement;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function checkDigestEntry(toolCallId: string, entry: DigestEntry): void {
+  if (
+    typeof entry?.digest !== "string" ||
+    typeof entry.contentSha256 !== "string" ||
+    !SHA256_HEX.test(entry.contentSha256)
+  ) {
+    throw new InvalidOptionError(
+      `digests entry for tool call ${JSON.stringify(toolCallId)} needs a string digest and a 64-hex contentSha256`,
+      "digests",
+    );
+  }
+}
+
+/**
+ * Inline decisions come first: a stub wins over a digest, and a result already showing its
+ * stub (an earlier assembly's view) is neither live nor stale for the digest gate.
+ */
+function decideStubs(
+  facts: ThreadFacts,
+  protection: WindowProtection,
+  decisions: Decisions,
+  counts: CleaningCounts,
+): void {
+  const stubs = decideInlineStubs(facts, (index) => protection.reasonAt(index) === undefined);
+  for (const stub of stubs) {
+    decisions.decided.add(stub.index);
+    decisions.stubTargets.set(stub.index, stub.target);
+    if (stub.text === facts.thread.messages[stub.index]?.content) continue;
+    decisions.replaced.set(stub.index, stub.text);
+    if (stub.category === "duplicate") counts.stubs.duplicate++;
+    else counts.stubs.errorRetry++;
+  }
+}
+
+/** Hash-gated substitution of each cleanable, undecided result that has a row. */
+function substituteDigests(
+  facts: ThreadFacts,
+  digests: DigestMap,
+  protection: WindowProtection,
+  decisions: Decisions,
+  counts: CleaningCounts,
+): void {
+  for (const index of facts.results) {
+    // Results in the wall are kept by the recency-wall keep-rule.
+    if (index >= protection.wallStart) break;
+    if (protection.reasonAt(index) !== undefined || decisions.decided.has(index)) continue;
+    const message = facts.message(index);
+    const entry = digests.get(message.toolCallId);
+    if (!entry) continue;
+    checkDigestEntry(message.toolCallId, entry);
+    if (typeof message.content === "string" && message.content === entry.digest) {
+      // The row's own digest, substituted by an earlier assembly: neither live nor stale.
+    } else if (facts.thread.hashAt(index) === entry.contentSha256) {
+      decisions.replaced.set(index, entry.digest);
+      counts.substitutions++;
+    } else {
+      counts.stale++;
+    }
+  }
+}
+
+/** The caller's messages with each replaced result swapped for its new text. */
+function swapContents(
+  messages: readonly Message[],
+  thread: IndexedThread,
+  replaced: ReadonlyMap<number, string>,
+  counts: CleaningCounts,
+): readonly Message[] {
+  if (replaced.size === 0) return messages;
+  const view = messages.slice();
+  for (const [index, text] of replaced) {
+    counts.charsSaved += (thread.chars[index] as number) - text.length;
+    view[index] = withContent(messages[index] as ToolMessage, text);
+  }
+  return view;
+}
+
+/**
+ * Past the budget, a pinned result before the wall gives way to its matching digest or a
+ * stub naming its re-read call (pinned results are never replaced by the cleaning steps).
+ */
+function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
+  return (index: number): Message | undefined => {
+    const message = facts.thread.messages[index] as Message;
+    if (message.role !== "tool") return undefined;
+    const entry = digests?.get(message.toolCallId);
+    if (entry) checkDigestEntry(message.toolCallId, entry);
+    // The row's own digest, substituted by an earlier pass: already condensed.
+    if (entry && message.content === entry.digest) return undefined;
+    const call = facts.thread.calls.callAt(index);
+    const rule = facts.policy.ruleFor(message.toolName);
+    const text =
+      entry && facts.thread.hashAt(index) === entry.contentSha256
+        ? entry.digest
+        : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+    return text === undefined ? undefined : withContent(message, text);
+  };
+}
+
+/**
+ * Keep-rules, inline stubs and hash-gated substitution (steps 2–4 of
+ * docs/architecture.md#assembly) over facts kept across calls.
+ */
+export function cleanView(
+  messages: readonly Message[],
+  facts: ThreadFacts,
+  digests: DigestMap | null | undefined,
+  options: { wallStart: number; inline: boolean },
+  counts: CleaningCounts,
+): CleanedView {
+  const protection = protectWindow(facts, options.wallStart);
+  counts.protected = protection.protectedResults;
+  const decisions: Decisions = { replaced: new Map(), decided: new Set(), stubTargets: new Map() };
+  if (options.inline) decideStubs(facts, protection, decisions, counts);
+  if (digests && digests.size > 0) substituteDigests(facts, digests, protection, decisions, counts);
+  const { thread } = facts;
+  const view = swapContents(messages, thread, decisions.replaced, counts);
+  const pinned = [...new Set([...protection.referenced, ...protection.mentioned])].sort((a, b) => a - b);
+  return {
+    view: {
+      thread,
+      messages: view,
+      replaced: decisions.replaced,
+      chars: thread.totalChars - counts.charsSaved,
+      wallStart: options.wallStart,
+    },
+    // The referenced-by-window keep-rule outlives the backstop: dropping a referenced
+    // result would also unpin the rest of its source, so assembling the view again would
+    // clean what this pass kept. A kept stub keeps what it points to; the targets come
+    // from this assembly's decisions.
+    hints: { pinned, stubTargets: decisions.stubTargets, condense: condenser(facts, digests) },
+  };
+}
