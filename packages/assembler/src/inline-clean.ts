@@ -65,6 +65,7 @@ function findRetry(
   let high = successes.length;
   while (low < high) {
     const middle = (low + high) >> 1;
+    // Stryker disable next-line EqualityOperator: `index` is a failed result, never among the successes, so < and <= split them alike
     if ((successes[middle] as number) <= index) low = middle + 1;
     else high = middle;
   }
@@ -143,6 +144,7 @@ function shownTarget(
   for (let position = group.length - 1; position >= 0; position--) {
     const member = group[position] as number;
     if (member <= index) break;
+    // Stryker disable next-line ConditionalExpression: a shortcut; the exact stub comparison below rejects another call id anyway
     if ((input.messages[member] as ToolMessage).toolCallId !== named) continue;
     if (duplicateStubOf(input, message, member) === message.content) return member;
   }
@@ -207,10 +209,12 @@ export function inlineStubs(input: InlineInput): InlineStub[] {
   const scan = scanResults(input);
   const stubs: InlineStub[] = [];
   for (const group of scan.byCallKey.values()) {
+    // Stryker disable next-line ConditionalExpression: a group of one has no earlier copy to stub
     if (group.length >= 2) duplicateStubs(input, group, stubs);
   }
   const stubbed = new Set(stubs.map((stub) => stub.index));
   input.messages.forEach((message, index) => {
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: only a failed result gets an error-retry stub; other messages and the duplicate-stubbed results (successes) never do
     if (message.role !== "tool" || stubbed.has(index) || !input.cleanable(index)) return;
     const stub = errorRetryStub(input, scan, message, index);
     if (stub) stubs.push(stub);
