@@ -36,6 +36,7 @@ function snippet(message: Message, maxChars: number): string {
   // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
   const full = contentText(message.content);
   let line = "";
+  // Stryker disable next-line ArithmeticOperator: any first prefix grows until the line overflows or covers the text; the start only saves passes
   for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
     const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
     line = `- ${label}: ${text}`;
@@ -56,6 +57,7 @@ export function renderNote(
   const lines = [header];
   let chars = header.length;
   let seen = 0;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: droppedCount is the number of dropped marks, so scanning on past the last one or the end finds none
   for (let index = 0; index < messages.length && seen < droppedCount; index++) {
     if (dropped[index] !== 1) continue;
     const line = snippet(messages[index] as Message, snippetChars);
