@@ -282,6 +282,7 @@ function cleanView(
   if (options.inline ?? ASSEMBLE_DEFAULTS.inline) {
     decideInlineStubs(messages, protection, policy, decisions, report);
   }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: an empty map substitutes nothing; the check only skips the pass
   if (digests && digests.size > 0) substituteDigests(messages, digests, protection, decisions, report);
   return {
     view: swapContents(messages, decisions.replaced, report),
