@@ -12,7 +12,7 @@ import {
   toolResult,
   userMessage,
 } from "../test/fixtures/thread-builder";
-import { type AssemblyReport, assembleModelView } from "./assemble";
+import { type AssemblyReport, assembleModelView, originalOfReplacement } from "./assemble";
 import { compactHistory } from "./compact-history";
 import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
 import { recencyWallStart } from "./keep-rules";
@@ -537,5 +537,77 @@ describe("assembleModelView bad input", () => {
       assembleModelView([], null, { policy: { tools: { x: { kind: "document-read" } } } }),
     ).toThrow(InvalidToolPolicyError);
     expect(() => assembleModelView("thread" as never)).toThrow(InvalidThreadError);
+  });
+});
+
+describe("assembleModelView input errors name what is wrong", () => {
+  function fieldOf(run: () => unknown): string | undefined {
+    try {
+      run();
+    } catch (error) {
+      if (error instanceof InvalidOptionError) return error.field;
+      throw error;
+    }
+    return undefined;
+  }
+
+  it("says which option is out of range, its minimum and the value given", () => {
+    expect(() => assembleModelView([], null, { snippetChars: 10 })).toThrow(
+      "options.snippetChars must be an integer ≥ 20, got 10",
+    );
+  });
+
+  it("names the digests field for a digest map that is not a Map and for a broken entry", () => {
+    const thread = realisticThread();
+    expect(fieldOf(() => assembleModelView(thread, { c1: {} } as never))).toBe("digests");
+    const used = realisticDigests(thread);
+    const [toolCallId, entry] = [...used.entries()][0] as [string, DigestEntry];
+    const broken = new Map(used).set(toolCallId, { ...entry, digest: null as never });
+    expect(fieldOf(() => assembleModelView(thread, broken))).toBe("digests");
+  });
+
+  it("rejects a contentSha256 with anything before or after its 64 hex digits", () => {
+    const thread = realisticThread();
+    const used = realisticDigests(thread);
+    const [toolCallId, entry] = [...used.entries()][0] as [string, DigestEntry];
+    for (const contentSha256 of [`${entry.contentSha256}0`, `0${entry.contentSha256}`]) {
+      const broken = new Map(used).set(toolCallId, { ...entry, contentSha256 });
+      expect(fieldOf(() => assembleModelView(thread, broken))).toBe("digests");
+    }
+  });
+
+  it("takes a thread with no digest map at all", () => {
+    const thread = realisticThread();
+    const { report } = assembleModelView(thread);
+    expect(report).toMatchObject({ disabled: false, substitutions: 0, messages: thread.length });
+  });
+
+  it("reports an untouched backstop when switched off under budget", () => {
+    const thread = realisticThread();
+    const { report } = assembleModelView(thread, null, { disabled: true });
+    expect(report.compaction).toEqual({
+      fired: false,
+      droppedMessages: 0,
+      condensedResults: 0,
+      wallExceedsBudget: false,
+    });
+  });
+});
+
+describe("assembleModelView view identity", () => {
+  it("maps each replaced result back to the input message it stands for, and nothing else", () => {
+    const thread = realisticThread();
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
+    expect(report.substitutions).toBeGreaterThan(0);
+    const replaced = view.filter((message) => !thread.includes(message));
+    expect(replaced.length).toBeGreaterThan(0);
+    for (const message of replaced) {
+      const original = originalOfReplacement(message);
+      expect(original?.role).toBe("tool");
+      expect(thread).toContain(original);
+      if (message.role === "tool" && original?.role === "tool")
+        expect(original.toolCallId).toBe(message.toolCallId);
+    }
+    for (const message of thread) expect(originalOfReplacement(message)).toBeUndefined();
   });
 });

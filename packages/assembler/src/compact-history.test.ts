@@ -396,3 +396,123 @@ describe("compactHistory keeps pairing and stub targets", () => {
     expect(view.some((message) => message.role === "tool" && message.toolCallId === "c3")).toBe(false);
   });
 });
+
+describe("compactHistory condenses pinned results when dropping the rest is not enough", () => {
+  const messages = longThread(3);
+  const wallStart = messages.findIndex((message) => message.content === "Now list the rent terms.");
+  const results = messages.flatMap((message, index) =>
+    message.role === "tool" && index < wallStart ? [index] : [],
+  );
+  const digestOf = (index: number): Message | undefined => {
+    const result = messages[index];
+    return result?.role === "tool"
+      ? toolResult(result.toolCallId, result.toolName, "digest: rent terms")
+      : undefined;
+  };
+  const condensedSize = messageChars(toolResult("x", "read_document", "digest: rent terms"));
+  const pinnedBeforeWall = (index: number) => index < wallStart;
+
+  it("condenses the oldest pinned result, just enough to fit, with no note", () => {
+    const budget =
+      total(messages) - messageChars(messages[results[0] as number] as Message) + condensedSize + 10;
+    const result = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: budget },
+      { pinned: pinnedBeforeWall, condense: digestOf },
+    );
+    expect(result).toMatchObject({
+      fired: true,
+      droppedMessages: 0,
+      condensedResults: 1,
+      wallExceedsBudget: false,
+    });
+    expect(result.messages).toHaveLength(messages.length);
+    expect(result.messages[results[0] as number]?.content).toBe("digest: rent terms");
+    expect(result.messages.filter((message, index) => message !== messages[index])).toHaveLength(1);
+    expect(total(result.messages)).toBeLessThanOrEqual(budget);
+  });
+
+  it("condenses no more than needed at the exact budget, and the next one when a char short", () => {
+    const exact = total(messages) - messageChars(messages[results[0] as number] as Message) + condensedSize;
+    const hints = { pinned: pinnedBeforeWall, condense: digestOf };
+    const atBudget = compactHistory(messages, wallStart, { historyBudgetChars: exact }, hints);
+    expect(atBudget).toMatchObject({ condensedResults: 1, wallExceedsBudget: false });
+    expect(total(atBudget.messages)).toBe(exact);
+    const short = compactHistory(messages, wallStart, { historyBudgetChars: exact - 1 }, hints);
+    expect(short).toMatchObject({ droppedMessages: 0, condensedResults: 2, wallExceedsBudget: false });
+  });
+
+  it("condenses nothing without a pinned hint", () => {
+    const asked: number[] = [];
+    compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: 1_000 },
+      {
+        condense: (index) => {
+          asked.push(index);
+          return digestOf(index);
+        },
+      },
+    );
+    expect(asked).toEqual([]);
+  });
+
+  it("skips a pinned result with no stand-in or a stand-in no smaller than it", () => {
+    const [first, second, third] = results as [number, number, number];
+    const sameSize = (index: number): Message | undefined => {
+      const result = messages[index] as Message;
+      return { ...result, content: "y".repeat(messageChars(result)) } as Message;
+    };
+    const budget = total(messages) - 5_000 + condensedSize + 10;
+    const result = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: budget },
+      {
+        pinned: pinnedBeforeWall,
+        condense: (index) =>
+          index === first ? undefined : index === second ? sameSize(index) : digestOf(index),
+      },
+    );
+    expect(result).toMatchObject({ droppedMessages: 0, condensedResults: 1 });
+    expect(result.messages[first]).toBe(messages[first]);
+    expect(result.messages[second]).toBe(messages[second]);
+    expect(result.messages[third]?.content).toBe("digest: rent terms");
+  });
+
+  it("asks for stand-ins of pinned messages before the wall only", () => {
+    const asked: number[] = [];
+    const pinned = (index: number) => messages[index]?.role === "tool";
+    compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: 1_000 },
+      {
+        pinned,
+        condense: (index) => {
+          asked.push(index);
+          return digestOf(index);
+        },
+      },
+    );
+    expect(asked.length).toBeGreaterThan(0);
+    for (const index of asked) {
+      expect(index).toBeLessThan(wallStart);
+      expect(pinned(index)).toBe(true);
+    }
+  });
+});
+
+describe("compactHistory counts its note", () => {
+  it("reports the view over budget when the note header alone overflows what the wall leaves", () => {
+    const messages = longThread(3);
+    const wallStart = recencyWallStart(messages);
+    const kept = total([messages[0] as Message, ...messages.slice(wallStart)]);
+    const result = compactHistory(messages, wallStart, { historyBudgetChars: kept + 10 });
+    expect(result.droppedMessages).toBeGreaterThan(0);
+    expect(total(result.messages)).toBeGreaterThan(kept + 10);
+    expect(result.wallExceedsBudget).toBe(true);
+  });
+});

@@ -9,7 +9,7 @@ import {
 import { isErrorResult } from "./error-retry";
 import { type InlineStub, inlineStubs } from "./inline-clean";
 import { createToolPolicy } from "./policy";
-import { renderDuplicateStub, renderErrorRetryStub } from "./stubs";
+import { DUPLICATE_PREFIX, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import { indexThread } from "./thread-index";
 import type { Message } from "./types";
 
@@ -398,5 +398,148 @@ describe("error-retry: error/retry", () => {
       [resultIndex(messages, "e1"), "error-retry"],
       [resultIndex(messages, "e2"), "error-retry"],
     ]);
+  });
+});
+
+describe("isErrorResult reads the opening only", () => {
+  it("an error word later in the text is no error", () => {
+    expect(isErrorResult(toolResult("c", "t", "The lookup returned no error"))).toBe(false);
+  });
+
+  it("a line of spaces between paragraphs is a blank line", () => {
+    expect(isErrorResult(toolResult("c", "t", "Error: timeout\n  \nretry in 5s"))).toBe(false);
+    expect(isErrorResult(toolResult("c", "t", "Error: timeout\n\t\nretry in 5s"))).toBe(false);
+  });
+});
+
+describe("error-retry: which later success is the retry", () => {
+  const byDocument = createToolPolicy({
+    tools: { lookup: { kind: "other", provenanceArgs: ["doc", "section"], offsetArg: "page" } },
+  });
+  const run = (messages: readonly Message[], chosen = byDocument) =>
+    inlineStubs({ messages, cleanable: () => true, threadIndex: indexThread(messages), policy: chosen });
+  const failed = (id: string, args: Record<string, unknown>) =>
+    toolExchange(id, "lookup", args, "Error: lookup timed out", "error");
+
+  it("a further provenance arg that only one of the calls passes does not block the retry", () => {
+    const leftOutLater = [
+      ...failed("e1", { doc: "a", section: 2 }),
+      ...toolExchange("e2", "lookup", { doc: "a" }, "the answer"),
+    ];
+    expect(run(leftOutLater).map((stub) => stub.index)).toEqual([resultIndex(leftOutLater, "e1")]);
+    const leftOutFirst = [
+      ...failed("e1", { doc: "a" }),
+      ...toolExchange("e2", "lookup", { doc: "a", section: 2 }, "the answer"),
+    ];
+    expect(run(leftOutFirst).map((stub) => stub.index)).toEqual([resultIndex(leftOutFirst, "e1")]);
+    const differs = [
+      ...failed("e1", { doc: "a", section: 2 }),
+      ...toolExchange("e2", "lookup", { doc: "a", section: 3 }, "the answer"),
+    ];
+    expect(run(differs)).toEqual([]);
+  });
+
+  it("a read without the document arg is retried only by a call with identical args", () => {
+    const messages = [
+      ...toolExchange("e1", "read_document", { offset: 0 }, "Error: missing file_id", "error"),
+      ...toolExchange("e2", "read_document", { offset: 0, verbose: true }, page),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+
+  it("an offset given as a numeric string is the same page as the number", () => {
+    const messages = [
+      ...toolExchange("e1", "read_document", { file_id: "lease", offset: "5000" }, "Error: 504", "error"),
+      ...toolExchange("e2", "read_document", { file_id: "lease", offset: 5_000 }, page),
+    ];
+    expect(stubsOf(messages).map((stub) => stub.index)).toEqual([resultIndex(messages, "e1")]);
+  });
+
+  it("only the offset arg is read as a number: a section given as a string differs from the number", () => {
+    const messages = [
+      ...failed("e1", { doc: "a", section: "2" }),
+      ...toolExchange("e2", "lookup", { doc: "a", section: 2 }, "the answer"),
+    ];
+    expect(run(messages)).toEqual([]);
+  });
+
+  it("a later failure is no retry", () => {
+    const messages = [
+      ...toolExchange("e1", "read_document", readArgs, "Error: file locked", "error"),
+      ...toolExchange("e2", "read_document", readArgs, "Error: file still locked", "error"),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+
+  it("leaves a protected failed result alone", () => {
+    const messages = [
+      ...toolExchange("e1", "read_document", readArgs, "Error: file locked", "error"),
+      ...toolExchange("e2", "read_document", readArgs, page),
+    ];
+    const protectedIndex = resultIndex(messages, "e1");
+    expect(stubsOf(messages, { cleanable: (index) => index !== protectedIndex })).toEqual([]);
+  });
+});
+
+describe("inline cleaning sees results that changed since an earlier assembly", () => {
+  it("a result whose content changed is decided by its new content", () => {
+    const messages = [
+      ...toolExchange("e1", "read_document", readArgs, "Error: upstream timeout"),
+      ...toolExchange("e2", "read_document", readArgs, page),
+    ];
+    expect(stubsOf(messages).map((stub) => stub.category)).toEqual(["error-retry"]);
+    (messages[1] as { content: unknown }).content = page;
+    expect(stubsOf(messages).map((stub) => stub.category)).toEqual(["duplicate"]);
+  });
+
+  it("a result whose call changed is decided by its new call", () => {
+    const messages: Message[] = [
+      ...toolExchange("e1", "search", { q: "a" }, "Error: search backend timeout", "error"),
+      ...toolExchange("e2", "search", { q: "a" }, "id: doc_1"),
+    ];
+    expect(stubsOf(messages).map((stub) => stub.category)).toEqual(["error-retry"]);
+    messages[0] = toolExchange("e1", "search", { q: "b" }, "")[0];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+});
+
+describe("a result showing a duplicate stub is its own only when it names a later copy exactly", () => {
+  const reread = 'read_document(file_id="lease", offset=0)';
+
+  it("a stub naming an earlier copy is content like any other", () => {
+    const messages = [
+      ...toolExchange("r1", "read_document", readArgs, page),
+      ...toolExchange("r2", "read_document", readArgs, renderDuplicateStub("read_document", "r1", reread)),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+
+  it("a stub naming the result itself is content like any other", () => {
+    const messages = [
+      ...toolExchange("r1", "read_document", readArgs, page),
+      ...toolExchange("r2", "read_document", readArgs, renderDuplicateStub("read_document", "r2", reread)),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+
+  it("a text naming a later copy but not its exact stub is content like any other", () => {
+    const messages = [
+      ...toolExchange("r1", "read_document", readArgs, `${DUPLICATE_PREFIX}r2 (see the appendix)`),
+      ...toolExchange("r2", "read_document", readArgs, page),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
+});
+
+describe("a duplicate stub must be shorter than the copy it replaces", () => {
+  it("leaves a copy exactly as long as its stub raw, and stubs one a char longer", () => {
+    const copies = (content: string) => [
+      ...toolExchange("s1", "lookup", { key: "a" }, content),
+      ...toolExchange("s2", "lookup", { key: "a" }, content),
+    ];
+    const stubLength = stubsOf(copies(page))[0]?.text.length ?? 0;
+    expect(stubLength).toBeGreaterThan(0);
+    expect(stubsOf(copies("x".repeat(stubLength)))).toEqual([]);
+    expect(stubsOf(copies("x".repeat(stubLength + 1))).map((stub) => stub.category)).toEqual(["duplicate"]);
   });
 });
