@@ -115,6 +115,7 @@ function toActiveThread(row: unknown): ActiveThread {
  * const directory = createPostgresThreadDirectory({ connectionString: readerUrl, schema: "checkpoints" });
  * const page = await directory.listActiveThreads({ since: new Date(Date.now() - 48 * 3600_000) });
  */
+// Over 60 lines: a factory whose returned methods share its pool and settings; each method is short.
 export function createPostgresThreadDirectory(
   options: PostgresThreadDirectoryOptions,
 ): PostgresThreadDirectory {

@@ -89,7 +89,7 @@ function categoryOf(result: {
  * one implementation), then consumed document pages, superseded searches and bulky
  * output of idempotent tools. Time-varying results are never digested.
  */
-// Slightly over 60 lines: one backward scan whose steps share the later-search map.
+// Slightly over 60 lines: one backward scan whose steps share the later-search map and counters.
 export function classifyThread(
   messages: readonly Message[],
   policy: ToolPolicy,

@@ -122,6 +122,7 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * @throws {InvalidOptionError} for an option out of range, or a run that is not a dry run
  *   but has no queue.
  */
+// Over 60 lines: the sweep's two phases (left-behind pages, then lost events) share the run's counters and limits; to be split.
 export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): Promise<SweepReport> {
   const settings = resolveOptions(options);
   if (!settings.dryRun && ports.queue === undefined) {

@@ -144,6 +144,7 @@ interface CallTally {
  * the prompt before it into its view. Between turns the worker runs over each effective
  * track's checkpoint, and a turn loads its digests once, when it starts.
  */
+// Over 60 lines: one turn loop whose steps share the per-turn budget tracks and records; to be split into its steps.
 export async function simulateThread(
   thread: SimulationThread,
   options: SimulationOptions,

@@ -73,6 +73,7 @@ export function shortNumber(value: number): string {
 
 const round = (value: number) => Number(value.toFixed(1));
 
+// Over 60 lines: one SVG template (axes, grid, series, legend) written in drawing order.
 export function renderLineChart(chart: LineChart): string {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
