@@ -4,8 +4,8 @@ import {
   createInMemoryDigestStore,
 } from "@context-cleaner/core";
 import { describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
 import { fixedClock } from "../../packages/core/src/clock";
+import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 import { runJob } from "./run-job";
 
 const thread = buildHeavyThread({

@@ -18,9 +18,9 @@ export interface JobRun {
 }
 
 /**
- * The one place the functions start a digest job: the Lambda handler and the local worker
- * both come through here, so a new job option is wired once. The invocation's remaining
- * time is the job's `remainingTimeMs` port.
+ * The one place the digest handler starts a job (the local worker runs that same handler),
+ * so a new job option is wired once. The invocation's remaining time is the job's
+ * `remainingTimeMs` port.
  */
 export function runJob(
   payload: DigestJobPayload,

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-cleaner/assembler";
 import { serializeThread } from "@context-cleaner/core";
-import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
+import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 
 const BIN = join(import.meta.dirname, "../../bin/context-cleaner.js");
 const PRELOAD = join(import.meta.dirname, "report-peak-rss.mjs");

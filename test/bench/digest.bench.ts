@@ -15,7 +15,7 @@ import {
   systemClock,
 } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
+import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 
 const SAMPLES = 3;
 

@@ -16,8 +16,8 @@ import {
   systemClock,
 } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { buildHeavyThread } from "../../packages/core/src/cli/demo/heavy-thread";
 import { startFakeMessagesApi } from "../../packages/core/test/fakes/anthropic-messages";
+import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 
 const LATENCY_MS = Number(process.env.WORKER_BENCH_LATENCY_MS ?? 2_000);
 const CALLS = 12;

@@ -36,4 +36,3 @@ export type {
   ThreadKey,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";
-export { utcDay } from "./validation";

@@ -92,8 +92,3 @@ export function optionalDate(value: unknown, field: string): Date | null {
   }
   return value;
 }
-
-/** The UTC day (`YYYY-MM-DD`) of an instant: the spend ledger's key. */
-export function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
-}

@@ -6,8 +6,8 @@ import {
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeOverlappingDeliveries } from "../../test/conformance/overlapping-deliveries";
+import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
-import { buildHeavyThread } from "../cli/demo/heavy-thread";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import type { DigestModel, Metric } from "../ports";

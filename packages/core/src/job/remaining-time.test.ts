@@ -5,8 +5,8 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
-import { buildHeavyThread } from "../cli/demo/heavy-thread";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { DigestModelError } from "../errors";

@@ -2,11 +2,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { DigestRepository } from "@context-cleaner/db";
 import { describe, expect, it } from "vitest";
 import { createInMemoryCheckpointReader } from "../../src/checkpoints/in-memory-checkpoint-reader";
-import { buildHeavyThread } from "../../src/cli/demo/heavy-thread";
 import { fixedClock } from "../../src/clock";
 import { createExtractiveDigester } from "../../src/digesters/extractive-digester";
 import { runDigestJob } from "../../src/job/run-digest-job";
 import type { DigestModel, DigestRequest } from "../../src/ports";
+import { buildHeavyThread } from "../fixtures/heavy-thread";
 
 const COST_PER_CALL = 0.05;
 const at = new Date("2026-11-30T10:00:00.000Z");
