@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, type SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { SecretReadError, type SecretReadReason } from "../errors";
+import { SecretReadError } from "../errors";
 
 /** A secret's key/value pairs, as Secrets Manager's console stores them. */
 export type SecretRecord = Readonly<Record<string, string>>;
