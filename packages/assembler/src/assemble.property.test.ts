@@ -257,8 +257,14 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           const original = messages[index] as Message;
           const row = original.role === "tool" ? digests.get(original.toolCallId) : undefined;
           if (message === original) {
-            // Liveness: a cleanable result with a matching row does not stay raw.
-            if (original.role === "tool" && row && protection.reasons[index] === undefined) {
+            // Liveness: a cleanable result with a matching row does not stay raw (a failed
+            // result is left to the error/retry rule).
+            if (
+              original.role === "tool" &&
+              row &&
+              protection.reasons[index] === undefined &&
+              !isErrorResult(original)
+            ) {
               expect(row.contentSha256, `raw ${original.toolCallId} despite a matching row`).not.toBe(
                 contentSha256(original.content),
               );

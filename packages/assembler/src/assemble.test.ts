@@ -216,6 +216,28 @@ describe("assembleModelView error/retry stubs", () => {
     expect(view[resultIndex(thread, "l1")]).toBe(thread[resultIndex(thread, "l1")]);
     expect(report.stubs.errorRetry).toBe(0);
   });
+  it("substitutes no digest over a failed result, so the view of the view stubs nothing more", () => {
+    const timeout = "Error: upstream timeout after 30s";
+    const thread = [
+      userMessage("Fetch the rates."),
+      ...toolExchange("f1", "fetch_url", { url: "https://rates.example.com" }, timeout),
+      ...toolExchange("f2", "fetch_url", { url: "https://rates.example.com" }, timeout),
+      ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
+      ...toolExchange("w2", "web_search", { q: "b" }, "id: b"),
+      ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
+      userMessage("Summarise."),
+    ];
+    // A row for the failed retry: the worker writes none, but the view must not trust one.
+    const digests = digestMap({
+      f2: digestFor(timeout, `${DIGEST_HEADER}\ntool: fetch_url\ndigest:\n  - rates`),
+    });
+    const first = assembleModelView(thread, digests);
+    expect(first.messages[resultIndex(thread, "f2")]).toBe(thread[resultIndex(thread, "f2")]);
+    expect(first.report).toMatchObject({ substitutions: 0, stubs: { duplicate: 0, errorRetry: 0 } });
+    const second = assembleModelView(first.messages, digests);
+    expect(second.messages).toEqual(first.messages);
+    expect(second.report.stubs.errorRetry).toBe(0);
+  });
 });
 
 describe("assembleModelView knows its own output from its records, not from text", () => {

@@ -82,7 +82,7 @@ function decideStubs(
   }
 }
 
-/** Hash-gated substitution of each cleanable, undecided result that has a row. */
+/** Hash-gated substitution of each cleanable, undecided, not failed result that has a row. */
 function substituteDigests(
   facts: ThreadFacts,
   digests: DigestMap,
@@ -94,6 +94,9 @@ function substituteDigests(
     // Results in the wall are kept by the recency-wall keep-rule.
     if (index >= protection.wallStart) break;
     if (protection.reasonAt(index) !== undefined || decisions.decided.has(index)) continue;
+    // A failed result is the error/retry rule's: the worker digests none, and a digest in
+    // its place would read as a success that "retries" an earlier failure.
+    if (facts.at(index)?.failed) continue;
     const message = facts.message(index);
     const entry = digests.get(message.toolCallId);
     if (!entry) continue;
