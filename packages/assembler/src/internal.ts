@@ -18,6 +18,7 @@ export {
   isLedgerFirstPage,
   isPolicyKept,
   KEEP_REASONS,
+  nextTurnWallStart,
   provenanceKeys,
   readOffset,
   recencyWallStart,

@@ -1,7 +1,7 @@
 import { PositionLists } from "./position-lists";
 import type { ResultFacts } from "./result-facts";
 import type { Message } from "./types";
-import { forEachTokenSpan, isSingleToken } from "./window-references";
+import { forEachReferenceSpan, type IsDocumentRead, isSingleToken } from "./window-references";
 
 /** The first two chars (code units) and the length of `text[start, end)`, as one number. */
 function shapeOf(text: string, start: number, end: number): number {
@@ -28,6 +28,9 @@ export class KeepIndex {
   /** Results with a key that is not one token (looked for in the window's text). */
   readonly oddKeyResults: number[] = [];
   private readonly mentions: (readonly number[] | undefined)[] = [];
+
+  /** `isDocumentRead` tells the window's document reads, which refer to nothing, from its other calls. */
+  constructor(readonly isDocumentRead: IsDocumentRead) {}
 
   /** Takes in the next position: a result's facts, or undefined for any other message. */
   add(index: number, facts: ResultFacts | undefined): void {
@@ -61,14 +64,14 @@ export class KeepIndex {
   }
 
   /**
-   * The results before window message `index` (`message`) with a one-token key among its
-   * tokens, in order; computed once per message.
+   * The results before window message `index` (`message`) with a one-token key among the
+   * tokens it refers to (see {@link forEachReferenceSpan}), in order; computed once per message.
    */
   mentionedBy(index: number, message: Message): readonly number[] {
     let mentioned = this.mentions[index];
     if (mentioned === undefined) {
       const found = new Set<number>();
-      forEachTokenSpan(message, (text, start, end) => {
+      forEachReferenceSpan(message, this.isDocumentRead, (text, start, end) => {
         if (!this.keyShapes.has(shapeOf(text, start, end))) return;
         this.byKey.forEach(text.slice(start, end), (result) => {
           if (result < index) found.add(result);

@@ -18,6 +18,7 @@ import {
   isLedgerFirstPage,
   isPolicyKept,
   KEEP_REASONS,
+  nextTurnWallStart,
   provenanceKeys,
   readOffset,
   recencyWallStart,
@@ -72,6 +73,19 @@ describe("recency-wall: recencyWallStart and isInsideRecencyWall", () => {
     ];
     expect(recencyWallStart(messages, 2)).toBe(1);
     expect(recencyWallStart(messages, 1)).toBe(4);
+  });
+
+  it("nextTurnWallStart: the wall once a user message follows the last message", () => {
+    // 0 user, 1..8 four exchanges, 9 the answer that ends the turn
+    const ended = [userMessage("go"), ...exchanges(1, 4), assistantText("Done.")];
+    expect(recencyWallStart(ended)).toBe(0);
+    expect(nextTurnWallStart(ended)).toBe(5);
+    expect(nextTurnWallStart(ended, 1)).toBe(9);
+    expect(nextTurnWallStart(ended, 0)).toBe(ended.length);
+    expect(nextTurnWallStart(ended)).toBe(recencyWallStart([...ended, userMessage("next")]));
+    // Once the next user message is in, both walls agree.
+    const started = [...ended, userMessage("next")];
+    expect(nextTurnWallStart(started)).toBe(recencyWallStart(started));
   });
 
   it("counts the last exchanges across earlier user messages", () => {
@@ -227,6 +241,7 @@ describe("ledger-first-page: isLedgerFirstPage", () => {
 });
 
 describe("referenced-by-window: provenance keys and window references", () => {
+  const documentReads = (toolName: string) => policy.ruleFor(toolName).kind === "document-read";
   it("provenanceKeys are the tool call id and the document id", () => {
     const call = toolCall("c7", "read_document", { file_id: "cd_9f2", offset: 58_000 });
     expect(provenanceKeys(toolResult("c7", "read_document", "x"), call, policy)).toEqual(["c7", "cd_9f2"]);
@@ -264,18 +279,22 @@ describe("referenced-by-window: provenance keys and window references", () => {
   });
 
   it("strips a run of trailing punctuation from a mention, and only trailing punctuation", () => {
-    const references = windowReferences([userMessage("Compare cd_9f2... with lease-2024.v2.")], 0);
+    const references = windowReferences(
+      [userMessage("Compare cd_9f2... with lease-2024.v2.")],
+      0,
+      documentReads,
+    );
     expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
     expect(isReferencedByWindow(["lease-2024.v2"], references)).toBe(true);
     expect(isReferencedByWindow(["lease2024.v2"], references)).toBe(false);
   });
 
   it("reads an assistant message again when its tool calls are replaced on the same object", () => {
-    const asking = assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2" }));
+    const asking = assistantCalling(toolCall("c9", "compare_documents", { file_id: "cd_9f2" }));
     const messages = [userMessage("old"), asking];
-    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1))).toBe(false);
-    asking.toolCalls = [toolCall("c9", "read_document", { file_id: "cd_a11" })];
-    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1))).toBe(true);
+    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1, documentReads))).toBe(false);
+    asking.toolCalls = [toolCall("c9", "compare_documents", { file_id: "cd_a11" })];
+    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1, documentReads))).toBe(true);
   });
 
   it("reads each window message once while its content and tool calls stay the same", () => {
@@ -288,10 +307,10 @@ describe("referenced-by-window: provenance keys and window references", () => {
       },
     } as unknown as ContentBlock;
     const messages = [userMessage([block])];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0))).toBe(true);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0, documentReads))).toBe(true);
     const readsAfterFirst = reads;
     expect(readsAfterFirst).toBeGreaterThan(0);
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0))).toBe(true);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0, documentReads))).toBe(true);
     expect(reads).toBe(readsAfterFirst);
   });
 
@@ -299,45 +318,63 @@ describe("referenced-by-window: provenance keys and window references", () => {
     const messages = [
       userMessage("Compare the Ground "),
       assistantText("Lease 445 draft with the final one."),
-      assistantCalling(toolCall("c9", "read_document", { file_id: "Ground Lease 446" })),
+      assistantCalling(toolCall("c9", "compare_documents", { file_id: "Ground Lease 446" })),
     ];
-    const references = windowReferences(messages, 0);
+    const references = windowReferences(messages, 0, documentReads);
     expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(true);
     expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(false);
   });
 
   it("finds a document id mentioned in a later user message, with trailing punctuation", () => {
     const messages = [userMessage("old"), userMessage("What does cd_9f2. say about rent?")];
-    const references = windowReferences(messages, 1);
+    const references = windowReferences(messages, 1, documentReads);
     expect(isReferencedByWindow(["c1", "cd_9f2"], references)).toBe(true);
     expect(isReferencedByWindow(["c1", "cd_9f"], references)).toBe(false);
   });
 
-  it("finds a document id inside a tool call's args in the window", () => {
+  it("finds a document id inside the args of a window tool call that is not a document read", () => {
     const messages = [
       userMessage("go"),
-      assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2", offset: 0 })),
+      assistantCalling(toolCall("c9", "update_tracker", { source: "cd_9f2", value: "$1" })),
     ];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(true);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+  });
+
+  it("a window document read, and a window tool result, refer to no earlier result", () => {
+    const reading = [
+      userMessage("go"),
+      assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2", offset: 58_000 })),
+    ];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(reading, 1, documentReads))).toBe(false);
+    // The same args under a tool the policy does not read documents with do refer.
+    const noReads = () => false;
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(reading, 1, noReads))).toBe(true);
+    const hits = [userMessage("go"), toolResult("s1", "search", 'hits: [{"id": "cd_9f2"}, {"id": "c7"}]')];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(hits, 1, documentReads))).toBe(false);
+    expect(isReferencedByWindow(["c7"], windowReferences(hits, 1, documentReads))).toBe(false);
   });
 
   it("ignores mentions before the window", () => {
     const messages = [userMessage("read cd_9f2"), userMessage("thanks")];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(false);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(false);
   });
 
   it("reads a message again when its content is replaced on the same object", () => {
     const latest = userMessage("Thanks.");
     const messages = [userMessage("old"), latest];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(false);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(false);
     latest.content = "Now compare cd_9f2.";
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1))).toBe(true);
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
   });
 
   it("matches keys with spaces as substrings of the window text", () => {
     const messages = [userMessage("Open Ground Lease 445 please")];
-    expect(isReferencedByWindow(["Ground Lease 445"], windowReferences(messages, 0))).toBe(true);
-    expect(isReferencedByWindow(["Ground Lease 446"], windowReferences(messages, 0))).toBe(false);
+    expect(isReferencedByWindow(["Ground Lease 445"], windowReferences(messages, 0, documentReads))).toBe(
+      true,
+    );
+    expect(isReferencedByWindow(["Ground Lease 446"], windowReferences(messages, 0, documentReads))).toBe(
+      false,
+    );
   });
 });
 

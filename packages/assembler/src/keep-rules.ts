@@ -47,20 +47,39 @@ export function recencyWallStart(
       break;
     }
   }
-  // The wall counts the last exchanges before the latest user message, across
-  // earlier user messages (a chatty thread has one exchange per user turn).
+  return wallBefore(messages, start, keepExchanges);
+}
+
+/**
+ * The recency wall the next turn will have: where {@link recencyWallStart} puts it once a
+ * user message follows the thread's last message. A pass that runs after a turn ended
+ * classifies with it, so the turn's earlier pages are digested before the next turn starts
+ * (the assembly still keeps them raw while they are inside the current wall).
+ */
+export function nextTurnWallStart(
+  messages: readonly Message[],
+  keepExchanges: number = KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+): number {
+  return wallBefore(messages, messages.length, keepExchanges);
+}
+
+/** `start`, moved back past the last `keepExchanges` assistant/tool exchanges before it. */
+function wallBefore(messages: readonly Message[], start: number, keepExchanges: number): number {
+  // The wall counts the last exchanges before `start`, across earlier user messages (a
+  // chatty thread has one exchange per user turn).
+  let wall = start;
   let exchanges = 0;
   for (let index = start - 1; index >= 0 && exchanges < keepExchanges; index--) {
     // Stryker disable next-line OptionalChaining: `index` stays within the array
     const role = messages[index]?.role;
     if (role === "assistant") {
       exchanges++;
-      start = index;
+      wall = index;
     } else if (role === "tool") {
-      start = index;
+      wall = index;
     }
   }
-  return start;
+  return wall;
 }
 
 /** The recency-wall keep-rule: whether a message index lies inside the recency wall. */

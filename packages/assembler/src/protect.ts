@@ -45,7 +45,7 @@ function mentionedResults(facts: ThreadFacts, wallStart: number): Set<number> {
   for (const result of keep.oddKeyResults) {
     if (result >= wallStart) break;
     if (mentioned.has(result)) continue;
-    text ??= windowText(thread.messages.slice(wallStart));
+    text ??= windowText(thread.messages.slice(wallStart), keep.isDocumentRead);
     const window = text;
     if (facts.at(result)?.keys.some((key) => !isSingleToken(key) && window.includes(key)))
       mentioned.add(result);
@@ -105,6 +105,8 @@ export function protectWindow(facts: ThreadFacts, wallStart: number): WindowProt
 /**
  * Evaluates every keep-rule (docs/architecture.md#keep-rules) over a thread. The worker's
  * classification and the assembler both call this: one implementation of "never junk".
+ * `wallStart` moves the recency wall elsewhere (the worker classifies with the wall of the
+ * next turn, `nextTurnWallStart`).
  *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
  */
@@ -112,10 +114,10 @@ export function protectMessages(
   messages: readonly Message[],
   policy: ToolPolicy,
   recencyKeepExchanges: number,
+  wallStart: number = recencyWallStart(messages, recencyKeepExchanges),
 ): Protection {
   const thread = indexedThreadOf(messages);
   const facts = threadFactsOf(thread, policy);
-  const wallStart = recencyWallStart(messages, recencyKeepExchanges);
   const protection = protectWindow(facts, wallStart);
   const reasons = messages.map((_, index) => protection.reasonAt(index));
   return { wallStart, reasons, threadIndex: thread.calls, mentioned: protection.mentioned };

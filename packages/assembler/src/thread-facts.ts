@@ -18,7 +18,7 @@ export class ThreadFacts {
   /** Positions of the tool results, in order. */
   readonly results: number[] = [];
   private readonly facts: (ResultFacts | undefined)[] = [];
-  readonly keep = new KeepIndex();
+  readonly keep: KeepIndex;
   readonly inline: InlineIndex;
 
   constructor(
@@ -26,6 +26,7 @@ export class ThreadFacts {
     readonly policy: ToolPolicy,
   ) {
     this.pairingVersion = thread.pairingVersion;
+    this.keep = new KeepIndex((toolName) => policy.ruleFor(toolName).kind === "document-read");
     this.inline = new InlineIndex(thread, policy, (index) => this.facts[index]);
   }
 

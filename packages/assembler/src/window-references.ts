@@ -17,7 +17,7 @@ const TOKEN_CHARS = (() => {
 // Per message: the content and tool calls its tokens were read from (either may be replaced).
 const tokensByMessage = new WeakMap<
   object,
-  { content: unknown; toolCalls: unknown; tokens: ReadonlySet<string> }
+  { content: unknown; toolCalls: unknown; isDocumentRead: IsDocumentRead; tokens: ReadonlySet<string> }
 >();
 
 /**
@@ -45,34 +45,51 @@ function forEachTextSpan(text: string, visit: (text: string, start: number, end:
   }
 }
 
-/** Visits the token spans of a message's text and tool-call args (see {@link forEachTextSpan}). */
-export function forEachTokenSpan(
+/** Whether a tool reads pages of a document (the policy's `document-read` kind). */
+export type IsDocumentRead = (toolName: string) => boolean;
+
+/**
+ * Visits the token spans of what a message refers to, as the referenced-by-window keep-rule
+ * reads it (see {@link forEachTextSpan}): the text of a user, system or assistant message
+ * and the args of its tool calls, except calls of a document-read tool. A tool result
+ * refers to nothing (a search hit list names documents without working on them), and
+ * reading another page of a document does not refer to the pages read before (paginated
+ * reading moves on; an exact re-read is a "duplicate").
+ */
+export function forEachReferenceSpan(
   message: Message,
+  isDocumentRead: IsDocumentRead,
   visit: (text: string, start: number, end: number) => void,
 ): void {
+  if (message.role === "tool") return;
   forEachTextSpan(contentText(message.content), visit);
   if (message.role === "assistant" && message.toolCalls) {
-    for (const call of message.toolCalls) forEachTextSpan(canonicalArgs(call), visit);
+    for (const call of message.toolCalls) {
+      if (!isDocumentRead(call.name)) forEachTextSpan(canonicalArgs(call), visit);
+    }
   }
 }
 
-/**
- * The tokens of a message's text and tool-call args, as the referenced-by-window keep-rule
- * matches keys against them: each token, and each without its trailing punctuation.
- */
-export function readTokens(message: Message): ReadonlySet<string> {
+/** The tokens of what a message refers to (see {@link forEachReferenceSpan}), each also without its trailing punctuation. */
+export function readTokens(message: Message, isDocumentRead: IsDocumentRead): ReadonlySet<string> {
   const set = new Set<string>();
-  forEachTokenSpan(message, (text, start, end) => set.add(text.slice(start, end)));
+  forEachReferenceSpan(message, isDocumentRead, (text, start, end) => set.add(text.slice(start, end)));
   return set;
 }
 
-function messageTokens(message: Message): ReadonlySet<string> {
+function messageTokens(message: Message, isDocumentRead: IsDocumentRead): ReadonlySet<string> {
   // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
   const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
   const cached = tokensByMessage.get(message);
-  if (cached && cached.content === message.content && cached.toolCalls === toolCalls) return cached.tokens;
-  const tokens = readTokens(message);
-  tokensByMessage.set(message, { content: message.content, toolCalls, tokens });
+  if (
+    cached &&
+    cached.content === message.content &&
+    cached.toolCalls === toolCalls &&
+    cached.isDocumentRead === isDocumentRead
+  )
+    return cached.tokens;
+  const tokens = readTokens(message, isDocumentRead);
+  tokensByMessage.set(message, { content: message.content, toolCalls, isDocumentRead, tokens });
   return tokens;
 }
 
@@ -81,16 +98,17 @@ export function isSingleToken(key: string): boolean {
   return SINGLE_TOKEN.test(key);
 }
 
-/** The text of the window a key that is not one token is looked for in. */
-export function windowText(window: readonly Message[]): string {
-  return window
-    .map((message) =>
-      // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
-      [contentText(message.content), ...(message.role === "assistant" ? (message.toolCalls ?? []) : [])]
-        .map((part) => (typeof part === "string" ? part : canonicalArgs(part)))
-        .join("\n"),
-    )
-    .join("\n");
+/** What the window refers to as one text, for keys that are not one token (see {@link forEachReferenceSpan}). */
+export function windowText(window: readonly Message[], isDocumentRead: IsDocumentRead): string {
+  const parts: string[] = [];
+  for (const message of window) {
+    if (message.role === "tool") continue;
+    parts.push(contentText(message.content));
+    if (message.role === "assistant" && message.toolCalls) {
+      for (const call of message.toolCalls) if (!isDocumentRead(call.name)) parts.push(canonicalArgs(call));
+    }
+  }
+  return parts.join("\n");
 }
 
 /** What the recency window mentions: its text and its tool-call args, as a key lookup. */
@@ -102,14 +120,18 @@ export interface WindowReferences {
  * The referenced-by-window keep-rule: collects the keys mentioned by the recency window
  * (messages from `wallStart`).
  */
-export function windowReferences(messages: readonly Message[], wallStart: number): WindowReferences {
+export function windowReferences(
+  messages: readonly Message[],
+  wallStart: number,
+  isDocumentRead: IsDocumentRead,
+): WindowReferences {
   const window = messages.slice(wallStart);
-  const tokenSets = window.map(messageTokens);
+  const tokenSets = window.map((message) => messageTokens(message, isDocumentRead));
   let fullText: string | undefined;
   return {
     mentions(key: string): boolean {
       if (isSingleToken(key)) return tokenSets.some((tokens) => tokens.has(key));
-      fullText ??= windowText(window);
+      fullText ??= windowText(window, isDocumentRead);
       return fullText.includes(key);
     },
   };

@@ -83,9 +83,21 @@ describe("contextCleanerMiddleware with createAgent", () => {
     await runtime.digestThread();
     const turn3 = await runtime.turn(readRequest("memo_9", 2));
 
-    // Turn 1 and 2 see no condensed result: turn 2's recency window still names lease_445.
-    for (const messages of [...turn1, ...turn2]) {
+    // Turn 1 sees no condensed result (no digests yet).
+    for (const messages of turn1) {
       expect(messages.some((message) => String(message.content).startsWith("[Condensed"))).toBe(false);
+    }
+    // Turn 2: the lease pages before its recency wall (turn 1's last three exchanges: pages
+    // 3 and 4 and the answer) reach the model condensed; the wall's pages stay raw.
+    for (const messages of turn2) {
+      for (let page = 0; page < 3; page++) {
+        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(digestText(`lease_445_p${page}`));
+      }
+      for (const page of [3, 4]) {
+        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(
+          documentPage("lease_445", page * PAGE_CHARS),
+        );
+      }
     }
     // Turn 3: the lease pages (outside the window, not referenced by it) reach the model condensed.
     expect(turn3).toHaveLength(3);

@@ -100,7 +100,29 @@ describe("classifyThread over golden threads", () => {
     const ids = classifyThread(withoutWindow, policy, { recencyKeepExchanges: 0 }).candidates.map(
       (candidate) => candidate.message.toolCallId,
     );
-    expect(ids).toEqual(["k_l1", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref"]);
+    expect(ids).toEqual(["k_l1", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref", "k_q1"]);
+  });
+
+  it("with the next turn's wall, a turn that just ended gives up its pages before its last exchanges", () => {
+    const t = threadBuilder();
+    t.user("Read the lease.");
+    for (const page of [1, 2, 3, 4]) {
+      t.call(
+        `p${page}`,
+        "read_document",
+        { file_id: "lease", offset: page * 20_000 },
+        filler(`P${page}`, 20_000),
+      );
+    }
+    t.assistant("Read all four pages.");
+    const ids = (wall: "current" | "next-turn") =>
+      classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 3, wall }).candidates.map(
+        (candidate) => candidate.message.toolCallId,
+      );
+    // The current wall starts at the latest user message: the whole turn.
+    expect(ids("current")).toEqual([]);
+    // The next turn's wall holds the answer and the last two pages.
+    expect(ids("next-turn")).toEqual(["p1", "p2"]);
   });
 
   it("a huge result of a time-varying tool stays raw even when it is the only tool output", () => {

@@ -4,8 +4,10 @@ import {
   inlineStubs,
   isErrorResult,
   messageContentSha256,
+  nextTurnWallStart,
   protectMessages,
   readOffset,
+  recencyWallStart,
   sourceKey,
 } from "@context-cleaner/assembler/internal";
 
@@ -93,9 +95,22 @@ function categoryOf(result: {
 export function classifyThread(
   messages: readonly Message[],
   policy: ToolPolicy,
-  options: { recencyKeepExchanges: number },
+  options: {
+    recencyKeepExchanges: number;
+    /**
+     * Which recency wall protects: the one the thread has now, or the one the next turn
+     * will have (a pass after a turn ended: the turn's earlier pages are digested before
+     * the next turn starts, while the assembly keeps them raw until the wall moves past them).
+     * @default "current"
+     */
+    wall?: "current" | "next-turn";
+  },
 ): Classification {
-  const protection = protectMessages(messages, policy, options.recencyKeepExchanges);
+  const wallStart =
+    options.wall === "next-turn"
+      ? nextTurnWallStart(messages, options.recencyKeepExchanges)
+      : recencyWallStart(messages, options.recencyKeepExchanges);
+  const protection = protectMessages(messages, policy, options.recencyKeepExchanges, wallStart);
   const { threadIndex } = protection;
   const cleanable = (index: number) => protection.reasons[index] === undefined;
   const inlineIndices = new Set(

@@ -55,8 +55,10 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
     const row = existing.get(message.toolCallId);
     if (row && row.contentSha256 !== messageContentSha256(message)) stats.stale++;
   }
+  // The pass runs after a turn ended: classify as the next turn will see the thread.
   const classification = classifyThread(messages, policy, {
     recencyKeepExchanges: options.recencyKeepExchanges,
+    wall: "next-turn",
   });
   return classification.candidates.filter(
     (candidate) =>

@@ -163,12 +163,13 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     expect(await repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
   });
 
-  it("with the default wall the window's re-reads of the lease keep every page raw: nothing is digested", async () => {
+  it("with the default wall the pass digests the pages before the next turn's wall; the view swaps in those its own wall has passed", async () => {
     const memory = new MemorySaver();
     const threadId = "lease-graph-2";
-    const rawToolChars = toolChars(await runTwoTurns(memory, threadId));
+    const orgId = "org-langgraph-2";
+    const messages = await runTwoTurns(memory, threadId);
     const outcome = await runDigestJob(
-      { orgId: "org-langgraph-2", threadId, rawToolChars, turnEndedAt: at.toISOString() },
+      { orgId, threadId, rawToolChars: toolChars(messages), turnEndedAt: at.toISOString() },
       {
         checkpoints: new LangGraphCheckpointReader({ saver: memory }),
         store: repository,
@@ -177,7 +178,19 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
       },
       { triggerChars: 10_000, minCharsPerPass: 10_000 },
     );
-    expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", calls: 0 });
-    expect((await repository.loadThreadDigests("org-langgraph-2", threadId)).size).toBe(0);
+    // The next turn's wall holds the ack, the answer and the last page's exchange; reading
+    // the lease page by page refers to none of its earlier pages.
+    const pages = messages.filter(
+      (message): message is ToolMessage => ToolMessage.isInstance(message) && message.status !== "error",
+    );
+    const beforeWall = pages.slice(0, -1).map((page) => page.tool_call_id);
+    expect(outcome).toMatchObject({ status: "done", digestsWritten: beforeWall.length });
+    const digests = await repository.loadThreadDigests(orgId, threadId);
+    expect([...digests.keys()].sort()).toEqual([...beforeWall].sort());
+    // This turn's wall still covers the answer and the last two pages: only the first is swapped.
+    const view = assembleLangChainView(messages, digests);
+    expect(view.report).toMatchObject({ substitutions: beforeWall.length - 1, stale: 0 });
+    const first = messages.indexOf(pages[0] as ToolMessage);
+    expect(view.messages[first]?.content).toBe(digests.get(pages[0]?.tool_call_id as string)?.digest);
   });
 });
