@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
   assistantCalling,
+  assistantText,
   deepFreeze,
   digestFor,
   digestMap,
@@ -631,5 +632,17 @@ describe("assembleModelView view identity", () => {
         expect(original.toolCallId).toBe(message.toolCallId);
     }
     for (const message of thread) expect(originalOfReplacement(message)).toBeUndefined();
+  });
+
+  it("returns a new array, never the caller's own, when nothing is cleaned or dropped", () => {
+    const thread = [userMessage("Summarize the lease."), assistantText("It is a ground lease.")];
+    for (const disabled of [false, true]) {
+      const { messages: view, report } = assembleModelView(thread, null, { disabled });
+      expect(report).toMatchObject({ assembledChars: report.rawChars, charsSaved: 0 });
+      expect(view).not.toBe(thread);
+      expect(view).toEqual(thread);
+      view.push(userMessage("added to the view"));
+      expect(thread).toHaveLength(2);
+    }
   });
 });

@@ -503,6 +503,26 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
       expect(pinned(index)).toBe(true);
     }
   });
+
+  it("never condenses the message the wall starts at, even when it is a pinned result", () => {
+    const wallAtResult = results.at(-1) as number;
+    const asked: number[] = [];
+    const result = compactHistory(
+      messages,
+      wallAtResult,
+      { historyBudgetChars: 1_000 },
+      {
+        pinned: () => true,
+        condense: (index) => {
+          asked.push(index);
+          return digestOf(index);
+        },
+      },
+    );
+    expect(asked).toContain(results[0]);
+    expect(Math.max(...asked)).toBeLessThan(wallAtResult);
+    expect(result.messages).toContain(messages[wallAtResult]);
+  });
 });
 
 describe("compactHistory counts its note", () => {

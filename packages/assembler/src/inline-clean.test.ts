@@ -320,6 +320,14 @@ describe("inline cleaning under another policy", () => {
     ]);
     expect(run(policy)).toEqual([]);
   });
+
+  it("keys a tool without provenance args by every arg, also one named undefined", () => {
+    const messages = [
+      ...toolExchange("e1", "lookup", { undefined: "a", attempt: 1 }, "Error: lookup timed out", "error"),
+      ...toolExchange("e2", "lookup", { undefined: "a", attempt: 2 }, "the answer"),
+    ];
+    expect(stubsOf(messages)).toEqual([]);
+  });
 });
 
 describe("error-retry: error/retry", () => {

