@@ -274,14 +274,17 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           expect(original.role).toBe("tool");
           expect(withoutContent(message)).toEqual(withoutContent(original));
           const text = message.content as string;
-          if (protection.reasons[index] !== undefined) {
-            // Only the backstop touches a protected result: a pinned one before the wall,
-            // condensed to its matching digest or a stub naming its re-read call.
+          // The backstop condenses results before the wall to their matching digest or a
+          // stub naming their re-read call: any protected one, and unprotected ones the
+          // cleaning left raw (those get the stub: a matching row was substituted already).
+          const condensedStub = text.startsWith(BUDGET_STUB_PREFIX);
+          if (protection.reasons[index] !== undefined || condensedStub) {
+            expect(isErrorResult(original as ToolMessage), "a failed result condensed").toBe(false);
             condensedByBackstop++;
             expect(index, `protected message ${index} replaced inside the wall`).toBeLessThan(
               recencyWallStart(messages, options.recencyKeepExchanges),
             );
-            if (text.startsWith(BUDGET_STUB_PREFIX)) {
+            if (condensedStub) {
               const call = messages
                 .flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []) : []))
                 .find((c) => c.id === (original as ToolMessage).toolCallId);

@@ -284,7 +284,9 @@ describe("assembleModelView knows its own output from its records, not from text
     });
     expect(report.compaction.fired).toBe(true);
     expect(view).toContain(thread[resultIndex(thread, "s1")]);
-    expect(view.some((message) => message.role === "tool" && message.toolCallId === "big")).toBe(false);
+    expect(view[resultIndex(thread, "big")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget/,
+    );
   });
 });
 
@@ -454,7 +456,7 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
   ];
 
-  it("keeps an older result the recent messages refer to, dropping unreferenced history first", () => {
+  it("keeps an older result the recent messages refer to, condensing unreferenced history first", () => {
     const thread = [
       userMessage("Read both leases."),
       ...toolExchange(
@@ -473,9 +475,61 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
       userMessage("What did r1 return?"),
     ];
     const { messages: view, report } = assembleModelView(thread, null, { historyBudgetChars: 9_000 });
-    expect(report.compaction).toMatchObject({ fired: true, condensedResults: 0, wallExceedsBudget: false });
+    expect(report.compaction).toMatchObject({
+      fired: true,
+      droppedMessages: 0,
+      condensedResults: 1,
+      wallExceedsBudget: false,
+    });
     expect(view).toContain(thread[resultIndex(thread, "r1")]);
-    expect(view.some((message) => message.role === "tool" && message.toolCallId === "r2")).toBe(false);
+    // r2 stays in place, condensed to the call that re-reads it.
+    expect(view[resultIndex(thread, "r2")]?.content).toBe(
+      '[Condensed by context-cleaner to fit the history budget — the original is one call away: read_document(file_id="lease_b", offset=5000)]',
+    );
+  });
+
+  it("condenses a raw ledger first page before it drops any digested page", () => {
+    const ledger = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_9", 1, 12_000)}`;
+    const pages = [1, 2, 3, 4].map((page) => documentPage("lease_9", page + 1, 12_000));
+    const thread = [
+      userMessage("Read the lease."),
+      ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, ledger),
+      ...pages.flatMap((page, index) =>
+        toolExchange(
+          `p${index + 1}`,
+          "read_document",
+          { file_id: "lease_9", offset: (index + 1) * 12_000 },
+          page,
+        ),
+      ),
+      userMessage("Now the side letter."),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side_1", offset: 0 },
+        documentPage("side_1", 1, 9_000),
+      ),
+      assistantText("Read."),
+    ];
+    const digests = digestMap(
+      Object.fromEntries(
+        pages.map((page, index) => [
+          `p${index + 1}`,
+          digestFor(page, `${DIGEST_HEADER}\n  - page ${index + 2}`),
+        ]),
+      ),
+    );
+    const { messages: view, report } = assembleModelView(thread, digests, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 12_000,
+    });
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
+    expect(view[resultIndex(thread, "l0")]?.content).toBe(
+      '[Condensed by context-cleaner to fit the history budget — the original is one call away: read_document(file_id="lease_9", offset=0)]',
+    );
+    for (const id of ["p1", "p2", "p3", "p4"]) {
+      expect(view[resultIndex(thread, id)]?.content).toBe(digests.get(id)?.digest);
+    }
   });
 
   it("keeps the retry a kept error stub points to", () => {
@@ -494,12 +548,15 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     ];
     const { messages: view, report } = assembleModelView(thread, null, { historyBudgetChars: 6_500 });
     expect(report.stubs.errorRetry).toBe(1);
-    expect(report.compaction).toMatchObject({ fired: true, condensedResults: 0 });
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
     expect(view.find((message) => message.role === "tool" && message.toolCallId === "e1")?.content).toMatch(
       /^\[Transient error, retried successfully below: Error: upstream timeout \(504\)/,
     );
+    // The retry the stub points to stays whole; the unreferenced page is condensed instead.
     expect(view).toContain(thread[resultIndex(thread, "e2")]);
-    expect(view.some((message) => message.role === "tool" && message.toolCallId === "f1")).toBe(false);
+    expect(view[resultIndex(thread, "f1")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget/,
+    );
   });
 });
 

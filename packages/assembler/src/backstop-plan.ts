@@ -112,6 +112,24 @@ export class DropPlan {
     }
   }
 
+  /**
+   * Condenses the results before the wall that the view holds as the thread has them and
+   * that no unit keeps (not pinned, no kept stub's target), oldest first, while the view
+   * does not fit: a stand-in naming the re-read call (or the result's digest) gives back
+   * nearly all of a raw result's chars, where dropping exchanges of digests loses many
+   * results' facts for the same room.
+   */
+  condenseRaw(): void {
+    const { condense } = this.hints;
+    if (!condense) return;
+    const { thread, wallStart, replaced } = this.view;
+    for (let index = 0; index < wallStart && !this.fits(); index++) {
+      if (thread.messages[index]?.role !== "tool" || replaced.has(index)) continue;
+      if (this.marks.isHeld(thread.units.unitOf(index))) continue;
+      this.condenseAt(index, condense);
+    }
+  }
+
   /** Condenses pinned results before the wall, oldest first, while the view does not fit. */
   condensePinned(): void {
     const { condense, pinned } = this.hints;
@@ -119,13 +137,18 @@ export class DropPlan {
     for (const index of pinned) {
       if (this.fits()) break;
       if (this.dropped[index] === 1) continue;
-      const standIn = condense(index);
-      if (standIn === undefined) continue;
-      const [before, size] = [this.sizeAt(index), messageChars(standIn)];
-      if (size >= before) continue;
-      this.condensed.set(index, standIn);
-      this.total -= before - size;
+      this.condenseAt(index, condense);
     }
+  }
+
+  /** Puts the stand-in `condense` gives for the result at `index` in its place, when it is shorter. */
+  private condenseAt(index: number, condense: (index: number) => Message | undefined): void {
+    const standIn = condense(index);
+    if (standIn === undefined) return;
+    const [before, size] = [this.sizeAt(index), messageChars(standIn)];
+    if (size >= before) return;
+    this.condensed.set(index, standIn);
+    this.total -= before - size;
   }
 
   /** The snippet of the view message at `index` for the note. */
@@ -190,7 +213,8 @@ export function runBackstop(
   });
   if (view.chars <= settings.budget) return unchanged(false);
   const plan = new DropPlan(view, settings, hints);
-  plan.dropOldest("held", true);
+  plan.condenseRaw();
+  if (!plan.fits()) plan.dropOldest("held", true);
   if (!plan.fits()) plan.condensePinned();
   if (!plan.fits()) plan.dropOldest("fixed", false);
   if (plan.droppedCount === 0 && plan.condensed.size === 0) return unchanged(!plan.fits());

@@ -101,8 +101,12 @@ function substituteDigests(
     const entry = digests.get(message.toolCallId);
     if (!entry) continue;
     checkDigestEntry(message.toolCallId, entry);
-    if (typeof message.content === "string" && message.content === entry.digest) {
-      // The row's own digest, substituted by an earlier assembly: neither live nor stale.
+    if (
+      typeof message.content === "string" &&
+      (message.content === entry.digest || message.content === budgetStubOf(facts, index))
+    ) {
+      // The row's own digest, substituted by an earlier assembly, or the stand-in an earlier
+      // backstop put there for this very call: neither live nor stale.
     } else if (facts.thread.hashAt(index) === entry.contentSha256) {
       decisions.replaced.set(index, entry.digest);
       counts.substitutions++;
@@ -129,25 +133,31 @@ function swapContents(
 }
 
 /**
- * Past the budget, a pinned result before the wall gives way to its matching digest or a
- * stub naming its re-read call (pinned results are never replaced by the cleaning steps).
+ * Past the budget, a result before the wall that the view still holds as the thread has it
+ * (raw, or pinned) gives way to its matching digest or a stub naming its re-read call.
  */
 function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
-    if (message.role !== "tool") return undefined;
+    // A failed result stays as it is: any stand-in would read as a success on the next
+    // assembly (the error/retry rule decides failed results).
+    if (message.role !== "tool" || facts.at(index)?.failed) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (entry) checkDigestEntry(message.toolCallId, entry);
     // The row's own digest, substituted by an earlier pass: already condensed.
     if (entry && message.content === entry.digest) return undefined;
-    const call = facts.thread.calls.callAt(index);
-    const rule = facts.policy.ruleFor(message.toolName);
     const text =
-      entry && facts.thread.hashAt(index) === entry.contentSha256
-        ? entry.digest
-        : call && renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+      entry && facts.thread.hashAt(index) === entry.contentSha256 ? entry.digest : budgetStubOf(facts, index);
     return text === undefined ? undefined : withContent(message, text);
   };
+}
+
+/** The backstop's stand-in for the result at `index`, naming the call that re-reads it; undefined without a call. */
+function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
+  const call = facts.thread.calls.callAt(index);
+  if (!call) return undefined;
+  const rule = facts.policy.ruleFor((facts.thread.messages[index] as ToolMessage).toolName);
+  return renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
 }
 
 /**

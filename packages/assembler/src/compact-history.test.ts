@@ -443,12 +443,14 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
     expect(short).toMatchObject({ droppedMessages: 0, condensedResults: 2, wallExceedsBudget: false });
   });
 
-  it("condenses nothing without a pinned hint", () => {
+  it("without pins, condenses the oldest results before the wall first, just enough to fit, dropping nothing", () => {
     const asked: number[] = [];
-    compactHistory(
+    const budget =
+      total(messages) - messageChars(messages[results[0] as number] as Message) + condensedSize + 10;
+    const result = compactHistory(
       messages,
       wallStart,
-      { historyBudgetChars: 1_000 },
+      { historyBudgetChars: budget },
       {
         condense: (index) => {
           asked.push(index);
@@ -456,7 +458,31 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
         },
       },
     );
-    expect(asked).toEqual([]);
+    expect(asked).toEqual([results[0]]);
+    expect(result).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
+    expect(result.messages[results[0] as number]?.content).toBe("digest: rent terms");
+  });
+
+  it("condenses every unpinned result before it drops any, and drops only when that is not enough", () => {
+    const asked: number[] = [];
+    const condense = (index: number) => {
+      asked.push(index);
+      return digestOf(index);
+    };
+    const condensedTotal =
+      total(messages) -
+      results.reduce((sum, index) => sum + messageChars(messages[index] as Message), 0) +
+      results.length * condensedSize;
+    const fitting = compactHistory(messages, wallStart, { historyBudgetChars: condensedTotal }, { condense });
+    expect(asked).toEqual(results);
+    expect(fitting).toMatchObject({ droppedMessages: 0, condensedResults: results.length });
+    const short = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: condensedTotal - 1 },
+      { condense },
+    );
+    expect(short.droppedMessages).toBeGreaterThan(0);
   });
 
   it("skips a pinned result with no stand-in or a stand-in no smaller than it", () => {

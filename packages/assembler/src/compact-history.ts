@@ -34,9 +34,10 @@ export interface CompactionHints {
    */
   stubTargets?: ReadonlyMap<number, number>;
   /**
-   * A condensed stand-in for a pinned result before the recency wall (its digest, or a stub
-   * naming its re-read call), used only when dropping every unpinned exchange does not fit
-   * the budget; undefined keeps the result as it is.
+   * A condensed stand-in for a result before the recency wall (its digest, or a stub naming
+   * its re-read call): first for the results nothing pins, before any unit is dropped; for
+   * pinned results only when dropping every unpinned unit does not fit the budget.
+   * Undefined keeps the result as it is.
    */
   condense?: (index: number) => Message | undefined;
 }
@@ -46,7 +47,7 @@ export interface CompactionResult {
   /** Whether anything was dropped or condensed. */
   fired: boolean;
   droppedMessages: number;
-  /** Pinned results replaced by their condensed stand-in. */
+  /** Results replaced by their condensed stand-in. */
   condensedResults: number;
   /**
    * True when the view is still over the budget: what the backstop never removes (the
@@ -70,11 +71,13 @@ const NOTHING_REPLACED = { has: () => false };
 /**
  * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
  * order, touching the recency wall never:
- * 1. drops the oldest whole units before the wall (see `UnitIndex`) that hold
+ * 1. condenses the results before the wall that no unit keeps (not pinned, no kept stub's
+ *    target), oldest first, to the stand-in `hints.condense` gives (their digest, or a
+ *    stub naming their re-read call);
+ * 2. drops the oldest whole units before the wall (see `UnitIndex`) that hold
  *    no pinned message, and puts one note of short snippets where the first one was;
- * 2. condenses pinned results before the wall, oldest first, to the stand-in
- *    `hints.condense` gives (their digest, or a stub naming their re-read call);
- * 3. drops the oldest units holding pinned results.
+ * 3. condenses pinned results before the wall, oldest first, the same way;
+ * 4. drops the oldest units holding pinned results.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
  * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
  *

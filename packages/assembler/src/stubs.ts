@@ -7,7 +7,7 @@ export const ERROR_PREFIX = "[Transient error, retried successfully below: ";
 /** First line of the backstop's note standing for dropped history. */
 export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by context-cleaner";
 
-/** First words of the stand-in for a pinned result the backstop condenses to fit the history budget. */
+/** First words of the stand-in for a result the backstop condenses to fit the history budget. */
 export const BUDGET_STUB_PREFIX = "[Condensed by context-cleaner to fit the history budget";
 
 /** The longest error gist a error-retry stub keeps. */
@@ -68,7 +68,7 @@ export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
 }
 
 /**
- * The backstop's stand-in for a pinned result it must condense to fit the history budget
+ * The backstop's stand-in for a result it must condense to fit the history budget
  * and has no digest for: the call that re-reads it (`reread`, from {@link renderToolCall}),
  * offered as a re-run returning current data for a tool that is not idempotent.
  */
