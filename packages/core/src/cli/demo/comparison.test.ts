@@ -89,6 +89,9 @@ describe("compareContestants", () => {
       ["two", 0, true],
     ]);
     expect(digests).toMatchObject({ viewShare: 0.06, strict: 19, recoverable: 20, medianViewMs: 5 });
+    // Every turn's last view: 10 + 10 + 4 and 10 + 10 + 10 of 60 for blind caps.
+    expect(blind).toMatchObject({ strictEveryTurn: 54, probesEveryTurn: 60 });
+    expect(digests).toMatchObject({ strictEveryTurn: 59, probesEveryTurn: 60 });
     expect(formatTurnsBeforeCut(digests as NonNullable<typeof digests>)).toBe("3+, 2");
   });
 
@@ -96,7 +99,7 @@ describe("compareContestants", () => {
     const table = renderComparisonTable(compareContestants(simulations)).split("\n");
     expect(table).toHaveLength(4);
     expect(table[3]).toBe(
-      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 3+, 2 | 1 | 1.5 | 5.00 |",
+      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 98.3% | 3+, 2 | 1 | 1.5 | 5.00 |",
     );
   });
 });

@@ -12,6 +12,9 @@ export interface ComparisonRow {
   strict: number;
   recoverable: number;
   probes: number;
+  /** Strict retention summed over every turn's last view (probes arrived by then), not only the thread's last. */
+  strictEveryTurn: number;
+  probesEveryTurn: number;
   /** Per thread: turns played before the first budget cut, and whether a cut came at all. */
   turnsBeforeFirstCut: { thread: string; turns: number; cut: boolean; played: number }[];
   /** Results the conversation budget cut, over all threads. */
@@ -44,6 +47,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
     let strict = 0;
     let recoverable = 0;
     let probes = 0;
+    let strictEveryTurn = 0;
+    let probesEveryTurn = 0;
     let budgetCuts = 0;
     let breaks = 0;
     const viewMs: number[] = [];
@@ -57,6 +62,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       for (const turn of run.turns) {
         budgetCuts += turn.budgetCuts;
         breaks += turn.cacheBreaks;
+        strictEveryTurn += turn.retention.strict;
+        probesEveryTurn += turn.retention.total;
       }
       viewMs.push(...run.viewMs);
     }
@@ -70,6 +77,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       strict,
       recoverable,
       probes,
+      strictEveryTurn,
+      probesEveryTurn,
       turnsBeforeFirstCut: runs.map(({ simulation, run }) => ({
         thread: simulation.thread,
         turns: turnsBeforeFirstCut(run),
@@ -93,12 +102,12 @@ export function formatTurnsBeforeCut(row: ComparisonRow): string {
 /** The comparison as a Markdown table. */
 export function renderComparisonTable(rows: readonly ComparisonRow[]): string {
   const lines = [
-    "| contestant | view / raw chars | strict retention | recoverable retention | turns before 1st budget cut | results cut | cache breaks / thread | median view ms |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| contestant | view / raw chars | strict retention | recoverable retention | strict, every turn | turns before 1st budget cut | results cut | cache breaks / thread | median view ms |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     lines.push(
-      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerThread.toFixed(1)} | ${row.medianViewMs.toFixed(2)} |`,
+      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${percent(row.strictEveryTurn, row.probesEveryTurn)} | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerThread.toFixed(1)} | ${row.medianViewMs.toFixed(2)} |`,
     );
   }
   return lines.join("\n");
