@@ -484,7 +484,7 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     expect(view).toContain(thread[resultIndex(thread, "r1")]);
     // r2 stays in place, condensed to the call that re-reads it.
     expect(view[resultIndex(thread, "r2")]?.content).toBe(
-      '[Condensed by context-cleaner to fit the history budget — the original is one call away: read_document(file_id="lease_b", offset=5000)]',
+      '[Condensed by context-cleaner to fit the history budget: tool call r2 — the original is one call away: read_document(file_id="lease_b", offset=5000)]',
     );
   });
 
@@ -525,11 +525,104 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     });
     expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
     expect(view[resultIndex(thread, "l0")]?.content).toBe(
-      '[Condensed by context-cleaner to fit the history budget — the original is one call away: read_document(file_id="lease_9", offset=0)]',
+      '[Condensed by context-cleaner to fit the history budget: tool call l0 — the original is one call away: read_document(file_id="lease_9", offset=0)]',
     );
     for (const id of ["p1", "p2", "p3", "p4"]) {
       expect(view[resultIndex(thread, id)]?.content).toBe(digests.get(id)?.digest);
     }
+  });
+
+  it("cuts digests down to their figures, oldest first, before it drops any exchange", () => {
+    const pages = [1, 2, 3].map((page) => documentPage("lease_7", page, 8_000));
+    const digestOf = (page: number) =>
+      [
+        DIGEST_HEADER,
+        "tool: read_document",
+        `source: file_id=lease_7 · page ${page}`,
+        "digest:",
+        `  - Amounts: ${"the base rent steps up each lease year as Exhibit B sets out; ".repeat(6)}`,
+        `  - Obligations: ${"the tenant keeps the premises insured and in good repair; ".repeat(6)}`,
+        `figures verbatim: $1,${page}50,000.00; Section ${page}.2`,
+        `re-read: read_document(file_id="lease_7", offset=${page * 8_000})`,
+      ].join("\n");
+    const thread = [
+      userMessage("Read the lease."),
+      ...pages.flatMap((page, index) =>
+        toolExchange(
+          `p${index + 1}`,
+          "read_document",
+          { file_id: "lease_7", offset: (index + 1) * 8_000 },
+          page,
+        ),
+      ),
+      userMessage("Now the side letter."),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side_1", offset: 0 },
+        documentPage("side_1", 1, 3_000),
+      ),
+      assistantText("Read."),
+    ];
+    const digests = digestMap(
+      Object.fromEntries(pages.map((page, index) => [`p${index + 1}`, digestFor(page, digestOf(index + 1))])),
+    );
+    const full = assembleModelView(thread, digests, { recencyKeepExchanges: 0 });
+    const budget = full.report.assembledChars - 500;
+    const { messages: view, report } = assembleModelView(thread, digests, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: budget,
+    });
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
+    expect(report.assembledChars).toBeLessThanOrEqual(budget);
+    const first = view[resultIndex(thread, "p1")]?.content as string;
+    expect(first).toContain("  - (bullets of tool call p1 left out to fit the history budget");
+    expect(first).not.toContain("Amounts:");
+    expect(first).toContain("figures verbatim: $1,150,000.00; Section 1.2");
+    expect(first).toContain('re-read: read_document(file_id="lease_7", offset=8000)');
+    expect(view[resultIndex(thread, "p2")]?.content).toBe(digests.get("p2")?.digest);
+    // The view of the view leaves the cut-down digest as it is: not stale, not substituted.
+    const again = assembleModelView(view, digests, { recencyKeepExchanges: 0, historyBudgetChars: budget });
+    expect(again.messages).toEqual(view);
+    expect(again.report).toMatchObject({ substitutions: 0, stale: 0, compaction: { fired: false } });
+  });
+
+  it("cuts two digests of the same call args down to forms that never read as duplicates", () => {
+    // The same page read twice, changed in between: two rows whose figures agree.
+    const [before, after] = [1, 2].map((revision) => `${documentPage("roll", revision, 6_000)} Rent $9,000.`);
+    const digestOf = (bullet: string) =>
+      [
+        DIGEST_HEADER,
+        "tool: read_document",
+        "source: file_id=roll",
+        "digest:",
+        `  - ${bullet.repeat(20)}`,
+        "figures verbatim: $9,000",
+        're-read: read_document(file_id="roll", offset=0)',
+      ].join("\n");
+    const thread = [
+      userMessage("Pull the rent roll twice."),
+      ...toolExchange("q1", "read_document", { file_id: "roll", offset: 0 }, before as string),
+      ...toolExchange("q2", "read_document", { file_id: "roll", offset: 0 }, after as string),
+      userMessage("Summarise."),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side_1", offset: 0 },
+        documentPage("side_1", 1, 1_000),
+      ),
+      assistantText("Done."),
+    ];
+    const digests = digestMap({
+      q1: digestFor(before as string, digestOf("the first revision of the roll; ")),
+      q2: digestFor(after as string, digestOf("the second revision of the roll; ")),
+    });
+    const options = { recencyKeepExchanges: 0, historyBudgetChars: 1_900 };
+    const first = assembleModelView(thread, digests, options);
+    expect(first.report.compaction).toMatchObject({ droppedMessages: 0, condensedResults: 2 });
+    const second = assembleModelView(first.messages, digests, options);
+    expect(second.messages).toEqual(first.messages);
+    expect(second.report.stubs).toEqual({ duplicate: 0, errorRetry: 0 });
   });
 
   it("keeps the retry a kept error stub points to", () => {

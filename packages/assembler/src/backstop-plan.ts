@@ -28,6 +28,8 @@ export interface BackstopHints {
   readonly pinned: readonly number[];
   readonly stubTargets?: ReadonlyMap<number, number> | undefined;
   readonly condense?: ((index: number) => Message | undefined) | undefined;
+  /** A shorter form of a digest in the view (its figures-only form); undefined for other results. */
+  readonly shrink?: ((index: number) => Message | undefined) | undefined;
 }
 
 export interface BackstopResult {
@@ -130,6 +132,21 @@ export class DropPlan {
     }
   }
 
+  /**
+   * Cuts the digests before the wall down to their figures-only form, oldest first, while
+   * the view does not fit: the figures and the re-read call stay, where dropping the
+   * exchange would keep a snippet.
+   */
+  shrinkDigests(): void {
+    const { shrink } = this.hints;
+    if (!shrink) return;
+    const { thread, wallStart } = this.view;
+    for (let index = 0; index < wallStart && !this.fits(); index++) {
+      if (thread.messages[index]?.role === "tool" && !this.condensed.has(index))
+        this.condenseAt(index, shrink);
+    }
+  }
+
   /** Condenses pinned results before the wall, oldest first, while the view does not fit. */
   condensePinned(): void {
     const { condense, pinned } = this.hints;
@@ -214,6 +231,7 @@ export function runBackstop(
   if (view.chars <= settings.budget) return unchanged(false);
   const plan = new DropPlan(view, settings, hints);
   plan.condenseRaw();
+  if (!plan.fits()) plan.shrinkDigests();
   if (!plan.fits()) plan.dropOldest("held", true);
   if (!plan.fits()) plan.condensePinned();
   if (!plan.fits()) plan.dropOldest("fixed", false);

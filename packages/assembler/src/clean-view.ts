@@ -3,7 +3,7 @@ import { InvalidOptionError } from "./errors";
 import type { IndexedThread } from "./indexed-thread";
 import { decideInlineStubs } from "./inline-clean";
 import { protectWindow, type WindowProtection } from "./protect";
-import { renderBudgetStub, renderToolCall } from "./stubs";
+import { figuresOnlyDigest, renderBudgetStub, renderToolCall } from "./stubs";
 import type { ThreadFacts } from "./thread-facts";
 import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
 
@@ -103,10 +103,12 @@ function substituteDigests(
     checkDigestEntry(message.toolCallId, entry);
     if (
       typeof message.content === "string" &&
-      (message.content === entry.digest || message.content === budgetStubOf(facts, index))
+      (message.content === entry.digest ||
+        message.content === figuresOnlyDigest(entry.digest, message.toolCallId) ||
+        message.content === budgetStubOf(facts, index))
     ) {
       // The row's own digest, substituted by an earlier assembly, or the stand-in an earlier
-      // backstop put there for this very call: neither live nor stale.
+      // backstop put there for this very row or call: neither live nor stale.
     } else if (facts.thread.hashAt(index) === entry.contentSha256) {
       decisions.replaced.set(index, entry.digest);
       counts.substitutions++;
@@ -152,12 +154,30 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   };
 }
 
+/**
+ * Past the budget, a digest in the view (substituted by this assembly, or the row's own
+ * digest already in the thread) gives way to its figures-only form.
+ */
+function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, decisions: Decisions) {
+  return (index: number): Message | undefined => {
+    const message = facts.thread.messages[index] as Message;
+    if (message.role !== "tool") return undefined;
+    const entry = digests?.get(message.toolCallId);
+    if (!entry) return undefined;
+    const shown = decisions.replaced.get(index) ?? message.content;
+    if (shown !== entry.digest) return undefined;
+    const text = figuresOnlyDigest(entry.digest, message.toolCallId);
+    return text === undefined ? undefined : withContent(message, text);
+  };
+}
+
 /** The backstop's stand-in for the result at `index`, naming the call that re-reads it; undefined without a call. */
 function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
   const call = facts.thread.calls.callAt(index);
   if (!call) return undefined;
-  const rule = facts.policy.ruleFor((facts.thread.messages[index] as ToolMessage).toolName);
-  return renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent);
+  const message = facts.thread.messages[index] as ToolMessage;
+  const rule = facts.policy.ruleFor(message.toolName);
+  return renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent, message.toolCallId);
 }
 
 /**
@@ -191,6 +211,11 @@ export function cleanView(
     // result would also unpin the rest of its source, so assembling the view again would
     // clean what this pass kept. A kept stub keeps what it points to; the targets come
     // from this assembly's decisions.
-    hints: { pinned, stubTargets: decisions.stubTargets, condense: condenser(facts, digests) },
+    hints: {
+      pinned,
+      stubTargets: decisions.stubTargets,
+      condense: condenser(facts, digests),
+      shrink: shrinker(facts, digests, decisions),
+    },
   };
 }

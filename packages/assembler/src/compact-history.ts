@@ -74,10 +74,11 @@ const NOTHING_REPLACED = { has: () => false };
  * 1. condenses the results before the wall that no unit keeps (not pinned, no kept stub's
  *    target), oldest first, to the stand-in `hints.condense` gives (their digest, or a
  *    stub naming their re-read call);
- * 2. drops the oldest whole units before the wall (see `UnitIndex`) that hold
+ * 2. (with the assembler's hints) cuts the digests before the wall down to their figures;
+ * 3. drops the oldest whole units before the wall (see `UnitIndex`) that hold
  *    no pinned message, and puts one note of short snippets where the first one was;
- * 3. condenses pinned results before the wall, oldest first, the same way;
- * 4. drops the oldest units holding pinned results.
+ * 4. condenses pinned results before the wall, oldest first, the same way;
+ * 5. drops the oldest units holding pinned results.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
  * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
  *

@@ -10,6 +10,28 @@ export const COMPACTION_NOTE_PREFIX = "[Earlier conversation condensed by contex
 /** First words of the stand-in for a result the backstop condenses to fit the history budget. */
 export const BUDGET_STUB_PREFIX = "[Condensed by context-cleaner to fit the history budget";
 
+/** First words of the one bullet of a digest the backstop cut down to its figures (see {@link figuresOnlyDigest}). */
+export const FIGURES_ONLY_BULLET_PREFIX = "  - (bullets of tool call ";
+
+/**
+ * A digest cut down to fit the history budget: its bullets give way to one line saying so
+ * (naming the tool call, so two results' cut-down digests never read as duplicates); the
+ * header, tool, source, `figures verbatim` and `re-read` lines stay as they are (the
+ * figures are the facts, and the page is one call away). Undefined for text that is not a
+ * digest in the contract's format or that has no bullet to leave out.
+ */
+export function figuresOnlyDigest(digest: string, toolCallId: string): string | undefined {
+  if (!digest.startsWith(`${DIGEST_HEADER}\n`)) return undefined;
+  const lines = digest.split("\n");
+  const label = lines.indexOf("digest:");
+  if (label < 0) return undefined;
+  let end = label + 1;
+  while (end < lines.length && (lines[end] as string).startsWith("  - ")) end++;
+  if (end === label + 1) return undefined;
+  const bullet = `${FIGURES_ONLY_BULLET_PREFIX}${toolCallId} left out to fit the history budget; re-read for the full text)`;
+  return [...lines.slice(0, label + 1), bullet, ...lines.slice(end)].join("\n");
+}
+
 /** The longest error gist a error-retry stub keeps. */
 export const ERROR_GIST_MAX_CHARS = 200;
 
@@ -68,12 +90,14 @@ export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
 }
 
 /**
- * The backstop's stand-in for a result it must condense to fit the history budget
- * and has no digest for: the call that re-reads it (`reread`, from {@link renderToolCall}),
- * offered as a re-run returning current data for a tool that is not idempotent.
+ * The backstop's stand-in for the result of tool call `toolCallId` it must condense to fit
+ * the history budget and has no digest for: the call that re-reads it (`reread`, from
+ * {@link renderToolCall}), offered as a re-run returning current data for a tool that is
+ * not idempotent. Naming the tool call keeps two results' stand-ins apart (never duplicates).
  */
-export function renderBudgetStub(reread: string, idempotent: boolean): string {
+export function renderBudgetStub(reread: string, idempotent: boolean, toolCallId: string): string {
+  const prefix = `${BUDGET_STUB_PREFIX}: tool call ${toolCallId}`;
   return idempotent
-    ? `${BUDGET_STUB_PREFIX} — the original is one call away: ${reread}]`
-    : `${BUDGET_STUB_PREFIX} — re-running ${reread} returns current data.]`;
+    ? `${prefix} — the original is one call away: ${reread}]`
+    : `${prefix} — re-running ${reread} returns current data.]`;
 }
