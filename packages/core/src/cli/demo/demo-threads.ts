@@ -1,16 +1,15 @@
 /**
- * The threads the demo plays: the fixture threads checked in with this repository and the
- * long version of the first (more reading turns from the same seeded generator). The CLI
- * runs its TypeScript sources from the repository, so the demo reads the same fixtures the
- * eval battery and the benchmark use.
+ * The threads the demo plays: the fixture threads and the long version of the first (more
+ * reading turns from the same seeded generator). Both are generated here, not read from
+ * the repository's JSON (which holds the same bytes, checked by its fixtures test), so the
+ * published command needs no file beside its bundle.
  */
-import { buildLongThread, THREAD_PLANS } from "../../../../../test/fixtures/generator";
-import { loadFixtures } from "../../../../../test/fixtures/load-fixtures";
+import { buildLongThread, generateFixtures, THREAD_PLANS } from "../../../../../test/fixtures/generator";
 import type { SimulationThread } from "./simulate-turns";
 
-/** The checked-in fixture threads (four turns each). */
+/** The fixture threads (four turns each), generated from their seeds (~2 s). */
 export function fixtureThreads(): SimulationThread[] {
-  return loadFixtures();
+  return generateFixtures();
 }
 
 /** Long versions of the first `count` fixture threads, generated (a few seconds each). */
