@@ -12,5 +12,5 @@ export type {
   TurnEventSkipReason,
 } from "./turn-event-publisher";
 export { createTurnEventPublisher, TURN_EVENT_PUBLISHER_DEFAULTS } from "./turn-event-publisher";
-export type { HoldTurnLockOptions, TurnLockRedis } from "./turn-lock";
-export { holdTurnLock, TURN_LOCK_DEFAULTS, turnLockKey } from "./turn-lock";
+export type { HoldTurnLockOptions, RedisTurnLockOptions, TurnLockRedis } from "./turn-lock";
+export { createRedisTurnLock, holdTurnLock, TURN_LOCK_DEFAULTS, turnLockKey } from "./turn-lock";

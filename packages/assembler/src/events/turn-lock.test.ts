@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../errors";
+import type { TurnContext } from "../turn-ports";
 import type { TurnEventLogger } from "./turn-event-publisher";
-import { holdTurnLock, TURN_LOCK_DEFAULTS, type TurnLockRedis, turnLockKey } from "./turn-lock";
+import {
+  createRedisTurnLock,
+  holdTurnLock,
+  TURN_LOCK_DEFAULTS,
+  type TurnLockRedis,
+  turnLockKey,
+} from "./turn-lock";
 
 /**
  * An in-memory Redis answering the lock's two calls: SET NX EX, and the release script
@@ -164,5 +171,67 @@ describe("holdTurnLock", () => {
       InvalidOptionError,
     );
     await expect(holdTurnLock("o", "t", () => 1, { redis, timeoutMs: -1 })).rejects.toThrow(/timeoutMs/);
+  });
+});
+
+describe("createRedisTurnLock", () => {
+  const turn = (orgId: string): TurnContext => ({
+    threadId: "thread_1",
+    configurable: { thread_id: "thread_1", org_id: orgId },
+    context: undefined,
+  });
+  const orgIdOf = (context: TurnContext) => String(context.configurable.org_id);
+
+  it("sets the key of the turn's org and thread while the lease is held, and deletes it once on release", async () => {
+    const { redis, values, calls } = fakeRedis();
+    const lock = createRedisTurnLock({ redis, orgIdOf, ttlSeconds: 120 });
+    const lease = await lock.acquire("thread_1", turn("org_1"));
+    const token = values.get(KEY);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(calls[0]).toEqual({ command: "set", args: [KEY, token, { nx: true, ex: 120 }] });
+    await lease.release();
+    await lease.release();
+    expect(values.has(KEY)).toBe(false);
+    expect(calls.filter((call) => call.command === "eval")).toHaveLength(1);
+  });
+
+  it("leaves the key of an earlier turn of the same thread to that turn", async () => {
+    const { redis, values } = fakeRedis();
+    const lock = createRedisTurnLock({ redis, orgIdOf });
+    const first = await lock.acquire("thread_1", turn("org_1"));
+    const held = values.get(KEY);
+    const second = await lock.acquire("thread_1", turn("org_1"));
+    await second.release();
+    expect(values.get(KEY)).toBe(held);
+    await first.release();
+    expect(values.has(KEY)).toBe(false);
+  });
+
+  it("keys each org apart", async () => {
+    const { redis, values } = fakeRedis();
+    const lock = createRedisTurnLock({ redis, orgIdOf, keyPrefix: "p:" });
+    await lock.acquire("thread_1", turn("org_2"));
+    expect([...values.keys()]).toEqual([turnLockKey("org_2", "thread_1", "p:")]);
+  });
+
+  it("never rejects for Redis: it logs, and the release still tries the token-checked delete", async () => {
+    const { logger, warnings } = recordingLogger();
+    const { redis, calls } = fakeRedis({
+      set: () => Promise.reject(new Error("connection refused")),
+      eval: () => Promise.reject(new Error("connection refused")),
+    });
+    const lease = await createRedisTurnLock({ redis, orgIdOf, logger }).acquire("thread_1", turn("org_1"));
+    await lease.release();
+    expect(warnings).toEqual([
+      "context-cleaner: turn lock not taken; the turn runs without it",
+      "context-cleaner: turn lock not released; it expires by itself",
+    ]);
+    expect(calls.map((call) => call.command)).toEqual(["set", "eval"]);
+  });
+
+  it("rejects a TTL or deadline that is not a positive integer when created", () => {
+    const { redis } = fakeRedis();
+    expect(() => createRedisTurnLock({ redis, orgIdOf, ttlSeconds: 0 })).toThrow(InvalidOptionError);
+    expect(() => createRedisTurnLock({ redis, orgIdOf, timeoutMs: 1.5 })).toThrow(InvalidOptionError);
   });
 });

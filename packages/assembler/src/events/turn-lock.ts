@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { InvalidOptionError } from "../errors";
+import type { RuntimeTurnLock, TurnContext } from "../turn-ports";
 import { withDeadline } from "./deadline";
 import type { TurnEventLogger } from "./turn-event-publisher";
 
@@ -58,31 +59,21 @@ function checkPositiveInteger(value: number, field: string): number {
   return value;
 }
 
+/** A lock taken (or not) by {@link takeTurnLock}; releasing it twice is harmless. */
+interface TakenLock {
+  release(): Promise<void>;
+}
+
 /**
- * Runs one turn of an agent while a Redis key tells the digest worker that a turn is
- * running on the thread, so the worker requeues its job instead of reading the thread
- * mid-turn.
- *
- * The lock is a signal, not mutual exclusion, and the turn always runs:
- * - when another turn of the same thread already holds the key, this turn runs anyway
- *   (blocking a user's turn on a background optimisation would be wrong) and leaves the
- *   key to the turn that set it;
- * - when Redis fails or is slow, the failure is logged and the turn runs without the lock.
- *
- * Safety does not depend on the lock: a pass that does run mid-turn only adds digests of
- * messages that existed before, and a turn loads digests once, at its start.
- *
- * The key is released after `fn` settles, only if it still holds this turn's token.
- *
- * @returns what `fn` returns; rejects only with what `fn` throws.
- * @throws {InvalidOptionError} for a `ttlSeconds` or `timeoutMs` that is not a positive integer.
+ * Sets the thread's key with a fresh token (`SET NX EX`); never throws. The release
+ * deletes the key only while it holds that token, and is skipped when another turn held
+ * the key first.
  */
-export async function holdTurnLock<T>(
+async function takeTurnLock(
   orgId: string,
   threadId: string,
-  fn: () => Promise<T> | T,
   options: HoldTurnLockOptions,
-): Promise<T> {
+): Promise<TakenLock> {
   const ttlSeconds = checkPositiveInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
   const timeoutMs = checkPositiveInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
   const logger = options.logger ?? console;
@@ -114,16 +105,70 @@ export async function holdTurnLock<T>(
     report("context-cleaner: turn lock not taken; the turn runs without it", error);
     lock = "unknown";
   }
-
-  try {
-    return await fn();
-  } finally {
-    if (lock !== "busy") {
+  let released = lock === "busy";
+  return {
+    async release() {
+      if (released) return;
+      released = true;
       try {
         await withDeadline("Redis EVAL", timeoutMs, () => redis.eval(RELEASE_SCRIPT, [key], [token]));
       } catch (error) {
         report("context-cleaner: turn lock not released; it expires by itself", error);
       }
-    }
+    },
+  };
+}
+
+/**
+ * Runs one turn of an agent while a Redis key tells the digest worker that a turn is
+ * running on the thread, so the worker requeues its job instead of reading the thread
+ * mid-turn.
+ *
+ * The lock is a signal, not mutual exclusion, and the turn always runs:
+ * - when another turn of the same thread already holds the key, this turn runs anyway
+ *   (blocking a user's turn on a background optimisation would be wrong) and leaves the
+ *   key to the turn that set it;
+ * - when Redis fails or is slow, the failure is logged and the turn runs without the lock.
+ *
+ * Safety does not depend on the lock: a pass that does run mid-turn only adds digests of
+ * messages that existed before, and a turn loads digests once, at its start.
+ *
+ * The key is released after `fn` settles, only if it still holds this turn's token.
+ *
+ * @returns what `fn` returns; rejects only with what `fn` throws.
+ * @throws {InvalidOptionError} for a `ttlSeconds` or `timeoutMs` that is not a positive integer.
+ */
+export async function holdTurnLock<T>(
+  orgId: string,
+  threadId: string,
+  fn: () => Promise<T> | T,
+  options: HoldTurnLockOptions,
+): Promise<T> {
+  const lock = await takeTurnLock(orgId, threadId, options);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
   }
+}
+
+export interface RedisTurnLockOptions extends HoldTurnLockOptions {
+  /** The org a turn runs for, e.g. `(turn) => String(turn.configurable.org_id)`. */
+  orgIdOf(turn: TurnContext): string;
+}
+
+/**
+ * The same Redis turn lock as {@link holdTurnLock}, as the `turnLock` a framework
+ * integration takes (the LangChain `createAgent` middleware): `acquire` sets the
+ * thread's key for the turn, and the lease's `release` deletes it while it still holds the
+ * turn's token. It never throws for Redis: a failure is logged and the turn runs without it.
+ *
+ * @throws {InvalidOptionError} for a `ttlSeconds` or `timeoutMs` that is not a positive integer.
+ */
+export function createRedisTurnLock(options: RedisTurnLockOptions): RuntimeTurnLock {
+  checkPositiveInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
+  checkPositiveInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
+  return {
+    acquire: (threadId, turn) => takeTurnLock(options.orgIdOf(turn), threadId, options),
+  };
 }

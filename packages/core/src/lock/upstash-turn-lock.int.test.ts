@@ -1,4 +1,4 @@
-import { holdTurnLock } from "@context-cleaner/assembler/events";
+import { createRedisTurnLock, holdTurnLock } from "@context-cleaner/assembler/events";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -30,6 +30,23 @@ describe("createUpstashTurnLock against the runtime's holdTurnLock", () => {
     expect(during).toBe(true);
     expect(await lock.isHeld("org_1", "thread_7")).toBe(false);
     expect(await lock.isHeld("org_1", "other-thread")).toBe(false);
+  });
+
+  it("sees the lock a framework integration holds through createRedisTurnLock", async () => {
+    const lock = createUpstashTurnLock(redis, { keyPrefix: "test:lease:" });
+    const runtime = createRedisTurnLock({
+      redis,
+      keyPrefix: "test:lease:",
+      orgIdOf: (turn) => String(turn.configurable.org_id),
+    });
+    const lease = await runtime.acquire("thread_8", {
+      threadId: "thread_8",
+      configurable: { org_id: "org_1" },
+      context: undefined,
+    });
+    expect(await lock.isHeld("org_1", "thread_8")).toBe(true);
+    await lease.release();
+    expect(await lock.isHeld("org_1", "thread_8")).toBe(false);
   });
 
   it("answers not held and reports the error when the token is refused", async () => {
