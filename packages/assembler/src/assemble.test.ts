@@ -449,6 +449,39 @@ describe("assembleModelView history backstop holds its budget", () => {
   });
 });
 
+/**
+ * A document read page by page (`p1`, `p2`, … after the `opening` exchanges), then the next
+ * user message and one read of a side letter (`s1`) and a reply: the recency wall with 0 exchanges.
+ */
+function pagesThenSideLetter(
+  fileId: string,
+  pages: readonly string[],
+  pageChars: number,
+  sideLetterChars: number,
+  opening: Message[] = [],
+): Message[] {
+  return [
+    userMessage("Read the lease."),
+    ...opening,
+    ...pages.flatMap((page, index) =>
+      toolExchange(
+        `p${index + 1}`,
+        "read_document",
+        { file_id: fileId, offset: (index + 1) * pageChars },
+        page,
+      ),
+    ),
+    userMessage("Now the side letter."),
+    ...toolExchange(
+      "s1",
+      "read_document",
+      { file_id: "side_1", offset: 0 },
+      documentPage("side_1", 1, sideLetterChars),
+    ),
+    assistantText("Read."),
+  ];
+}
+
 describe("assembleModelView backstop keeps what the view relies on", () => {
   const recent = [
     ...toolExchange("w1", "web_search", { q: "a" }, "id: a"),
@@ -491,26 +524,9 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
   it("condenses a raw ledger first page before it drops any digested page", () => {
     const ledger = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_9", 1, 12_000)}`;
     const pages = [1, 2, 3, 4].map((page) => documentPage("lease_9", page + 1, 12_000));
-    const thread = [
-      userMessage("Read the lease."),
+    const thread = pagesThenSideLetter("lease_9", pages, 12_000, 9_000, [
       ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, ledger),
-      ...pages.flatMap((page, index) =>
-        toolExchange(
-          `p${index + 1}`,
-          "read_document",
-          { file_id: "lease_9", offset: (index + 1) * 12_000 },
-          page,
-        ),
-      ),
-      userMessage("Now the side letter."),
-      ...toolExchange(
-        "s1",
-        "read_document",
-        { file_id: "side_1", offset: 0 },
-        documentPage("side_1", 1, 9_000),
-      ),
-      assistantText("Read."),
-    ];
+    ]);
     const digests = digestMap(
       Object.fromEntries(
         pages.map((page, index) => [
@@ -545,25 +561,7 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
         `figures verbatim: $1,${page}50,000.00; Section ${page}.2`,
         `re-read: read_document(file_id="lease_7", offset=${page * 8_000})`,
       ].join("\n");
-    const thread = [
-      userMessage("Read the lease."),
-      ...pages.flatMap((page, index) =>
-        toolExchange(
-          `p${index + 1}`,
-          "read_document",
-          { file_id: "lease_7", offset: (index + 1) * 8_000 },
-          page,
-        ),
-      ),
-      userMessage("Now the side letter."),
-      ...toolExchange(
-        "s1",
-        "read_document",
-        { file_id: "side_1", offset: 0 },
-        documentPage("side_1", 1, 3_000),
-      ),
-      assistantText("Read."),
-    ];
+    const thread = pagesThenSideLetter("lease_7", pages, 8_000, 3_000);
     const digests = digestMap(
       Object.fromEntries(pages.map((page, index) => [`p${index + 1}`, digestFor(page, digestOf(index + 1))])),
     );
