@@ -2,10 +2,17 @@ import type { BackstopHints, BackstopView } from "./backstop-plan";
 import { InvalidOptionError } from "./errors";
 import type { IndexedThread } from "./indexed-thread";
 import { decideInlineStubs } from "./inline-clean";
+import type { ToolRule } from "./policy";
 import { protectWindow, type WindowProtection } from "./protect";
-import { figuresOnlyDigest, renderBudgetStub, renderToolCall } from "./stubs";
+import {
+  BUDGET_STUB_PREFIX,
+  DIGEST_HEADER,
+  figuresOnlyDigest,
+  renderBudgetStub,
+  renderToolCall,
+} from "./stubs";
 import type { ThreadFacts } from "./thread-facts";
-import type { DigestEntry, DigestMap, Message, ToolMessage } from "./types";
+import type { DigestEntry, DigestMap, Message, ToolCall, ToolMessage } from "./types";
 
 /** What the cleaning steps count, into the assembly's report. */
 export interface CleaningCounts {
@@ -43,6 +50,18 @@ export function originalOfReplacement(message: Message): Message | undefined {
 function withContent(message: ToolMessage, text: string): ToolMessage {
   const replacement: ToolMessage = { ...message, content: text };
   replacedFrom.set(replacement, message);
+  return replacement;
+}
+
+// Per result: the backstop's last stand-in for it (assemblies past the budget repeat them).
+const standInByMessage = new WeakMap<ToolMessage, ToolMessage>();
+
+/** {@link withContent} for the backstop's stand-ins: the same object again while the text is the same. */
+function standIn(message: ToolMessage, text: string): ToolMessage {
+  const cached = standInByMessage.get(message);
+  if (cached?.content === text) return cached;
+  const replacement = withContent(message, text);
+  standInByMessage.set(message, replacement);
   return replacement;
 }
 
@@ -101,12 +120,7 @@ function substituteDigests(
     const entry = digests.get(message.toolCallId);
     if (!entry) continue;
     checkDigestEntry(message.toolCallId, entry);
-    if (
-      typeof message.content === "string" &&
-      (message.content === entry.digest ||
-        message.content === figuresOnlyDigest(entry.digest, message.toolCallId) ||
-        message.content === budgetStubOf(facts, index))
-    ) {
+    if (typeof message.content === "string" && isOwnCondensedText(message.content, entry, facts, index)) {
       // The row's own digest, substituted by an earlier assembly, or the stand-in an earlier
       // backstop put there for this very row or call: neither live nor stale.
     } else if (facts.thread.hashAt(index) === entry.contentSha256) {
@@ -150,7 +164,7 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
     if (entry && message.content === entry.digest) return undefined;
     const text =
       entry && facts.thread.hashAt(index) === entry.contentSha256 ? entry.digest : budgetStubOf(facts, index);
-    return text === undefined ? undefined : withContent(message, text);
+    return text === undefined ? undefined : standIn(message, text);
   };
 }
 
@@ -166,10 +180,36 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, dec
     if (!entry) return undefined;
     const shown = decisions.replaced.get(index) ?? message.content;
     if (shown !== entry.digest) return undefined;
-    const text = figuresOnlyDigest(entry.digest, message.toolCallId);
-    return text === undefined ? undefined : withContent(message, text);
+    const text = figuresOnlyOf(entry, message.toolCallId);
+    return text === undefined ? undefined : standIn(message, text);
   };
 }
+
+/**
+ * Whether `content` is what an earlier assembly put in the result's place from this row or
+ * for this call: the row's digest, its figures-only form, or the backstop's stub.
+ */
+function isOwnCondensedText(content: string, entry: DigestEntry, facts: ThreadFacts, index: number): boolean {
+  if (content === entry.digest) return true;
+  if (content.startsWith(BUDGET_STUB_PREFIX)) return content === budgetStubOf(facts, index);
+  return (
+    content.startsWith(DIGEST_HEADER) && content === figuresOnlyOf(entry, facts.message(index).toolCallId)
+  );
+}
+
+// Per row: its figures-only form, for the tool call id it was made for (rows are loaded once per turn).
+const figuresOnlyByEntry = new WeakMap<DigestEntry, { toolCallId: string; text: string | undefined }>();
+
+function figuresOnlyOf(entry: DigestEntry, toolCallId: string): string | undefined {
+  const cached = figuresOnlyByEntry.get(entry);
+  if (cached?.toolCallId === toolCallId) return cached.text;
+  const text = figuresOnlyDigest(entry.digest, toolCallId);
+  figuresOnlyByEntry.set(entry, { toolCallId, text });
+  return text;
+}
+
+// Per tool call: its budget stub, for the tool rule it was rendered under (the policy may change).
+const budgetStubByCall = new WeakMap<ToolCall, { rule: ToolRule; toolCallId: string; text: string }>();
 
 /** The backstop's stand-in for the result at `index`, naming the call that re-reads it; undefined without a call. */
 function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
@@ -177,7 +217,15 @@ function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
   if (!call) return undefined;
   const message = facts.thread.messages[index] as ToolMessage;
   const rule = facts.policy.ruleFor(message.toolName);
-  return renderBudgetStub(renderToolCall(call, rule.provenanceArgs), rule.idempotent, message.toolCallId);
+  const cached = budgetStubByCall.get(call);
+  if (cached?.rule === rule && cached.toolCallId === message.toolCallId) return cached.text;
+  const text = renderBudgetStub(
+    renderToolCall(call, rule.provenanceArgs),
+    rule.idempotent,
+    message.toolCallId,
+  );
+  budgetStubByCall.set(call, { rule, toolCallId: message.toolCallId, text });
+  return text;
 }
 
 /**
