@@ -113,6 +113,8 @@ function directHandler(
     logger,
     metrics,
     jobOptions: { maxCallsPerJob: 100 },
+    // A failed job comes back after 1 s, not the production backoff's 30 s.
+    retryBaseSeconds: 1,
   });
   return { handler, logger, metrics };
 }

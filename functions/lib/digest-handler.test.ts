@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import { StoreInputError } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
 import {
   createExtractiveDigester,
@@ -17,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "../../packages/core/test/fakes/manual-clock";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, rawToolChars } from "../test/threads";
-import { createDigestHandler, type DigestHandlerDependencies } from "./digest-handler";
+import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
 import { lambdaContext } from "./lambda-context";
 import { deliverOnce } from "./local-worker";
 import { sqsEvent } from "./sqs-event";
@@ -264,17 +265,38 @@ describe("createDigestHandler", () => {
     expect(metrics.count("FailedJobs")).toBe(1);
     expect(logger.at("error")[0]).toMatchObject({
       message: "digest job failed: the queue retries it",
-      attributes: { orgId, threadId, error: "connection reset", receiveCount: 1 },
+      attributes: { orgId, threadId, error: "connection reset", receiveCount: 1, retryInSeconds: 30 },
     });
     expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
     expect((await repository.loadThreadDigests(orgId, threadId)).size).toBe(0);
 
-    clock.advance(600);
+    // Back after the first backoff step, not the 600 s visibility timeout.
+    clock.advance(29);
+    expect(await deliverOnce(queue, handler)).toBeUndefined();
+    clock.advance(1);
     const retry = await deliverOnce(queue, handler);
     expect(retry?.received[0]?.receiveCount).toBe(2);
     expect(retry?.failed).toEqual([]);
     expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
     expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
+  });
+
+  it("hands a job that fails with an error that is not retryable straight back, to reach the dead letters", async () => {
+    const refusing: DigestStore = {
+      ...repository,
+      getPass: (orgId, threadId) => repository.getPass(orgId, threadId),
+      recordPass: (orgId, threadId, pass) => repository.recordPass(orgId, threadId, pass),
+      upsertDigests: async () => {
+        throw new StoreInputError("tool_call_id", "is too long");
+      },
+    };
+    const { queue, logger, handler } = setup({ store: refusing });
+    const { message } = turn();
+    await queue.send(message);
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(logger.at("error")[0]?.attributes).toMatchObject({ retryInSeconds: 0 });
+    const again = await deliverOnce(queue, handler);
+    expect(again?.received[0]?.receiveCount).toBe(2);
   });
 
   it("does not start a record with too little time left; it goes back at once", async () => {
@@ -289,5 +311,23 @@ describe("createDigestHandler", () => {
     expect(retry?.received[0]?.receiveCount).toBe(2);
     expect(retry?.failed).toEqual([]);
     expect(await repository.getPass(orgId, threadId)).not.toBeNull();
+  });
+});
+
+describe("retryDelaySeconds", () => {
+  it("doubles from 30 s with each receive up to 900 s, for retryable errors and errors of unknown kind", () => {
+    const transient = Object.assign(new Error("connection reset"), { retryable: true });
+    expect([1, 2, 3, 4, 5, 6].map((receive) => retryDelaySeconds(transient, receive))).toEqual([
+      30, 60, 120, 240, 480, 900,
+    ]);
+    expect(retryDelaySeconds(new Error("unknown"), 2)).toBe(60);
+    expect(retryDelaySeconds("not an error", 1)).toBe(30);
+    expect(retryDelaySeconds(new Error("x"), 1_000)).toBe(900);
+    expect(retryDelaySeconds(new Error("x"), 0)).toBe(30);
+  });
+
+  it("is 0 for an error that says it is not retryable", () => {
+    expect(retryDelaySeconds(new StoreInputError("org_id", "is empty"), 1)).toBe(0);
+    expect(retryDelaySeconds({ retryable: false }, 3)).toBe(0);
   });
 });

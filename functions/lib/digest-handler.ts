@@ -23,7 +23,32 @@ export const DIGEST_HANDLER_DEFAULTS = {
   maxLockRequeueReceives: 3,
   /** A record is not started with less time left in the invocation; it goes back at once. */
   minRemainingMsToStart: 30_000,
+  /**
+   * A job that fails with a retryable error (or one of unknown kind) comes back after
+   * `retryBaseSeconds × 2^(receive − 1)`, at most `retryMaxSeconds`: 30 s, 60 s, 120 s, 240 s
+   * over the queue's five receives, instead of the whole visibility timeout each time.
+   */
+  retryBaseSeconds: 30,
+  retryMaxSeconds: 900,
 } as const;
+
+/**
+ * When a record whose job failed with `error` on its `receiveCount`-th receive comes back:
+ * after the backoff for a retryable error or one of unknown kind; at once for an error that
+ * says it is not retryable (it reaches the dead letters within its receives, and its failed
+ * pass record leaves the thread to the nightly sweep).
+ */
+export function retryDelaySeconds(
+  error: unknown,
+  receiveCount: number,
+  settings: { retryBaseSeconds: number; retryMaxSeconds: number } = DIGEST_HANDLER_DEFAULTS,
+): number {
+  // Every context-cleaner error carries `retryable`; read as a field, it holds across copies of the package.
+  if (typeof error === "object" && error !== null && (error as { retryable?: unknown }).retryable === false)
+    return 0;
+  const exponent = Math.min(Math.max(receiveCount, 1) - 1, 30);
+  return Math.min(settings.retryMaxSeconds, settings.retryBaseSeconds * 2 ** exponent);
+}
 
 /** What the digest handler runs on; the edge (functions/digest.ts) builds it from the environment. */
 export interface DigestHandlerDependencies {
@@ -41,6 +66,10 @@ export interface DigestHandlerDependencies {
   maxLockRequeueReceives?: number;
   /** @default 30_000 */
   minRemainingMsToStart?: number;
+  /** First step of the backoff after a failed job (see {@link retryDelaySeconds}). @default 30 */
+  retryBaseSeconds?: number;
+  /** @default 900 */
+  retryMaxSeconds?: number;
   /**
    * Told of each job that finished (the record is acked), with the record's message id: an
    * embedded run reports the outcome of the event it published. A throw is logged and ignored.
@@ -123,8 +152,8 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
  * - a job that throws: logged, counted (`FailedJobs`), its pass recorded as failed (best
- *   effort, so the sweep finds it even if the message dead-letters), and left to the
- *   queue's visibility timeout to retry.
+ *   effort, so the sweep finds it even if the message dead-letters), and handed back for
+ *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
  *
  * Records of a thread skipped after one was handed back come back with it.
  */
@@ -134,6 +163,10 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     dependencies.maxLockRequeueReceives ?? DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives;
   const minRemainingMsToStart =
     dependencies.minRemainingMsToStart ?? DIGEST_HANDLER_DEFAULTS.minRemainingMsToStart;
+  const retry = {
+    retryBaseSeconds: dependencies.retryBaseSeconds ?? DIGEST_HANDLER_DEFAULTS.retryBaseSeconds,
+    retryMaxSeconds: dependencies.retryMaxSeconds ?? DIGEST_HANDLER_DEFAULTS.retryMaxSeconds,
+  };
   const jobPorts: DigestJobPorts = { ...ports, metrics };
   const count = (name: string) => metrics.record({ name, value: 1, unit: "Count" });
 
@@ -207,9 +240,15 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
       });
     } catch (error) {
-      logger.error("digest job failed: the queue retries it", { ...log, ...describeError(error) });
+      const retryInSeconds = retryDelaySeconds(error, receiveCount, retry);
+      logger.error("digest job failed: the queue retries it", {
+        ...log,
+        ...describeError(error),
+        retryInSeconds,
+      });
       count("FailedJobs");
       await recordFailedPass(job, log);
+      await giveBack(retryInSeconds);
       throw error;
     }
 
