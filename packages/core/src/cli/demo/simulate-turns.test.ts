@@ -81,6 +81,7 @@ describe("simulateThread over the credit-agreement fixture", () => {
       ["done", 3],
     ]);
     expect(written("turn-end")).toEqual(written("next-user-message"));
+    expect(runOf("with-digests-turn-end").turns).toHaveLength(4);
     expect(runOf("with-digests-turn-end").turns).toEqual(runOf("with-digests").turns);
   });
 

@@ -3,7 +3,7 @@ import type { DigestJobOutcome } from "../../job/outcome";
 import { type Accounting, BudgetTrack } from "./budget-track";
 import type { Contestant } from "./contestants";
 import { type DigestSample, digestSample } from "./digest-sample";
-import { splitTurns } from "./turns";
+import { splitTurns, type Turn } from "./turns";
 import {
   cacheBreak,
   ProbeIndex,
@@ -135,107 +135,112 @@ interface CallTally {
   last: readonly Message[];
 }
 
-/**
- * Plays a thread turn by turn through the runtime's caps and every contestant's view
- * (docs/architecture.md#budget-refund). A turn opens with a user message (the first also
- * holds the system prompt) and runs to the next. Tool results arrive in order; each is
- * capped on every track (`capToolResult`, the budget counted raw or with
- * `effectiveToolChars`). Each assistant message marks a model call: every contestant turns
- * the prompt before it into its view. Between turns the worker runs over each effective
- * track's checkpoint, and a turn loads its digests once, when it starts.
- */
-// Over 60 lines: one turn loop whose steps share the per-turn budget tracks and records; to be split into its steps.
-export async function simulateThread(
-  thread: SimulationThread,
-  options: SimulationOptions,
-): Promise<ThreadSimulation> {
-  const turns = splitTurns(thread.messages).slice(0, options.maxTurns);
-  const tracks = createTracks(thread, options.contestants);
-  const probeIndex = new ProbeIndex(thread.messages, thread.probes);
-  const runs = options.contestants.map(
-    (contestant): ContestantRun => ({
-      id: contestant.id,
-      label: contestant.label,
-      accounting: contestant.accounting,
-      ...(contestant.accounting === "effective"
-        ? { workerTiming: contestant.workerTiming ?? "next-user-message" }
-        : {}),
-      turns: [],
-      firstBudgetCutTurn: null,
-      viewMs: [],
-    }),
-  );
-  const previousViews = new Map<string, readonly Message[]>();
-  const arrived = new Set<string>();
-  const startAt = options.startAt ?? new Date(Date.UTC(2026, 0, 5, 9));
+/** One thread being played: the budget tracks, every contestant's run, and what the measures need. */
+class ThreadPlay {
+  readonly tracks: Map<string, TrackState>;
+  readonly effectiveTracks: TrackState[];
+  readonly runs: ContestantRun[];
+  private readonly probeIndex: ProbeIndex;
+  private readonly previousViews = new Map<string, readonly Message[]>();
+  private readonly arrived = new Set<string>();
+  private readonly startAt: Date;
 
-  const append = (message: Message) => {
-    if (message.role === "tool") arrived.add(message.toolCallId);
-    for (const state of tracks.values()) {
+  constructor(
+    private readonly thread: SimulationThread,
+    private readonly options: SimulationOptions,
+  ) {
+    this.tracks = createTracks(thread, options.contestants);
+    this.effectiveTracks = [...this.tracks.values()].filter((state) => state.timing !== undefined);
+    this.probeIndex = new ProbeIndex(thread.messages, thread.probes);
+    this.runs = options.contestants.map(
+      (contestant): ContestantRun => ({
+        id: contestant.id,
+        label: contestant.label,
+        accounting: contestant.accounting,
+        ...(contestant.accounting === "effective"
+          ? { workerTiming: contestant.workerTiming ?? "next-user-message" }
+          : {}),
+        turns: [],
+        firstBudgetCutTurn: null,
+        viewMs: [],
+      }),
+    );
+    this.startAt = options.startAt ?? new Date(Date.UTC(2026, 0, 5, 9));
+  }
+
+  /** Records a message on every track; a tool result passes through the caps first. */
+  append(message: Message): void {
+    if (message.role === "tool") this.arrived.add(message.toolCallId);
+    for (const state of this.tracks.values()) {
       const event = state.track.append(message, state.digests);
       if (event?.budgetCut) state.cuts.budget++;
       if (event?.perResultCut) state.cuts.perResult++;
     }
-  };
-  const runWorker = async (state: TrackState, turnIndex: number) => {
-    if (!options.worker) return;
+  }
+
+  /** Runs the worker over an effective track's checkpoint for the turn that ended at `turnIndex`. */
+  async runWorker(state: TrackState, turnIndex: number): Promise<void> {
+    const { worker, orgId } = this.options;
+    if (!worker) return;
     const outcome = await runWorkerBetweenTurns(
       {
-        orgId: options.orgId,
+        orgId,
         threadId: state.threadId,
         messages: state.track.messages.slice(),
         rawToolChars: state.track.rawChars(),
-        turnEndedAt: new Date(startAt.getTime() + turnIndex * 60_000).toISOString(),
+        turnEndedAt: new Date(this.startAt.getTime() + turnIndex * 60_000).toISOString(),
       },
-      options.worker,
+      worker,
     );
     if (outcome) state.passes.push(outcome);
-  };
-  const effectiveTracks = [...tracks.values()].filter((state) => state.timing !== undefined);
+  }
 
-  for (const [turnIndex, turn] of turns.entries()) {
-    for (const state of tracks.values()) state.cuts = { budget: 0, perResult: 0 };
-    let first = turn.start;
-    if (turnIndex > 0) {
-      append(thread.messages[first++] as Message);
-      for (const state of effectiveTracks) {
-        if (state.timing === "next-user-message") await runWorker(state, turnIndex - 1);
-        if (options.worker)
-          state.digests = await loadTurnDigests(options.worker, options.orgId, state.threadId);
-      }
+  /**
+   * Opens a turn: resets its cut counts and, after the first turn, records its user
+   * message, runs the next-user-message worker and loads the turn's digests. Returns the
+   * index of the turn's first message still to play.
+   */
+  async startTurn(turnIndex: number, turn: Turn): Promise<number> {
+    for (const state of this.tracks.values()) state.cuts = { budget: 0, perResult: 0 };
+    if (turnIndex === 0) return turn.start;
+    this.append(this.thread.messages[turn.start] as Message);
+    const { worker, orgId } = this.options;
+    for (const state of this.effectiveTracks) {
+      if (state.timing === "next-user-message") await this.runWorker(state, turnIndex - 1);
+      if (worker) state.digests = await loadTurnDigests(worker, orgId, state.threadId);
     }
-    const tallies = runs.map((): CallTally => ({ calls: 0, sent: 0, breaks: 0, invalidated: 0, last: [] }));
+    return turn.start + 1;
+  }
 
-    for (let index = first; index < turn.end; index++) {
-      const message = thread.messages[index] as Message;
-      if (message.role === "assistant") {
-        const prompts = new Map([...tracks].map(([key, state]) => [key, state.track.messages.slice()]));
-        for (const [position, contestant] of options.contestants.entries()) {
-          const key = trackKey(contestant);
-          const state = tracks.get(key) as TrackState;
-          const view = await contestant.view(prompts.get(key) as Message[], state.digests);
-          (runs[position] as ContestantRun).viewMs.push(view.elapsedMs);
-          const tally = tallies[position] as CallTally;
-          const previous = previousViews.get(contestant.id);
-          const broken = previous ? cacheBreak(previous, view.messages) : undefined;
-          previousViews.set(contestant.id, view.messages);
-          tally.calls++;
-          tally.sent += viewChars(view.messages);
-          if (broken?.broken) {
-            tally.breaks++;
-            tally.invalidated += broken.invalidatedChars;
-          }
-          tally.last = view.messages;
-        }
-      }
-      append(message);
-    }
-
-    const records = new Map<string, TurnRecord>();
-    for (const [position, contestant] of options.contestants.entries()) {
-      const run = runs[position] as ContestantRun;
+  /** One model call: every contestant turns its track's prompt into its view, measured against its last. */
+  async modelCall(tallies: CallTally[]): Promise<void> {
+    const prompts = new Map([...this.tracks].map(([key, state]) => [key, state.track.messages.slice()]));
+    for (const [position, contestant] of this.options.contestants.entries()) {
+      const key = trackKey(contestant);
+      const state = this.tracks.get(key) as TrackState;
+      const view = await contestant.view(prompts.get(key) as Message[], state.digests);
+      (this.runs[position] as ContestantRun).viewMs.push(view.elapsedMs);
       const tally = tallies[position] as CallTally;
-      const state = tracks.get(trackKey(contestant)) as TrackState;
+      const previous = this.previousViews.get(contestant.id);
+      const broken = previous ? cacheBreak(previous, view.messages) : undefined;
+      this.previousViews.set(contestant.id, view.messages);
+      tally.calls++;
+      tally.sent += viewChars(view.messages);
+      if (broken?.broken) {
+        tally.breaks++;
+        tally.invalidated += broken.invalidatedChars;
+      }
+      tally.last = view.messages;
+    }
+  }
+
+  /** Each contestant's record of the turn, added to its run. */
+  recordTurn(turnIndex: number, tallies: readonly CallTally[]): Map<string, TurnRecord> {
+    const records = new Map<string, TurnRecord>();
+    for (const [position, contestant] of this.options.contestants.entries()) {
+      const run = this.runs[position] as ContestantRun;
+      const tally = tallies[position] as CallTally;
+      const state = this.tracks.get(trackKey(contestant)) as TrackState;
       const record: TurnRecord = {
         turn: turnIndex + 1,
         modelCalls: tally.calls,
@@ -247,20 +252,51 @@ export async function simulateThread(
         perResultCuts: state.cuts.perResult,
         cacheBreaks: tally.breaks,
         invalidatedChars: tally.invalidated,
-        retention: probeIndex.retention(tally.last, arrived),
+        retention: this.probeIndex.retention(tally.last, this.arrived),
       };
       run.turns.push(record);
       if (record.budgetCuts > 0 && run.firstBudgetCutTurn === null) run.firstBudgetCutTurn = record.turn;
       records.set(contestant.id, record);
     }
-    options.onTurn?.(turnIndex + 1, records);
+    return records;
+  }
+}
 
+/**
+ * Plays a thread turn by turn through the runtime's caps and every contestant's view
+ * (docs/architecture.md#budget-refund). A turn opens with a user message (the first also
+ * holds the system prompt) and runs to the next. Tool results arrive in order; each is
+ * capped on every track (`capToolResult`, the budget counted raw or with
+ * `effectiveToolChars`). Each assistant message marks a model call: every contestant turns
+ * the prompt before it into its view. Between turns the worker runs over each effective
+ * track's checkpoint, and a turn loads its digests once, when it starts.
+ */
+export async function simulateThread(
+  thread: SimulationThread,
+  options: SimulationOptions,
+): Promise<ThreadSimulation> {
+  const turns = splitTurns(thread.messages).slice(0, options.maxTurns);
+  const play = new ThreadPlay(thread, options);
+  for (const [turnIndex, turn] of turns.entries()) {
+    const first = await play.startTurn(turnIndex, turn);
+    const tallies = play.runs.map(
+      (): CallTally => ({ calls: 0, sent: 0, breaks: 0, invalidated: 0, last: [] }),
+    );
+    for (let index = first; index < turn.end; index++) {
+      const message = thread.messages[index] as Message;
+      if (message.role === "assistant") await play.modelCall(tallies);
+      play.append(message);
+    }
+    const records = play.recordTurn(turnIndex, tallies);
+    options.onTurn?.(turnIndex + 1, records);
     if (turnIndex < turns.length - 1) {
-      for (const state of effectiveTracks) if (state.timing === "turn-end") await runWorker(state, turnIndex);
+      for (const state of play.effectiveTracks) {
+        if (state.timing === "turn-end") await play.runWorker(state, turnIndex);
+      }
     }
   }
 
-  const sampled = effectiveTracks[0];
+  const sampled = play.effectiveTracks[0];
   const sample =
     sampled && options.worker
       ? digestSample(
@@ -274,8 +310,8 @@ export async function simulateThread(
     turns: turns.length,
     probes: thread.probes.length,
     rawChars: viewChars(thread.messages.slice(0, turns.at(-1)?.end ?? 0)),
-    contestants: runs,
-    passes: Object.fromEntries(effectiveTracks.map((state) => [state.timing, state.passes])),
+    contestants: play.runs,
+    passes: Object.fromEntries(play.effectiveTracks.map((state) => [state.timing, state.passes])),
     ...(sample ? { digestSample: sample } : {}),
   };
 }
