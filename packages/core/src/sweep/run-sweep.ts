@@ -122,24 +122,42 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * @throws {InvalidOptionError} for an option out of range, or a run that is not a dry run
  *   but has no queue.
  */
-// Over 60 lines: the sweep's two phases (left-behind pages, then lost events) share the run's counters and limits; to be split.
 export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): Promise<SweepReport> {
   const settings = resolveOptions(options);
   if (!settings.dryRun && ports.queue === undefined) {
     throw new InvalidOptionError("queue: a sweep that is not a dry run needs a queue", "queue");
   }
   const now = ports.clock.now().getTime();
-  const settledBefore = new Date(now - settings.settleMinutes * 60_000);
-  const report: SweepReport = {
-    dryRun: settings.dryRun,
-    threads: [],
-    byReason: {},
-    failed: 0,
-    truncated: false,
-  };
-  const full = () => report.threads.length >= settings.maxThreads;
+  const run = new SweepRun(ports, settings, new Date(now - settings.settleMinutes * 60_000));
+  await run.sweepLeftBehind();
+  if (ports.directory !== undefined) {
+    await run.sweepLostEvents(ports.directory, new Date(now - settings.lookbackHours * 3_600_000));
+  }
+  return run.report;
+}
 
-  const enqueue = async (thread: Omit<SweptThread, "messageId" | "error">) => {
+type SweepThreadInput = Omit<SweptThread, "messageId" | "error">;
+
+/** One run of the sweep: its report, its limits, and the two scans that fill it. */
+class SweepRun {
+  readonly report: SweepReport;
+
+  constructor(
+    private readonly ports: SweepPorts,
+    private readonly settings: Required<SweepOptions>,
+    /** Passes and activity after this are left alone (their own job may still be queued). */
+    private readonly settledBefore: Date,
+  ) {
+    this.report = { dryRun: settings.dryRun, threads: [], byReason: {}, failed: 0, truncated: false };
+  }
+
+  private full(): boolean {
+    return this.report.threads.length >= this.settings.maxThreads;
+  }
+
+  /** Sends one thread's job (not on a dry run) and counts it, or counts the failed send. */
+  private async enqueue(thread: SweepThreadInput): Promise<void> {
+    const { ports, settings, report } = this;
     const swept: SweptThread = { ...thread };
     report.threads.push(swept);
     if (!settings.dryRun && ports.queue) {
@@ -159,60 +177,77 @@ export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): P
       unit: "Count",
       dimensions: { reason: thread.reason },
     });
-  };
+  }
 
-  let cursor: string | null = null;
-  for (let page = 0; page < settings.maxPages && !full(); page++) {
-    const found = await ports.store.listLeftBehind({
-      limit: settings.pageSize,
-      cursor,
-      recordedBefore: settledBefore,
+  /**
+   * Pages through a scan, at most `maxPages` pages and until the run is full, enqueueing
+   * what each page yields; marks the report truncated when it stops with more to see.
+   */
+  private async scan(
+    page: (
+      cursor: string | null,
+    ) => Promise<{ threads: (SweepThreadInput | undefined)[]; nextCursor: string | null }>,
+  ): Promise<void> {
+    let cursor: string | null = null;
+    for (let count = 0; count < this.settings.maxPages && !this.full(); count++) {
+      const found = await page(cursor);
+      // An undefined entry is a thread seen and passed over; past the limit it still marks the run truncated.
+      for (const thread of found.threads) {
+        if (this.full()) {
+          this.report.truncated = true;
+          break;
+        }
+        if (thread !== undefined) await this.enqueue(thread);
+      }
+      cursor = found.nextCursor;
+      if (cursor === null) break;
+    }
+    if (cursor !== null) this.report.truncated = true;
+  }
+
+  /** Threads whose pass record left them behind, at their latest turn (or the record's time). */
+  sweepLeftBehind(): Promise<void> {
+    return this.scan(async (cursor) => {
+      const found = await this.ports.store.listLeftBehind({
+        limit: this.settings.pageSize,
+        cursor,
+        recordedBefore: this.settledBefore,
+      });
+      return {
+        threads: found.threads.map((thread) => ({
+          orgId: thread.orgId,
+          threadId: thread.threadId,
+          reason: thread.reason,
+          turnEndedAt: (thread.latestTurnEndedAt ?? thread.recordedAt).toISOString(),
+        })),
+        nextCursor: found.nextCursor,
+      };
     });
-    for (const thread of found.threads) {
-      if (full()) {
-        report.truncated = true;
-        break;
-      }
-      const turnEndedAt = thread.latestTurnEndedAt ?? thread.recordedAt;
-      await enqueue({
-        orgId: thread.orgId,
-        threadId: thread.threadId,
-        reason: thread.reason,
-        turnEndedAt: turnEndedAt.toISOString(),
-      });
-    }
-    cursor = found.nextCursor;
-    if (cursor === null) break;
   }
-  if (cursor !== null) report.truncated = true;
 
-  if (ports.directory === undefined) return report;
-  const since = new Date(now - settings.lookbackHours * 3_600_000);
-  cursor = null;
-  for (let page = 0; page < settings.maxPages && !full(); page++) {
-    const found = await ports.directory.listActiveThreads({ since, limit: settings.pageSize, cursor });
-    const settled = found.threads.filter((thread) => thread.lastActivityAt <= settledBefore);
-    const known = new Set(
-      (await ports.store.threadsWithPass(settled)).map((thread) =>
-        JSON.stringify([thread.orgId, thread.threadId]),
-      ),
-    );
-    for (const thread of settled) {
-      if (full()) {
-        report.truncated = true;
-        break;
-      }
-      if (known.has(JSON.stringify([thread.orgId, thread.threadId]))) continue;
-      await enqueue({
-        orgId: thread.orgId,
-        threadId: thread.threadId,
-        reason: "lost_event",
-        turnEndedAt: thread.lastActivityAt.toISOString(),
-      });
-    }
-    cursor = found.nextCursor;
-    if (cursor === null) break;
+  /** Threads the directory saw active since `since`, settled, that have no pass record: their event was lost. */
+  sweepLostEvents(directory: ThreadDirectory, since: Date): Promise<void> {
+    return this.scan(async (cursor) => {
+      const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
+      const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
+      const known = new Set(
+        (await this.ports.store.threadsWithPass(settled)).map((thread) =>
+          JSON.stringify([thread.orgId, thread.threadId]),
+        ),
+      );
+      return {
+        threads: settled.map((thread) =>
+          known.has(JSON.stringify([thread.orgId, thread.threadId]))
+            ? undefined
+            : {
+                orgId: thread.orgId,
+                threadId: thread.threadId,
+                reason: "lost_event" as const,
+                turnEndedAt: thread.lastActivityAt.toISOString(),
+              },
+        ),
+        nextCursor: found.nextCursor,
+      };
+    });
   }
-  if (cursor !== null) report.truncated = true;
-  return report;
 }
