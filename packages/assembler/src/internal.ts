@@ -32,10 +32,13 @@ export type { IdField } from "./stored-values";
 export {
   countProblem,
   idProblem,
+  microUsdToUsd,
   STORED_VALUE_LIMITS,
   storableText,
   textProblem,
   toolCallIdProblem,
+  usdProblem,
+  usdToMicroUsd,
   utf8Bytes,
 } from "./stored-values";
 export {

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   countProblem,
   idProblem,
+  microUsdToUsd,
   STORED_VALUE_LIMITS,
   storableText,
   textProblem,
   toolCallIdProblem,
+  usdProblem,
+  usdToMicroUsd,
   utf8Bytes,
 } from "./stored-values";
 
@@ -97,5 +100,26 @@ describe("utf8Bytes", () => {
   it("counts UTF-8 bytes", () => {
     expect(utf8Bytes("aé€📄")).toBe(1 + 2 + 3 + 4);
     expect(utf8Bytes("\ud800")).toBe(3);
+  });
+});
+
+describe("usdProblem, usdToMicroUsd, microUsdToUsd", () => {
+  it.each([
+    [0, undefined],
+    [0.0125, undefined],
+    [-0.01, /finite USD amount ≥ 0, got -0.01/],
+    [Number.POSITIVE_INFINITY, /got Infinity/],
+    [Number.NaN, /got NaN/],
+    ["1", /got 1/],
+  ])("%s", (value, expected) => {
+    if (expected === undefined) expect(usdProblem(value)).toBeUndefined();
+    else expect(usdProblem(value)).toMatch(expected);
+  });
+
+  it("stores integer micro-USD, rounded, and reads them back", () => {
+    expect(usdToMicroUsd(0.0125)).toBe(12_500);
+    expect(usdToMicroUsd(1.0000004)).toBe(1_000_000);
+    expect(usdToMicroUsd(1.0000006)).toBe(1_000_001);
+    expect(microUsdToUsd(12_500)).toBe(0.0125);
   });
 });

@@ -149,3 +149,23 @@ export function countProblem(value: unknown): string | undefined {
   const max = STORED_VALUE_LIMITS.maxCount;
   return value > max ? `must be at most ${max} (a Postgres integer), got ${value}` : undefined;
 }
+
+/** Micro-USD per USD: the ledger stores integer micro-USD, so sums never drift. */
+const MICROS_PER_USD = 1_000_000;
+
+/** Why `usd` is no amount the ledger stores, or `undefined` when it is a finite USD amount ≥ 0. */
+export function usdProblem(usd: unknown): string | undefined {
+  return typeof usd !== "number" || !Number.isFinite(usd) || usd < 0
+    ? `expected a finite USD amount ≥ 0, got ${String(usd)}`
+    : undefined;
+}
+
+/** USD → integer micro-USD, for an amount {@link usdProblem} accepts. */
+export function usdToMicroUsd(usd: number): number {
+  return Math.round(usd * MICROS_PER_USD);
+}
+
+/** Integer micro-USD → USD. */
+export function microUsdToUsd(micros: number): number {
+  return micros / MICROS_PER_USD;
+}

@@ -3,9 +3,12 @@ import {
   DIGEST_KINDS,
   type DigestRow,
   idProblem,
+  microUsdToUsd,
   PASS_STATUSES,
   textProblem,
   toolCallIdProblem,
+  usdProblem,
+  usdToMicroUsd,
 } from "@context-cleaner/assembler/internal";
 import { STORE_INPUT_CODES, type StoreInputCode, StoreInputError } from "../errors";
 import type { PassUpdate } from "../ports";
@@ -17,7 +20,6 @@ import type { PassUpdate } from "../ports";
  */
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
-const MICROS_PER_USD = 1_000_000;
 
 function refuse(
   field: string,
@@ -48,15 +50,11 @@ export function requireThread(threadId: unknown, field = "threadId"): string {
 
 /** USD → integer micro-USD, as the repository's ledger stores it. */
 export function usdToMicros(usd: unknown, field: string): number {
-  if (typeof usd !== "number" || !Number.isFinite(usd) || usd < 0) {
-    throw new StoreInputError(field, `expected a finite USD amount ≥ 0, got ${String(usd)}`);
-  }
-  return Math.round(usd * MICROS_PER_USD);
+  refuse(field, usdProblem(usd));
+  return usdToMicroUsd(usd as number);
 }
 
-export function microsToUsd(micros: number): number {
-  return micros / MICROS_PER_USD;
-}
+export const microsToUsd = microUsdToUsd;
 
 /** @throws {StoreInputError} unless `day` is a real UTC calendar day `YYYY-MM-DD`. */
 export function requireDay(day: unknown): string {
