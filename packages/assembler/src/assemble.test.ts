@@ -625,6 +625,22 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     expect(second.report.stubs).toEqual({ duplicate: 0, errorRetry: 0 });
   });
 
+  it("never cuts down a digest the recency wall starts at", () => {
+    // An earlier view's digest, its call long gone: the wall reaches back to it.
+    const page = documentPage("lease_7", 2, 4_000);
+    const digest = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - ${"the rent steps up; ".repeat(20)}\nfigures verbatim: $1,000`;
+    const thread = [
+      toolResult("r0", "read_document", digest),
+      assistantText("Noted."),
+      userMessage("Go on."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, digestMap({ r0: digestFor(page, digest) }), {
+      historyBudgetChars: 100,
+    });
+    expect(view[0]).toBe(thread[0]);
+    expect(report.compaction).toMatchObject({ fired: false, condensedResults: 0, wallExceedsBudget: true });
+  });
+
   it("keeps the retry a kept error stub points to", () => {
     const thread = [
       userMessage("Read the leases."),

@@ -531,6 +531,29 @@ describe("protectMessages", () => {
     expect(reasons[2]).toBeUndefined();
   });
 
+  it("evaluates the keep-rules for the recency wall it is given", () => {
+    // The turn ended with an answer: the next turn's wall holds the last 3 exchanges, the
+    // answer counting as one.
+    const messages = [
+      userMessage("Read the lease."),
+      ...toolExchange("p1", "read_document", { file_id: "lease", offset: 0 }, documentPage("lease", 1)),
+      ...toolExchange("p2", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange("w1", "search", { q: "rent" }, "hits"),
+      ...toolExchange("w2", "search", { q: "term" }, "hits"),
+      ...toolExchange("w3", "search", { q: "cap" }, "hits"),
+      assistantText("Done."),
+    ];
+    expect(protectMessages(messages, policy, 3).wallStart).toBe(0);
+    const next = nextTurnWallStart(messages);
+    expect(next).toBe(resultIndex(messages, "w2") - 1);
+    const { wallStart, reasons } = protectMessages(messages, policy, 3, next);
+    expect(wallStart).toBe(next);
+    for (const id of ["p1", "p2", "w1"]) expect(reasons[resultIndex(messages, id)]).toBeUndefined();
+    expect(reasons[resultIndex(messages, "w2")]).toBe(KEEP_REASONS.recencyWall);
+    // The count of exchanges is not used when the wall is given.
+    expect(protectMessages(messages, policy, 0, next).reasons).toEqual(reasons);
+  });
+
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {
     const messages = thread();
     messages[messages.length - 1] = userMessage("Thanks, draft the memo.");
