@@ -825,6 +825,20 @@ describe("assembleModelView report counts", () => {
   });
 });
 
+describe("assembleModelView counts each protected result once", () => {
+  it("counts a mentioned ledger page once, and the page of its source the window rule keeps", () => {
+    const thread = [
+      userMessage("Review the lease."),
+      ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, LEDGER_PAGE),
+      ...toolExchange("l1", "read_document", { file_id: "lease_9", offset: 5_000 }, PAGE_2),
+      ...toolExchange("x1", "read_document", { file_id: "other_3", offset: 0 }, PAGE_3),
+      userMessage("What did l0 say about the cap?"),
+    ];
+    const { report } = assembleModelView(thread, null, { recencyKeepExchanges: 0 });
+    expect(report.protected).toBe(2);
+  });
+});
+
 describe("assembleModelView bad input", () => {
   it.each([
     ["recencyKeepExchanges", -1],

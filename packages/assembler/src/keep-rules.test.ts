@@ -25,7 +25,8 @@ import {
   sourceKey,
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
-import { protectMessages } from "./protect";
+import { protectMessages, protectWindow } from "./protect";
+import { indexedThreadOf, threadFactsOf } from "./thread-state";
 import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
 import { isReferencedByWindow, windowReferences } from "./window-references";
 
@@ -552,6 +553,65 @@ describe("protectMessages", () => {
     expect(reasons[resultIndex(messages, "w2")]).toBe(KEEP_REASONS.recencyWall);
     // The count of exchanges is not used when the wall is given.
     expect(protectMessages(messages, policy, 0, next).reasons).toEqual(reasons);
+  });
+
+  it("keeps a result whose key with spaces the window names, reading the window only", () => {
+    const messages = [
+      userMessage("Open Ground Lease 446 when you can."),
+      ...toolExchange(
+        "g5",
+        "read_document",
+        { file_id: "Ground Lease 445", offset: 5_000 },
+        documentPage("g", 2),
+      ),
+      ...toolExchange(
+        "g6",
+        "read_document",
+        { file_id: "Ground Lease 446", offset: 5_000 },
+        documentPage("h", 2),
+      ),
+      userMessage("What does Ground Lease 445 say about rent?"),
+    ];
+    const { reasons, mentioned } = protectMessages(messages, policy, 0);
+    expect(reasons[resultIndex(messages, "g5")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "g6")]).toBeUndefined();
+    expect([...mentioned]).toEqual([resultIndex(messages, "g5")]);
+  });
+
+  it("puts a result the given wall starts at inside the wall, where mentions of it pin nothing", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange(
+        "r2",
+        "read_document",
+        { file_id: "Ground Lease 445", offset: 0 },
+        documentPage("g", 1),
+      ),
+      userMessage("What did r1 and Ground Lease 445 return?"),
+    ];
+    const [first, second] = [resultIndex(messages, "r1"), resultIndex(messages, "r2")];
+    const atFirst = protectMessages(messages, policy, 0, first);
+    expect(atFirst.reasons[first]).toBe(KEEP_REASONS.recencyWall);
+    expect([...atFirst.mentioned]).toEqual([]);
+    const atSecond = protectMessages(messages, policy, 0, second);
+    expect(atSecond.reasons[second]).toBe(KEEP_REASONS.recencyWall);
+    expect(atSecond.reasons[first]).toBe(KEEP_REASONS.referencedByWindow);
+    expect([...atSecond.mentioned]).toEqual([first]);
+  });
+
+  it("pins the pages of a mentioned source before the wall only, and counts each protected result once", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange("r2", "read_document", { file_id: "lease", offset: 10_000 }, documentPage("lease", 3)),
+      userMessage("What did r1 say?"),
+    ];
+    const [first, second] = [resultIndex(messages, "r1"), resultIndex(messages, "r2")];
+    const protection = protectWindow(threadFactsOf(indexedThreadOf(messages), policy), second);
+    expect([...protection.referenced]).toEqual([first]);
+    // r2 by the recency wall, r1 by the window.
+    expect(protection.protectedResults).toBe(2);
   });
 
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {
