@@ -28,7 +28,7 @@ import { createToolPolicy } from "./policy";
 import { protectMessages, protectWindow } from "./protect";
 import { indexedThreadOf, threadFactsOf } from "./thread-state";
 import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
-import { isReferencedByWindow, windowReferences } from "./window-references";
+import { isReferencedByWindow, windowReferences, windowText } from "./window-references";
 
 const policy = createToolPolicy();
 
@@ -353,6 +353,36 @@ describe("referenced-by-window: provenance keys and window references", () => {
     const hits = [userMessage("go"), toolResult("s1", "search", 'hits: [{"id": "cd_9f2"}, {"id": "c7"}]')];
     expect(isReferencedByWindow(["cd_9f2"], windowReferences(hits, 1, documentReads))).toBe(false);
     expect(isReferencedByWindow(["c7"], windowReferences(hits, 1, documentReads))).toBe(false);
+  });
+
+  it("reads the window's text and its calls' args, but no tool result and no document read's args", () => {
+    const window = [
+      userMessage("Compare Ground Lease 445"),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "Ground Lease 446", offset: 0 }),
+        toolCall("c2", "compare_documents", { left: "Ground Lease 445", right: "cd_9f2" }),
+      ),
+      toolResult("c1", "read_document", "Ground Lease 447 is cited here"),
+      assistantText("Done."),
+    ];
+    expect(windowText(window, documentReads)).toBe(
+      'Compare Ground Lease 445\n\n{"left":"Ground Lease 445","right":"cd_9f2"}\nDone.',
+    );
+    const references = windowReferences([userMessage("old"), ...window], 1, documentReads);
+    expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(false);
+    expect(isReferencedByWindow(["Ground Lease 447"], references)).toBe(false);
+    expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(true);
+  });
+
+  it("finds a one-token key named by any one window message", () => {
+    const messages = [userMessage("old"), userMessage("What does cd_9f2 say?"), assistantText("Reading it.")];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+  });
+
+  it("takes no shorter token from a mention that does not end in punctuation", () => {
+    const references = windowReferences([userMessage("What does cd_9f2 say?")], 0, documentReads);
+    expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
+    expect(isReferencedByWindow(["cd_9f"], references)).toBe(false);
   });
 
   it("ignores mentions before the window", () => {
