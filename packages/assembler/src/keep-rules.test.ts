@@ -644,6 +644,47 @@ describe("protectMessages", () => {
     expect(protection.protectedResults).toBe(2);
   });
 
+  it("keeps a result whose one-char call id the window names", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("7", "search", { q: "rent" }, "hits"),
+      ...toolExchange("8", "search", { q: "term" }, "hits"),
+      userMessage("What did 7 return?"),
+    ];
+    const { reasons } = protectMessages(messages, policy, 0);
+    expect(reasons[resultIndex(messages, "7")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "8")]).toBeUndefined();
+  });
+
+  it("keeps a result the window names after one inside the wall", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r2", "search", { q: "rent" }, "hits"),
+      ...toolExchange("r9", "search", { q: "term" }, "hits"),
+      userMessage("Compare r9 with r2."),
+    ];
+    const wallStart = resultIndex(messages, "r9") - 1;
+    const { reasons, mentioned } = protectMessages(messages, policy, 0, wallStart);
+    expect(reasons[resultIndex(messages, "r2")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect([...mentioned]).toEqual([resultIndex(messages, "r2")]);
+  });
+
+  it("finds for a window message the results before it that it names, in order", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "search", { q: "rent" }, "hits"),
+      ...toolExchange("r2", "search", { q: "term" }, "hits"),
+      userMessage("Compare r2, r1 and r5."),
+      ...toolExchange("r5", "search", { q: "cap" }, "hits"),
+    ];
+    const { keep } = threadFactsOf(indexedThreadOf(messages), policy);
+    const asking = messages.findIndex((message) => message.content === "Compare r2, r1 and r5.");
+    expect(keep.mentionedBy(asking, messages[asking] as Message)).toEqual([
+      resultIndex(messages, "r1"),
+      resultIndex(messages, "r2"),
+    ]);
+  });
+
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {
     const messages = thread();
     messages[messages.length - 1] = userMessage("Thanks, draft the memo.");
