@@ -18,7 +18,7 @@ import { compactHistory } from "./compact-history";
 import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
 import { recencyWallStart } from "./keep-rules";
 import { messageChars } from "./message-chars";
-import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
+import { DIGEST_HEADER, figuresOnlyDigest, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
 import type { DigestEntry, DigestMap, Message } from "./types";
 
 const LEDGER_PAGE = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_445", 1)}`;
@@ -623,6 +623,22 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     expect(second.report.stubs).toEqual({ duplicate: 0, errorRetry: 0 });
   });
 
+  it("never cuts down a digest the recency wall starts at", () => {
+    // An earlier view's digest, its call long gone: the wall reaches back to it.
+    const page = documentPage("lease_7", 2, 4_000);
+    const digest = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - ${"the rent steps up; ".repeat(20)}\nfigures verbatim: $1,000`;
+    const thread = [
+      toolResult("r0", "read_document", digest),
+      assistantText("Noted."),
+      userMessage("Go on."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, digestMap({ r0: digestFor(page, digest) }), {
+      historyBudgetChars: 100,
+    });
+    expect(view[0]).toBe(thread[0]);
+    expect(report.compaction).toMatchObject({ fired: false, condensedResults: 0, wallExceedsBudget: true });
+  });
+
   it("keeps the retry a kept error stub points to", () => {
     const thread = [
       userMessage("Read the leases."),
@@ -651,6 +667,135 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
   });
 });
 
+describe("assembleModelView backstop stand-ins", () => {
+  const page = (file: string, n: number) => documentPage(file, n, 6_000);
+  const digestOfPage = (n: number) =>
+    [
+      DIGEST_HEADER,
+      "tool: read_document",
+      `source: file_id=lease_5 · page ${n}`,
+      "digest:",
+      `  - ${"the tenant pays the rent monthly in advance; ".repeat(8)}`,
+      `figures verbatim: Section ${n}.1`,
+      `re-read: read_document(file_id="lease_5", offset=${n * 6_000})`,
+    ].join("\n");
+  const read = (id: string, file: string, n: number, content = page(file, n), status?: "error") =>
+    toolExchange(id, "read_document", { file_id: file, offset: n * 6_000 }, content, status);
+  /** Reads, then the latest user message: with no exchanges kept, the wall starts there. */
+  const thread = (reads: Message[], last = "Now the side letter.") => [
+    userMessage("Read the lease."),
+    ...reads,
+    userMessage(last),
+    assistantText("On it."),
+  ];
+  const keepNone = { recencyKeepExchanges: 0 };
+  const contentOf = (view: readonly Message[], messages: readonly Message[], id: string) =>
+    view[resultIndex(messages, id)]?.content;
+
+  it("never condenses a failed result: it stays as it is while a page is condensed", () => {
+    const log = `Error: upstream 502\n${"at fetchPage (reader.ts:12)\n".repeat(120)}`;
+    const messages = thread([...read("e1", "lease_5", 1, log, "error"), ...read("p2", "lease_5", 2)]);
+    const failed = messages[resultIndex(messages, "e1")];
+    const { messages: view, report } = assembleModelView(messages, null, {
+      ...keepNone,
+      historyBudgetChars: total(messages) - 1_000,
+    });
+    expect(report.compaction).toMatchObject({ droppedMessages: 0, condensedResults: 1 });
+    expect(view).toContain(failed);
+    expect(contentOf(view, messages, "p2")).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call p2/,
+    );
+  });
+
+  it("rejects a broken entry the backstop would use for a result no substitution looks at", () => {
+    const ledger = `TRACKED CHANGES\n1. cap deleted\n\n${page("lease_5", 0)}`;
+    const messages = thread(read("l0", "lease_5", 0, ledger));
+    const broken = new Map([["l0", { ...digestFor(ledger, digestOfPage(0)), digest: null as never }]]);
+    expect(() => assembleModelView(messages, broken, keepNone)).not.toThrow();
+    expect(() =>
+      assembleModelView(messages, broken, { ...keepNone, historyBudgetChars: total(messages) - 1_000 }),
+    ).toThrow(InvalidOptionError);
+  });
+
+  it("cuts a digest an earlier assembly substituted down to its figures, rather than stubbing it", () => {
+    const messages = thread([...read("p1", "lease_5", 1), ...read("p2", "lease_5", 2)]);
+    const digests = digestMap({
+      p1: digestFor(page("lease_5", 1), digestOfPage(1)),
+      p2: digestFor(page("lease_5", 2), digestOfPage(2)),
+    });
+    const first = assembleModelView(messages, digests, keepNone);
+    expect(first.report.substitutions).toBe(2);
+    const again = assembleModelView(first.messages, digests, {
+      ...keepNone,
+      historyBudgetChars: first.report.assembledChars - 100,
+    });
+    expect(again.report).toMatchObject({ substitutions: 0, stale: 0, compaction: { condensedResults: 1 } });
+    expect(contentOf(again.messages, messages, "p1")).toBe(figuresOnlyDigest(digestOfPage(1), "p1"));
+    expect(contentOf(again.messages, messages, "p2")).toBe(digestOfPage(2));
+  });
+
+  it("condenses a result with a stale row to the stand-in naming its call, which the next assembly leaves alone", () => {
+    const messages = thread(read("p1", "lease_5", 1));
+    const digests = digestMap({ p1: digestFor(`${page("lease_5", 1)} (older bytes)`, digestOfPage(1)) });
+    const options = { ...keepNone, historyBudgetChars: total(messages) - 1_000 };
+    const first = assembleModelView(messages, digests, options);
+    expect(first.report).toMatchObject({ stale: 1, compaction: { condensedResults: 1 } });
+    expect(contentOf(first.messages, messages, "p1")).toBe(
+      '[Condensed by context-cleaner to fit the history budget: tool call p1 — the original is one call away: read_document(file_id="lease_5", offset=6000)]',
+    );
+    const again = assembleModelView(first.messages, digests, options);
+    expect(again.messages).toEqual(first.messages);
+    expect(again.report).toMatchObject({ stale: 0, substitutions: 0, compaction: { fired: false } });
+  });
+
+  it("condenses a pinned raw result to its whole digest, never to a figures-only form", () => {
+    const messages = thread(read("p1", "lease_5", 1), "What did p1 say about rent?");
+    const digests = digestMap({ p1: digestFor(page("lease_5", 1), digestOfPage(1)) });
+    const { messages: view, report } = assembleModelView(messages, digests, {
+      ...keepNone,
+      historyBudgetChars: total(messages) - 1_000,
+    });
+    expect(report.substitutions).toBe(0);
+    expect(report.compaction).toMatchObject({ condensedResults: 1, wallExceedsBudget: false });
+    expect(view.find((message) => message.role === "tool" && message.toolCallId === "p1")?.content).toBe(
+      digestOfPage(1),
+    );
+  });
+
+  it("leaves a digest with no bullets to cut as it is, and drops exchanges instead", () => {
+    const bare = (n: number) => `${DIGEST_HEADER}\ntool: read_document\nfigures verbatim: Section ${n}.1`;
+    const messages = thread([...read("p1", "lease_5", 1), ...read("p2", "lease_5", 2)]);
+    const digests = digestMap({
+      p1: digestFor(page("lease_5", 1), bare(1)),
+      p2: digestFor(page("lease_5", 2), bare(2)),
+    });
+    const full = assembleModelView(messages, digests, keepNone);
+    const { messages: view, report } = assembleModelView(messages, digests, {
+      ...keepNone,
+      historyBudgetChars: full.report.assembledChars - 20,
+    });
+    expect(report.compaction.droppedMessages).toBeGreaterThan(0);
+    expect(report.compaction.condensedResults).toBe(0);
+    for (const message of view) expect(typeof message.content).toBe("string");
+  });
+
+  it("condenses pinned results oldest first, whichever the window names", () => {
+    const messages = thread(
+      [...read("p1", "lease_5", 1), ...read("p2", "lease_5", 2)],
+      "What did p2 say about rent?",
+    );
+    const { messages: view, report } = assembleModelView(messages, null, {
+      ...keepNone,
+      historyBudgetChars: total(messages) - 3_000,
+    });
+    expect(report.compaction).toMatchObject({ condensedResults: 1, wallExceedsBudget: false });
+    expect(contentOf(view, messages, "p1")).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call p1/,
+    );
+    expect(view).toContain(messages[resultIndex(messages, "p2")]);
+  });
+});
+
 describe("assembleModelView report counts", () => {
   it("counts duplicate and error/retry stubs apart, and every protected result", () => {
     const side = documentPage("side_77", 1, 3_000);
@@ -675,6 +820,20 @@ describe("assembleModelView report counts", () => {
     expect(report.stubs).toEqual({ duplicate: 2, errorRetry: 1 });
     // ask_user, save_memory, the empty tool call id and the three results in the wall.
     expect(report.protected).toBe(6);
+  });
+});
+
+describe("assembleModelView counts each protected result once", () => {
+  it("counts a mentioned ledger page once, and the page of its source the window rule keeps", () => {
+    const thread = [
+      userMessage("Review the lease."),
+      ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, LEDGER_PAGE),
+      ...toolExchange("l1", "read_document", { file_id: "lease_9", offset: 5_000 }, PAGE_2),
+      ...toolExchange("x1", "read_document", { file_id: "other_3", offset: 0 }, PAGE_3),
+      userMessage("What did l0 say about the cap?"),
+    ];
+    const { report } = assembleModelView(thread, null, { recencyKeepExchanges: 0 });
+    expect(report.protected).toBe(2);
   });
 });
 
@@ -737,12 +896,16 @@ describe("assembleModelView input errors name what is wrong", () => {
     expect(fieldOf(() => assembleModelView(thread, broken))).toBe("digests");
   });
 
-  it("rejects a contentSha256 with anything before or after its 64 hex digits", () => {
+  it("rejects a contentSha256 with anything before or after its 64 hex digits, or that is no string", () => {
     const thread = realisticThread();
     const used = realisticDigests(thread);
     const [toolCallId, entry] = [...used.entries()][0] as [string, DigestEntry];
-    for (const contentSha256 of [`${entry.contentSha256}0`, `0${entry.contentSha256}`]) {
-      const broken = new Map(used).set(toolCallId, { ...entry, contentSha256 });
+    for (const contentSha256 of [
+      `${entry.contentSha256}0`,
+      `0${entry.contentSha256}`,
+      [entry.contentSha256],
+    ]) {
+      const broken = new Map(used).set(toolCallId, { ...entry, contentSha256: contentSha256 as string });
       expect(fieldOf(() => assembleModelView(thread, broken))).toBe("digests");
     }
   });

@@ -93,6 +93,7 @@ export class DropPlan {
       kept === "held"
         ? (unit: number) => this.marks.isHeld(unit)
         : (unit: number) => this.marks.isFixed(unit);
+    // Stryker disable next-line EqualityOperator: equivalent — every unit from the wall on is fixed, so `keeps` keeps it
     for (let unit = 0; unit < this.view.wallStart && !this.fits(room); unit++) {
       if (units.isUnit(unit) && !keeps(unit) && this.dropped[unit] === 0) this.drop(unit);
     }
@@ -102,8 +103,10 @@ export class DropPlan {
   /** A kept stub whose target went with an earlier-starting interleaved unit goes too. */
   private dropStubsOfDroppedTargets(): void {
     const stubTargets = this.hints.stubTargets;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — a pass over no stubs changes nothing
     for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
       changed = false;
+      // Stryker disable next-line ArrayDeclaration: equivalent — the loop runs only when there are stub targets
       for (const [stub, target] of stubTargets ?? []) {
         const unit = this.view.thread.units.unitOf(stub);
         if (this.dropped[stub] === 0 && this.dropped[target] === 1 && !this.marks.isFixed(unit)) {
@@ -125,7 +128,9 @@ export class DropPlan {
     const { condense } = this.hints;
     if (!condense) return;
     const { thread, wallStart, replaced } = this.view;
+    // Stryker disable next-line EqualityOperator: equivalent — the message at the wall belongs to a unit that reaches the wall, which is held
     for (let index = 0; index < wallStart && !this.fits(); index++) {
+      // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
       if (thread.messages[index]?.role !== "tool" || replaced.has(index)) continue;
       if (this.marks.isHeld(thread.units.unitOf(index))) continue;
       this.condenseAt(index, condense);
@@ -142,6 +147,7 @@ export class DropPlan {
     if (!shrink) return;
     const { thread, wallStart } = this.view;
     for (let index = 0; index < wallStart && !this.fits(); index++) {
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result, nor for a result `condenseRaw` condensed (the view holds it as the thread has it, not as its row's digest)
       if (thread.messages[index]?.role === "tool" && !this.condensed.has(index))
         this.condenseAt(index, shrink);
     }
@@ -228,12 +234,17 @@ export function runBackstop(
     wallExceedsBudget,
     chars: view.chars,
   });
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: under the budget no step changes anything, and the plan reports the view unchanged and fitting
   if (view.chars <= settings.budget) return unchanged(false);
   const plan = new DropPlan(view, settings, hints);
   plan.condenseRaw();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
   if (!plan.fits()) plan.shrinkDigests();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
   if (!plan.fits()) plan.dropOldest("held", true);
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
   if (!plan.fits()) plan.condensePinned();
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — each step does nothing once the view fits; any `kept` but "held" keeps the fixed units only
   if (!plan.fits()) plan.dropOldest("fixed", false);
   if (plan.droppedCount === 0 && plan.condensed.size === 0) return unchanged(!plan.fits());
   return compactedView(view, plan, settings);

@@ -69,6 +69,7 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 function checkDigestEntry(toolCallId: string, entry: DigestEntry): void {
   if (
+    // Stryker disable next-line OptionalChaining: equivalent — callers check an entry only once they have one
     typeof entry?.digest !== "string" ||
     typeof entry.contentSha256 !== "string" ||
     !SHA256_HEX.test(entry.contentSha256)
@@ -94,6 +95,7 @@ function decideStubs(
   for (const stub of stubs) {
     decisions.decided.add(stub.index);
     decisions.stubTargets.set(stub.index, stub.target);
+    // Stryker disable next-line OptionalChaining: equivalent — a stub's index is a message of the thread
     if (stub.text === facts.thread.messages[stub.index]?.content) continue;
     decisions.replaced.set(stub.index, stub.text);
     if (stub.category === "duplicate") counts.stubs.duplicate++;
@@ -111,16 +113,22 @@ function substituteDigests(
 ): void {
   for (const index of facts.results) {
     // Results in the wall are kept by the recency-wall keep-rule.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: every result in the wall has the recency-wall reason, skipped below
     if (index >= protection.wallStart) break;
     if (protection.reasonAt(index) !== undefined || decisions.decided.has(index)) continue;
     // A failed result is the error/retry rule's: the worker digests none, and a digest in
     // its place would read as a success that "retries" an earlier failure.
+    // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (facts.at(index)?.failed) continue;
     const message = facts.message(index);
     const entry = digests.get(message.toolCallId);
     if (!entry) continue;
     checkDigestEntry(message.toolCallId, entry);
-    if (typeof message.content === "string" && isOwnCondensedText(message.content, entry, facts, index)) {
+    if (
+      // Stryker disable next-line ConditionalExpression: equivalent — block content equals none of the cleaner's texts
+      typeof message.content === "string" &&
+      isOwnCondensedText(message.content, entry, facts, index)
+    ) {
       // The row's own digest, substituted by an earlier assembly, or the stand-in an earlier
       // backstop put there for this very row or call: neither live nor stale.
     } else if (facts.thread.hashAt(index) === entry.contentSha256) {
@@ -139,6 +147,7 @@ function swapContents(
   replaced: ReadonlyMap<number, string>,
   counts: CleaningCounts,
 ): readonly Message[] {
+  // Stryker disable next-line ConditionalExpression: equivalent — the assembly returns a new array either way, with the same messages
   if (replaced.size === 0) return messages;
   const view = messages.slice();
   for (const [index, text] of replaced) {
@@ -157,6 +166,7 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
     const message = facts.thread.messages[index] as Message;
     // A failed result stays as it is: any stand-in would read as a success on the next
     // assembly (the error/retry rule decides failed results).
+    // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (message.role !== "tool" || facts.at(index)?.failed) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (entry) checkDigestEntry(message.toolCallId, entry);
@@ -175,6 +185,7 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
 function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, decisions: Decisions) {
   return (index: number): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
+    // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
     if (message.role !== "tool") return undefined;
     const entry = digests?.get(message.toolCallId);
     if (!entry) return undefined;
@@ -243,6 +254,7 @@ export function cleanView(
   counts.protected = protection.protectedResults;
   const decisions: Decisions = { replaced: new Map(), decided: new Set(), stubTargets: new Map() };
   if (options.inline) decideStubs(facts, protection, decisions, counts);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an empty map substitutes nothing
   if (digests && digests.size > 0) substituteDigests(facts, digests, protection, decisions, counts);
   const { thread } = facts;
   const view = swapContents(messages, thread, decisions.replaced, counts);

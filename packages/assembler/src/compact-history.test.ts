@@ -9,6 +9,7 @@ import {
   userMessage,
 } from "../test/fixtures/thread-builder";
 import { COMPACTION_DEFAULTS, compactHistory } from "./compact-history";
+import { NOTE_HEADER_CHARS, noteHeaderLength } from "./compaction-note";
 import { recencyWallStart } from "./keep-rules";
 import { messageChars } from "./message-chars";
 import { COMPACTION_NOTE_PREFIX } from "./stubs";
@@ -560,5 +561,104 @@ describe("compactHistory counts its note", () => {
     expect(result.droppedMessages).toBeGreaterThan(0);
     expect(total(result.messages)).toBeGreaterThan(kept + 10);
     expect(result.wallExceedsBudget).toBe(true);
+  });
+});
+
+describe("compactHistory sizes its note and keeps what it must", () => {
+  const messages = longThread(4);
+  const wallStart = messages.findIndex((message) => message.content === "Now list the rent terms.");
+  const results = messages.flatMap((message, index) =>
+    message.role === "tool" && index < wallStart ? [index] : [],
+  );
+  const stand = (index: number): Message | undefined => {
+    const result = messages[index];
+    return result?.role === "tool"
+      ? toolResult(result.toolCallId, result.toolName, "digest: rent terms")
+      : undefined;
+  };
+  /** Chars of the view once messages 1 .. last (the opening request and whole exchanges) are dropped. */
+  const withoutUpTo = (last: number) => total(messages) - total(messages.slice(1, last + 1));
+
+  it("drops exchanges until the note has room for a full snippet per dropped message, and no more", () => {
+    const snippetChars = 20;
+    // Dropping the opening request and 2 exchanges (5 messages) leaves room for 5 snippet lines.
+    const exact = withoutUpTo(5) + NOTE_HEADER_CHARS + 5 * (snippetChars + 1);
+    const atRoom = compactHistory(messages, wallStart, { historyBudgetChars: exact, snippetChars });
+    expect(atRoom.droppedMessages).toBe(5);
+    const short = compactHistory(messages, wallStart, { historyBudgetChars: exact - 1, snippetChars });
+    expect(short.droppedMessages).toBe(7);
+  });
+
+  it("snips a result it condensed and then dropped from its stand-in, not from the thread", () => {
+    // A long aside after the reads: condensing every read is not enough, and dropping up to
+    // the aside leaves the note room for whole snippets.
+    const thread = [
+      ...messages.slice(0, wallStart),
+      userMessage(`Aside: ${"background on the landlord. ".repeat(100)}`),
+      ...messages.slice(wallStart),
+    ];
+    const condensed = total(thread) - total(results.map((index) => messages[index] as Message));
+    const { messages: view, droppedMessages } = compactHistory(
+      thread,
+      wallStart + 1,
+      { historyBudgetChars: condensed + results.length * 18 - 1 },
+      { condense: stand },
+    );
+    expect(droppedMessages).toBe(wallStart);
+    const note = String(view.find(isNote)?.content);
+    expect(note.match(/- tool read_document: digest: rent terms/g)).toHaveLength(results.length);
+    expect(note).not.toContain("Document lease");
+  });
+
+  it("condenses pinned results only until the view fits with the note's header alone", () => {
+    const [, , third, fourth] = results as [number, number, number, number];
+    const pinned = (index: number) => index === third || index === fourth;
+    // The opening request and the two unpinned exchanges go; then condensing the third page fits.
+    const left = withoutUpTo(third - 2);
+    const budget =
+      left -
+      messageChars(messages[third] as Message) +
+      messageChars(stand(third) as Message) +
+      noteHeaderLength(5);
+    const result = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: budget, snippetChars: 20 },
+      { pinned, condense: stand },
+    );
+    expect(result).toMatchObject({ droppedMessages: 5, condensedResults: 1, wallExceedsBudget: false });
+    expect(result.messages).toContain(messages[fourth]);
+  });
+
+  it("drops pinned exchanges last, when condensing them is not enough", () => {
+    const result = compactHistory(
+      messages,
+      wallStart,
+      { historyBudgetChars: 1_000 },
+      { pinned: (index) => results.includes(index), condense: () => undefined },
+    );
+    expect(result.droppedMessages).toBe(1 + 2 * results.length);
+    for (const index of results) expect(result.messages).not.toContain(messages[index]);
+    expect(result.messages.slice(-3)).toEqual(messages.slice(-3));
+  });
+
+  it("keeps a stub and its target when neither goes with a dropped exchange", () => {
+    const thread: Message[] = [
+      userMessage("go"),
+      ...toolExchange("x1", "read_document", { file_id: "f", offset: 0 }, documentPage("f", 0, 6_000)),
+      ...toolExchange("s", "search", { q: "rent" }, "[stub of s, pointing to t below]"),
+      ...toolExchange("t", "search", { q: "rent" }, "id: f"),
+      userMessage("next"),
+    ];
+    const stubTargets = new Map([[4, 6]]);
+    const { messages: view, droppedMessages } = compactHistory(
+      thread,
+      recencyWallStart(thread, 0),
+      { historyBudgetChars: total(thread) - 3_000 },
+      { stubTargets },
+    );
+    expect(droppedMessages).toBe(3);
+    expect(view).toContain(thread[4]);
+    expect(view).toContain(thread[6]);
   });
 });

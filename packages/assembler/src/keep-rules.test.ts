@@ -25,9 +25,10 @@ import {
   sourceKey,
 } from "./keep-rules";
 import { createToolPolicy } from "./policy";
-import { protectMessages } from "./protect";
+import { protectMessages, protectWindow } from "./protect";
+import { indexedThreadOf, threadFactsOf } from "./thread-state";
 import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
-import { isReferencedByWindow, windowReferences } from "./window-references";
+import { isReferencedByWindow, windowReferences, windowText } from "./window-references";
 
 const policy = createToolPolicy();
 
@@ -354,6 +355,36 @@ describe("referenced-by-window: provenance keys and window references", () => {
     expect(isReferencedByWindow(["c7"], windowReferences(hits, 1, documentReads))).toBe(false);
   });
 
+  it("reads the window's text and its calls' args, but no tool result and no document read's args", () => {
+    const window = [
+      userMessage("Compare Ground Lease 445"),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "Ground Lease 446", offset: 0 }),
+        toolCall("c2", "compare_documents", { left: "Ground Lease 445", right: "cd_9f2" }),
+      ),
+      toolResult("c1", "read_document", "Ground Lease 447 is cited here"),
+      assistantText("Done."),
+    ];
+    expect(windowText(window, documentReads)).toBe(
+      'Compare Ground Lease 445\n\n{"left":"Ground Lease 445","right":"cd_9f2"}\nDone.',
+    );
+    const references = windowReferences([userMessage("old"), ...window], 1, documentReads);
+    expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(false);
+    expect(isReferencedByWindow(["Ground Lease 447"], references)).toBe(false);
+    expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(true);
+  });
+
+  it("finds a one-token key named by any one window message", () => {
+    const messages = [userMessage("old"), userMessage("What does cd_9f2 say?"), assistantText("Reading it.")];
+    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+  });
+
+  it("takes no shorter token from a mention that does not end in punctuation", () => {
+    const references = windowReferences([userMessage("What does cd_9f2 say?")], 0, documentReads);
+    expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
+    expect(isReferencedByWindow(["cd_9f"], references)).toBe(false);
+  });
+
   it("ignores mentions before the window", () => {
     const messages = [userMessage("read cd_9f2"), userMessage("thanks")];
     expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(false);
@@ -529,6 +560,129 @@ describe("protectMessages", () => {
     const { reasons } = protectMessages(messages, policy, 0);
     expect(reasons).toHaveLength(messages.length);
     expect(reasons[2]).toBeUndefined();
+  });
+
+  it("evaluates the keep-rules for the recency wall it is given", () => {
+    // The turn ended with an answer: the next turn's wall holds the last 3 exchanges, the
+    // answer counting as one.
+    const messages = [
+      userMessage("Read the lease."),
+      ...toolExchange("p1", "read_document", { file_id: "lease", offset: 0 }, documentPage("lease", 1)),
+      ...toolExchange("p2", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange("w1", "search", { q: "rent" }, "hits"),
+      ...toolExchange("w2", "search", { q: "term" }, "hits"),
+      ...toolExchange("w3", "search", { q: "cap" }, "hits"),
+      assistantText("Done."),
+    ];
+    expect(protectMessages(messages, policy, 3).wallStart).toBe(0);
+    const next = nextTurnWallStart(messages);
+    expect(next).toBe(resultIndex(messages, "w2") - 1);
+    const { wallStart, reasons } = protectMessages(messages, policy, 3, next);
+    expect(wallStart).toBe(next);
+    for (const id of ["p1", "p2", "w1"]) expect(reasons[resultIndex(messages, id)]).toBeUndefined();
+    expect(reasons[resultIndex(messages, "w2")]).toBe(KEEP_REASONS.recencyWall);
+    // The count of exchanges is not used when the wall is given.
+    expect(protectMessages(messages, policy, 0, next).reasons).toEqual(reasons);
+  });
+
+  it("keeps a result whose key with spaces the window names, reading the window only", () => {
+    const messages = [
+      userMessage("Open Ground Lease 446 when you can."),
+      ...toolExchange(
+        "g5",
+        "read_document",
+        { file_id: "Ground Lease 445", offset: 5_000 },
+        documentPage("g", 2),
+      ),
+      ...toolExchange(
+        "g6",
+        "read_document",
+        { file_id: "Ground Lease 446", offset: 5_000 },
+        documentPage("h", 2),
+      ),
+      userMessage("What does Ground Lease 445 say about rent?"),
+    ];
+    const { reasons, mentioned } = protectMessages(messages, policy, 0);
+    expect(reasons[resultIndex(messages, "g5")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "g6")]).toBeUndefined();
+    expect([...mentioned]).toEqual([resultIndex(messages, "g5")]);
+  });
+
+  it("puts a result the given wall starts at inside the wall, where mentions of it pin nothing", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange(
+        "r2",
+        "read_document",
+        { file_id: "Ground Lease 445", offset: 0 },
+        documentPage("g", 1),
+      ),
+      userMessage("What did r1 and Ground Lease 445 return?"),
+    ];
+    const [first, second] = [resultIndex(messages, "r1"), resultIndex(messages, "r2")];
+    const atFirst = protectMessages(messages, policy, 0, first);
+    expect(atFirst.reasons[first]).toBe(KEEP_REASONS.recencyWall);
+    expect([...atFirst.mentioned]).toEqual([]);
+    const atSecond = protectMessages(messages, policy, 0, second);
+    expect(atSecond.reasons[second]).toBe(KEEP_REASONS.recencyWall);
+    expect(atSecond.reasons[first]).toBe(KEEP_REASONS.referencedByWindow);
+    expect([...atSecond.mentioned]).toEqual([first]);
+  });
+
+  it("pins the pages of a mentioned source before the wall only, and counts each protected result once", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "read_document", { file_id: "lease", offset: 5_000 }, documentPage("lease", 2)),
+      ...toolExchange("r2", "read_document", { file_id: "lease", offset: 10_000 }, documentPage("lease", 3)),
+      userMessage("What did r1 say?"),
+    ];
+    const [first, second] = [resultIndex(messages, "r1"), resultIndex(messages, "r2")];
+    const protection = protectWindow(threadFactsOf(indexedThreadOf(messages), policy), second);
+    expect([...protection.referenced]).toEqual([first]);
+    // r2 by the recency wall, r1 by the window.
+    expect(protection.protectedResults).toBe(2);
+  });
+
+  it("keeps a result whose one-char call id the window names", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("7", "search", { q: "rent" }, "hits"),
+      ...toolExchange("8", "search", { q: "term" }, "hits"),
+      userMessage("What did 7 return?"),
+    ];
+    const { reasons } = protectMessages(messages, policy, 0);
+    expect(reasons[resultIndex(messages, "7")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "8")]).toBeUndefined();
+  });
+
+  it("keeps a result the window names after one inside the wall", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r2", "search", { q: "rent" }, "hits"),
+      ...toolExchange("r9", "search", { q: "term" }, "hits"),
+      userMessage("Compare r9 with r2."),
+    ];
+    const wallStart = resultIndex(messages, "r9") - 1;
+    const { reasons, mentioned } = protectMessages(messages, policy, 0, wallStart);
+    expect(reasons[resultIndex(messages, "r2")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect([...mentioned]).toEqual([resultIndex(messages, "r2")]);
+  });
+
+  it("finds for a window message the results before it that it names, in order", () => {
+    const messages = [
+      userMessage("go"),
+      ...toolExchange("r1", "search", { q: "rent" }, "hits"),
+      ...toolExchange("r2", "search", { q: "term" }, "hits"),
+      userMessage("Compare r2, r1 and r5."),
+      ...toolExchange("r5", "search", { q: "cap" }, "hits"),
+    ];
+    const { keep } = threadFactsOf(indexedThreadOf(messages), policy);
+    const asking = messages.findIndex((message) => message.content === "Compare r2, r1 and r5.");
+    expect(keep.mentionedBy(asking, messages[asking] as Message)).toEqual([
+      resultIndex(messages, "r1"),
+      resultIndex(messages, "r2"),
+    ]);
   });
 
   it("leaves old results cleanable when the window mentions nothing of theirs", () => {

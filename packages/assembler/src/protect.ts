@@ -47,6 +47,7 @@ function mentionedResults(facts: ThreadFacts, wallStart: number): Set<number> {
     if (mentioned.has(result)) continue;
     text ??= windowText(thread.messages.slice(wallStart), keep.isDocumentRead);
     const window = text;
+    // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (facts.at(result)?.keys.some((key) => !isSingleToken(key) && window.includes(key)))
       mentioned.add(result);
   }
@@ -66,12 +67,15 @@ function referencedResults(
   const sources = new Set<string>();
   for (const result of mentioned) {
     const resultFacts = facts.at(result);
+    // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (resultFacts?.reason === undefined) referenced.add(result);
+    // Stryker disable next-line ConditionalExpression,OptionalChaining: equivalent — no source lists members under `undefined`; every result has its facts
     if (resultFacts?.source !== undefined) sources.add(resultFacts.source);
   }
   for (const source of sources) {
     for (const result of facts.keep.sourceMembers(source)) {
       if (result >= wallStart) break;
+      // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
       if (facts.at(result)?.reason === undefined) referenced.add(result);
     }
   }
@@ -93,8 +97,10 @@ export function protectWindow(facts: ThreadFacts, wallStart: number): WindowProt
     referenced,
     protectedResults: resultsInWall + keep.keptBefore(wallStart) + referenced.size,
     reasonAt(index) {
+      // Stryker disable next-line OptionalChaining: equivalent — asked for messages of the thread only
       if (thread.messages[index]?.role !== "tool") return KEEP_REASONS.conversational;
       if (index >= wallStart) return KEEP_REASONS.recencyWall;
+      // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
       const reason = facts.at(index)?.reason;
       if (reason !== undefined) return reason;
       return referenced.has(index) ? KEEP_REASONS.referencedByWindow : undefined;

@@ -28,16 +28,19 @@ const tokensByMessage = new WeakMap<
  */
 function forEachTextSpan(text: string, visit: (text: string, start: number, end: number) => void): void {
   const length = text.length;
+  // Stryker disable next-line EqualityOperator: equivalent — at the end, no char is a token char, and the loop steps past it
   for (let start = 0; start < length; ) {
     if ((TOKEN_CHARS[text.charCodeAt(start)] ?? 0) === 0) {
       start++;
       continue;
     }
     let end = start + 1;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — past the end, no char is a token char
     while (end < length && (TOKEN_CHARS[text.charCodeAt(end)] ?? 0) !== 0) end++;
     visit(text, start, end);
     if (TOKEN_CHARS[text.charCodeAt(end - 1)] === 2) {
       let stem = end - 1;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the run is maximal, so the char before it is no token char
       while (stem > start && TOKEN_CHARS[text.charCodeAt(stem - 1)] === 2) stem--;
       visit(text, start, stem);
     }
@@ -63,6 +66,7 @@ export function forEachReferenceSpan(
 ): void {
   if (message.role === "tool") return;
   forEachTextSpan(contentText(message.content), visit);
+  // Stryker disable next-line ConditionalExpression: equivalent — only assistant messages carry tool calls
   if (message.role === "assistant" && message.toolCalls) {
     for (const call of message.toolCalls) {
       if (!isDocumentRead(call.name)) forEachTextSpan(canonicalArgs(call), visit);
@@ -104,6 +108,7 @@ export function windowText(window: readonly Message[], isDocumentRead: IsDocumen
   for (const message of window) {
     if (message.role === "tool") continue;
     parts.push(contentText(message.content));
+    // Stryker disable next-line ConditionalExpression: equivalent — only assistant messages carry tool calls
     if (message.role === "assistant" && message.toolCalls) {
       for (const call of message.toolCalls) if (!isDocumentRead(call.name)) parts.push(canonicalArgs(call));
     }
