@@ -639,6 +639,109 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     expect(report.compaction).toMatchObject({ fired: false, condensedResults: 0, wallExceedsBudget: true });
   });
 
+  it("condenses an unpinned result that shares its exchange with a pinned one, and drops nothing", () => {
+    const thread = [
+      userMessage("Read lease_a and search."),
+      assistantCalling(
+        toolCall("c1", "read_document", { file_id: "lease_a", offset: 5_000 }),
+        toolCall("c2", "web_search", { q: "x" }),
+      ),
+      toolResult("c1", "read_document", documentPage("lease_a", 2, 6_000)),
+      toolResult("c2", "web_search", `id: hit ${"result ".repeat(2_850)}`),
+      userMessage("What does lease_a say?"),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 9_000,
+    });
+    expect(report.compaction).toMatchObject({
+      droppedMessages: 0,
+      condensedResults: 1,
+      wallExceedsBudget: false,
+    });
+    expect(view[resultIndex(thread, "c1")]).toBe(thread[resultIndex(thread, "c1")]);
+    expect(view[resultIndex(thread, "c2")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call c2/,
+    );
+  });
+
+  it("condenses a result before the wall whose exchange reaches into the wall", () => {
+    // c2's result arrives after the next user message: its exchange reaches into the wall.
+    const thread = [
+      userMessage("Search twice."),
+      assistantCalling(toolCall("c1", "web_search", { q: "a" }), toolCall("c2", "web_search", { q: "b" })),
+      toolResult("c1", "web_search", `id: a ${"hit ".repeat(5_000)}`),
+      ...toolExchange("d1", "lookup", { key: "1" }, "one"),
+      userMessage("And?"),
+      toolResult("c2", "web_search", "id: b"),
+      assistantText("Done."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 3_000,
+    });
+    expect(report.compaction).toMatchObject({ fired: true, condensedResults: 1, wallExceedsBudget: false });
+    expect(view[resultIndex(thread, "c1")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call c1/,
+    );
+  });
+
+  it("leaves memory and interrupt answers for later steps: junk pages are condensed first", () => {
+    const thread = [
+      userMessage("Load the method, then read."),
+      ...toolExchange(
+        "m1",
+        "load_skill",
+        { name: "lease-review" },
+        `Method: ${"check every rent step. ".repeat(300)}`,
+      ),
+      ...toolExchange(
+        "p1",
+        "read_document",
+        { file_id: "lease_b", offset: 5_000 },
+        documentPage("lease_b", 2, 8_000),
+      ),
+      userMessage("Go on."),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side_1", offset: 0 },
+        documentPage("side_1", 1, 1_000),
+      ),
+      assistantText("Read."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 9_000,
+    });
+    expect(report.compaction).toMatchObject({ droppedMessages: 0, condensedResults: 1 });
+    expect(view[resultIndex(thread, "m1")]).toBe(thread[resultIndex(thread, "m1")]);
+    expect(view[resultIndex(thread, "p1")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call p1/,
+    );
+  });
+
+  it("cuts a digest down from its text as it is now, when the row's text is replaced on the same object", () => {
+    const page = documentPage("lease_8", 2, 8_000);
+    const entry = digestFor(
+      page,
+      [DIGEST_HEADER, "digest:", `  - ${"old bullet text ".repeat(30)}`, "figures verbatim: $1"].join("\n"),
+    );
+    const thread = pagesThenSideLetter("lease_8", [page], 8_000, 3_000);
+    const digests = digestMap({ p1: entry });
+    const options = { recencyKeepExchanges: 0, historyBudgetChars: 3_500 };
+    const before = assembleModelView(thread, digests, options);
+    expect(before.messages[resultIndex(thread, "p1")]?.content).toContain("figures verbatim: $1");
+    entry.digest = [
+      DIGEST_HEADER,
+      "digest:",
+      `  - ${"new bullet text ".repeat(30)}`,
+      "figures verbatim: $2",
+    ].join("\n");
+    const after = assembleModelView(thread, digests, options);
+    expect(after.messages[resultIndex(thread, "p1")]?.content).toContain("figures verbatim: $2");
+  });
+
   it("keeps the retry a kept error stub points to", () => {
     const thread = [
       userMessage("Read the leases."),

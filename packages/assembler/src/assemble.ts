@@ -50,7 +50,7 @@ export interface AssemblyReport {
   compaction: {
     fired: boolean;
     droppedMessages: number;
-    /** Results before the wall condensed to fit the budget (digest or re-read stub). */
+    /** Results before the wall condensed to fit the budget (digest, figures-only digest or re-read stub). */
     condensedResults: number;
     /** The view is over `historyBudgetChars` because the recency wall (with system messages and notes) alone exceeds it. */
     wallExceedsBudget: boolean;

@@ -30,6 +30,11 @@ export interface BackstopHints {
   readonly condense?: ((index: number) => Message | undefined) | undefined;
   /** A shorter form of a digest in the view (its figures-only form); undefined for other results. */
   readonly shrink?: ((index: number) => Message | undefined) | undefined;
+  /**
+   * Whether the first step may condense the raw result at `index` (before anything is cut
+   * or dropped). @default every result that is neither pinned nor a kept stub's target
+   */
+  readonly condensesEarly?: ((index: number) => boolean) | undefined;
 }
 
 export interface BackstopResult {
@@ -119,20 +124,21 @@ export class DropPlan {
 
   /**
    * Condenses the results before the wall that the view holds as the thread has them and
-   * that no unit keeps (not pinned, no kept stub's target), oldest first, while the view
-   * does not fit: a stand-in naming the re-read call (or the result's digest) gives back
-   * nearly all of a raw result's chars, where dropping exchanges of digests loses many
-   * results' facts for the same room.
+   * that `condensesEarly` allows (by default: neither pinned nor a kept stub's target),
+   * oldest first, while the view does not fit: a stand-in naming the re-read call (or the
+   * result's digest) gives back nearly all of a raw result's chars, where dropping
+   * exchanges of digests loses many results' facts for the same room. A result is
+   * condensed alone, whatever unit it is in: its call keeps its result.
    */
   condenseRaw(): void {
     const { condense } = this.hints;
     if (!condense) return;
     const { thread, wallStart, replaced } = this.view;
-    // Stryker disable next-line EqualityOperator: equivalent — the message at the wall belongs to a unit that reaches the wall, which is held
+    const kept = new Set([...this.hints.pinned, ...(this.hints.stubTargets?.values() ?? [])]);
+    const early = this.hints.condensesEarly ?? ((index: number) => !kept.has(index));
     for (let index = 0; index < wallStart && !this.fits(); index++) {
       // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
-      if (thread.messages[index]?.role !== "tool" || replaced.has(index)) continue;
-      if (this.marks.isHeld(thread.units.unitOf(index))) continue;
+      if (thread.messages[index]?.role !== "tool" || replaced.has(index) || !early(index)) continue;
       this.condenseAt(index, condense);
     }
   }

@@ -2,6 +2,7 @@ import type { BackstopHints, BackstopView } from "./backstop-plan";
 import { InvalidOptionError } from "./errors";
 import type { IndexedThread } from "./indexed-thread";
 import { decideInlineStubs } from "./inline-clean";
+import { KEEP_REASONS, type KeepReason } from "./keep-rules";
 import type { ToolRule } from "./policy";
 import { protectWindow, type WindowProtection } from "./protect";
 import {
@@ -50,18 +51,6 @@ export function originalOfReplacement(message: Message): Message | undefined {
 function withContent(message: ToolMessage, text: string): ToolMessage {
   const replacement: ToolMessage = { ...message, content: text };
   replacedFrom.set(replacement, message);
-  return replacement;
-}
-
-// Per result: the backstop's last stand-in for it (assemblies past the budget repeat them).
-const standInByMessage = new WeakMap<ToolMessage, ToolMessage>();
-
-/** {@link withContent} for the backstop's stand-ins: the same object again while the text is the same. */
-function standIn(message: ToolMessage, text: string): ToolMessage {
-  const cached = standInByMessage.get(message);
-  if (cached?.content === text) return cached;
-  const replacement = withContent(message, text);
-  standInByMessage.set(message, replacement);
   return replacement;
 }
 
@@ -158,6 +147,16 @@ function swapContents(
 }
 
 /**
+ * Whether the backstop's first step may condense a raw result the keep-rules give
+ * `reason`: one no rule keeps, or a ledger first page (a page, one call away). Memory and
+ * methodology (`policy-keep`) and interrupt answers wait for the later steps, as do pinned
+ * results and the results a kept stub points to.
+ */
+function condensesEarly(reason: KeepReason | undefined): boolean {
+  return reason === undefined || reason === KEEP_REASONS.ledgerFirstPage;
+}
+
+/**
  * Past the budget, a result before the wall that the view still holds as the thread has it
  * (raw, or pinned) gives way to its matching digest or a stub naming its re-read call.
  */
@@ -174,7 +173,7 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
     if (entry && message.content === entry.digest) return undefined;
     const text =
       entry && facts.thread.hashAt(index) === entry.contentSha256 ? entry.digest : budgetStubOf(facts, index);
-    return text === undefined ? undefined : standIn(message, text);
+    return text === undefined ? undefined : withContent(message, text);
   };
 }
 
@@ -192,7 +191,7 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, dec
     const shown = decisions.replaced.get(index) ?? message.content;
     if (shown !== entry.digest) return undefined;
     const text = figuresOnlyOf(entry, message.toolCallId);
-    return text === undefined ? undefined : standIn(message, text);
+    return text === undefined ? undefined : withContent(message, text);
   };
 }
 
@@ -208,19 +207,27 @@ function isOwnCondensedText(content: string, entry: DigestEntry, facts: ThreadFa
   );
 }
 
-// Per row: its figures-only form, for the tool call id it was made for (rows are loaded once per turn).
-const figuresOnlyByEntry = new WeakMap<DigestEntry, { toolCallId: string; text: string | undefined }>();
+// Per row: its figures-only form, for the digest text and tool call id it was made from
+// (rows are loaded once per turn; either may be replaced on the same object).
+const figuresOnlyByEntry = new WeakMap<
+  DigestEntry,
+  { digest: string; toolCallId: string; text: string | undefined }
+>();
 
 function figuresOnlyOf(entry: DigestEntry, toolCallId: string): string | undefined {
   const cached = figuresOnlyByEntry.get(entry);
-  if (cached?.toolCallId === toolCallId) return cached.text;
+  if (cached?.digest === entry.digest && cached.toolCallId === toolCallId) return cached.text;
   const text = figuresOnlyDigest(entry.digest, toolCallId);
-  figuresOnlyByEntry.set(entry, { toolCallId, text });
+  figuresOnlyByEntry.set(entry, { digest: entry.digest, toolCallId, text });
   return text;
 }
 
-// Per tool call: its budget stub, for the tool rule it was rendered under (the policy may change).
-const budgetStubByCall = new WeakMap<ToolCall, { rule: ToolRule; toolCallId: string; text: string }>();
+// Per tool call: its budget stub, for the args, tool rule and result id it was rendered for
+// (the policy may change; the thread index re-reads args replaced on the same call).
+const budgetStubByCall = new WeakMap<
+  ToolCall,
+  { argsJson: string | undefined; rule: ToolRule; toolCallId: string; text: string }
+>();
 
 /** The backstop's stand-in for the result at `index`, naming the call that re-reads it; undefined without a call. */
 function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
@@ -228,14 +235,21 @@ function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
   if (!call) return undefined;
   const message = facts.thread.messages[index] as ToolMessage;
   const rule = facts.policy.ruleFor(message.toolName);
+  const argsJson = facts.thread.calls.callArgsJsonAt(index);
   const cached = budgetStubByCall.get(call);
-  if (cached?.rule === rule && cached.toolCallId === message.toolCallId) return cached.text;
+  if (
+    cached !== undefined &&
+    cached.argsJson === argsJson &&
+    cached.rule === rule &&
+    cached.toolCallId === message.toolCallId
+  )
+    return cached.text;
   const text = renderBudgetStub(
     renderToolCall(call, rule.provenanceArgs),
     rule.idempotent,
     message.toolCallId,
   );
-  budgetStubByCall.set(call, { rule, toolCallId: message.toolCallId, text });
+  budgetStubByCall.set(call, { argsJson, rule, toolCallId: message.toolCallId, text });
   return text;
 }
 
@@ -258,7 +272,9 @@ export function cleanView(
   if (digests && digests.size > 0) substituteDigests(facts, digests, protection, decisions, counts);
   const { thread } = facts;
   const view = swapContents(messages, thread, decisions.replaced, counts);
-  const pinned = [...new Set([...protection.referenced, ...protection.mentioned])].sort((a, b) => a - b);
+  const pinnedSet = new Set([...protection.referenced, ...protection.mentioned]);
+  const stubTargets = new Set(decisions.stubTargets.values());
+  const pinned = [...pinnedSet].sort((a, b) => a - b);
   return {
     view: {
       thread,
@@ -276,6 +292,8 @@ export function cleanView(
       stubTargets: decisions.stubTargets,
       condense: condenser(facts, digests),
       shrink: shrinker(facts, digests, decisions),
+      condensesEarly: (index) =>
+        !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
     },
   };
 }
