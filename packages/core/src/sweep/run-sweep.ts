@@ -181,23 +181,23 @@ class SweepRun {
 
   /**
    * Pages through a scan, at most `maxPages` pages and until the run is full, enqueueing
-   * what each page yields; marks the report truncated when it stops with more to see.
+   * what `toSwept` makes of each thread a page yields (undefined: seen and passed over);
+   * marks the report truncated when it stops with more to see.
    */
-  private async scan(
-    page: (
-      cursor: string | null,
-    ) => Promise<{ threads: (SweepThreadInput | undefined)[]; nextCursor: string | null }>,
+  private async scan<Thread>(
+    page: (cursor: string | null) => Promise<{ threads: readonly Thread[]; nextCursor: string | null }>,
+    toSwept: (thread: Thread) => SweepThreadInput | undefined,
   ): Promise<void> {
     let cursor: string | null = null;
     for (let count = 0; count < this.settings.maxPages && !this.full(); count++) {
       const found = await page(cursor);
-      // An undefined entry is a thread seen and passed over; past the limit it still marks the run truncated.
       for (const thread of found.threads) {
         if (this.full()) {
           this.report.truncated = true;
           break;
         }
-        if (thread !== undefined) await this.enqueue(thread);
+        const swept = toSwept(thread);
+        if (swept !== undefined) await this.enqueue(swept);
       }
       cursor = found.nextCursor;
       if (cursor === null) break;
@@ -207,47 +207,45 @@ class SweepRun {
 
   /** Threads whose pass record left them behind, at their latest turn (or the record's time). */
   sweepLeftBehind(): Promise<void> {
-    return this.scan(async (cursor) => {
-      const found = await this.ports.store.listLeftBehind({
-        limit: this.settings.pageSize,
-        cursor,
-        recordedBefore: this.settledBefore,
-      });
-      return {
-        threads: found.threads.map((thread) => ({
-          orgId: thread.orgId,
-          threadId: thread.threadId,
-          reason: thread.reason,
-          turnEndedAt: (thread.latestTurnEndedAt ?? thread.recordedAt).toISOString(),
-        })),
-        nextCursor: found.nextCursor,
-      };
-    });
+    return this.scan(
+      (cursor) =>
+        this.ports.store.listLeftBehind({
+          limit: this.settings.pageSize,
+          cursor,
+          recordedBefore: this.settledBefore,
+        }),
+      (thread) => ({
+        orgId: thread.orgId,
+        threadId: thread.threadId,
+        reason: thread.reason,
+        turnEndedAt: (thread.latestTurnEndedAt ?? thread.recordedAt).toISOString(),
+      }),
+    );
   }
 
   /** Threads the directory saw active since `since`, settled, that have no pass record: their event was lost. */
   sweepLostEvents(directory: ThreadDirectory, since: Date): Promise<void> {
-    return this.scan(async (cursor) => {
-      const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
-      const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
-      const known = new Set(
-        (await this.ports.store.threadsWithPass(settled)).map((thread) =>
-          JSON.stringify([thread.orgId, thread.threadId]),
-        ),
-      );
-      return {
-        threads: settled.map((thread) =>
-          known.has(JSON.stringify([thread.orgId, thread.threadId]))
-            ? undefined
-            : {
-                orgId: thread.orgId,
-                threadId: thread.threadId,
-                reason: "lost_event" as const,
-                turnEndedAt: thread.lastActivityAt.toISOString(),
-              },
-        ),
-        nextCursor: found.nextCursor,
-      };
-    });
+    let known = new Set<string>();
+    return this.scan(
+      async (cursor) => {
+        const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
+        const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
+        known = new Set(
+          (await this.ports.store.threadsWithPass(settled)).map((thread) =>
+            JSON.stringify([thread.orgId, thread.threadId]),
+          ),
+        );
+        return { threads: settled, nextCursor: found.nextCursor };
+      },
+      (thread) =>
+        known.has(JSON.stringify([thread.orgId, thread.threadId]))
+          ? undefined
+          : {
+              orgId: thread.orgId,
+              threadId: thread.threadId,
+              reason: "lost_event",
+              turnEndedAt: thread.lastActivityAt.toISOString(),
+            },
+    );
   }
 }
