@@ -899,6 +899,111 @@ describe("assembleModelView backstop stand-ins", () => {
   });
 });
 
+describe("assembleModelView backstop stand-ins follow what they are made from", () => {
+  const options = { recencyKeepExchanges: 0, historyBudgetChars: 2_000 };
+  const bigPage = documentPage("lease_3", 2, 6_000);
+
+  function pageThread(call = toolCall("r1", "read_document", { file_id: "lease_3", offset: 5_000 })) {
+    return [
+      userMessage("Read the lease."),
+      assistantCalling(call),
+      toolResult(call.id, call.name, bigPage),
+      userMessage("Go on."),
+      ...toolExchange(
+        "s1",
+        "read_document",
+        { file_id: "side_1", offset: 0 },
+        documentPage("side_1", 1, 500),
+      ),
+      assistantText("Read."),
+    ];
+  }
+
+  it("names the call's args as they are now, when they are replaced on the same call object", () => {
+    const call = toolCall("r1", "read_document", { file_id: "lease_3", offset: 5_000 });
+    const thread = pageThread(call);
+    expect(assembleModelView(thread, null, options).messages[2]?.content).toContain("offset=5000");
+    call.args = { file_id: "lease_3", offset: 9_000 };
+    const again = assembleModelView(thread, null, options).messages[2]?.content;
+    expect(again).toContain("offset=9000");
+    expect(again).not.toContain("offset=5000");
+  });
+
+  it("follows the tool policy of each assembly: a tool that is not idempotent is offered as a re-run", () => {
+    const thread = pageThread();
+    expect(assembleModelView(thread, null, options).messages[2]?.content).toContain(
+      "the original is one call away",
+    );
+    const policy = { tools: { read_document: { kind: "other" as const, idempotent: false } } };
+    expect(assembleModelView(thread, null, { ...options, policy }).messages[2]?.content).toMatch(
+      /re-running read_document\(.*\) returns current data/,
+    );
+  });
+
+  it("names each result's own call when one row object stands for two results", () => {
+    // The same page read at two offsets (inline cleaning off, so neither is a duplicate stub).
+    const page = documentPage("lease_4", 2, 6_000);
+    const digest = [
+      DIGEST_HEADER,
+      "digest:",
+      `  - ${"bullet text ".repeat(60)}`,
+      "figures verbatim: $5",
+    ].join("\n");
+    const thread = [
+      userMessage("Read the lease."),
+      ...toolExchange("a1", "read_document", { file_id: "lease_4", offset: 5_000 }, page),
+      ...toolExchange("a2", "read_document", { file_id: "lease_4", offset: 11_000 }, page),
+      userMessage("Go on."),
+      assistantText("Read."),
+    ];
+    const shared = digestFor(page, digest);
+    const { messages: view } = assembleModelView(
+      thread,
+      new Map([
+        ["a1", shared],
+        ["a2", shared],
+      ]),
+      { recencyKeepExchanges: 0, historyBudgetChars: 600, inline: false },
+    );
+    expect(view[resultIndex(thread, "a1")]?.content).toContain("bullets of tool call a1 left out");
+    expect(view[resultIndex(thread, "a2")]?.content).toContain("bullets of tool call a2 left out");
+  });
+
+  it("treats text that only opens like a backstop stand-in or a digest as an ordinary result", () => {
+    const lookalikes = [
+      `[Condensed by context-cleaner to fit the history budget: tool call other — the original is one call away: x()] ${"text ".repeat(400)}`,
+      `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - ${"text ".repeat(400)}`,
+    ];
+    for (const text of lookalikes) {
+      const thread = [
+        userMessage("Read it."),
+        ...toolExchange("r1", "read_document", { file_id: "doc", offset: 5_000 }, text),
+        userMessage("Go on."),
+        assistantText("Read."),
+      ];
+      const row = `${DIGEST_HEADER}\n  - what the page says`;
+      const { messages: view, report } = assembleModelView(thread, digestMap({ r1: digestFor(text, row) }), {
+        recencyKeepExchanges: 0,
+      });
+      expect(report).toMatchObject({ substitutions: 1, stale: 0 });
+      expect(view[2]?.content).toBe(row);
+    }
+  });
+
+  it("leaves a result with no call as it is: it has no re-read call to name", () => {
+    const thread = [
+      userMessage("Read it."),
+      toolResult("orphan", "read_document", documentPage("doc", 1, 6_000)),
+      userMessage("Go on."),
+      assistantText("Read."),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, options);
+    expect(report.compaction.condensedResults).toBe(0);
+    expect(view).not.toContain(thread[1]);
+    expect(view.some((message) => message.role === "tool" && message.content === undefined)).toBe(false);
+  });
+});
+
 describe("assembleModelView report counts", () => {
   it("counts duplicate and error/retry stubs apart, and every protected result", () => {
     const side = documentPage("side_77", 1, 3_000);
