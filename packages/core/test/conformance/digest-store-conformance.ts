@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { ContextCleanerError, contentSha256 } from "@context-cleaner/assembler";
-import type { DigestRow } from "@context-cleaner/assembler/internal";
+import { ContextCleanerError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
+// The same rows and org ids as the storage package's own conformance suite.
+import { digestRow, uniqueOrg } from "../../../db/test/conformance/conformance-harness";
 import type { DigestStore } from "../../src/ports";
 
 /**
@@ -9,34 +9,6 @@ import type { DigestStore } from "../../src/ports";
  * in-memory store, and the storage package's repository on PGlite). It mirrors, through the
  * port's methods only, the storage package's repository conformance suite.
  */
-
-/** A fresh org id per test keeps tests independent on a shared store. */
-function uniqueOrg(label: string): string {
-  return `${label}-${randomUUID()}`;
-}
-
-/** A valid digest row; override any field. */
-function digestRow(overrides: Partial<DigestRow> = {}): DigestRow {
-  const toolCallId = overrides.toolCallId ?? `call-${randomUUID()}`;
-  const digest =
-    overrides.digest ?? `[Condensed by context-cleaner] ${toolCallId}: Article 8 consent; $1,250,000`;
-  return {
-    threadId: "thread-1",
-    toolCallId,
-    kind: "digest",
-    toolName: "read_document",
-    provenanceArgs: { file_id: "cd_9f2", offset: 58_000 },
-    contentSha256: contentSha256(`original content of ${toolCallId}`),
-    digest,
-    originalChars: 58_000,
-    digestChars: [...digest].length,
-    model: "claude-haiku",
-    inputTokens: 15_000,
-    outputTokens: 700,
-    costUsd: 0.0185,
-    ...overrides,
-  };
-}
 
 /** The error a store answered with: a non-retryable context-cleaner error. */
 async function refusal(work: Promise<unknown>): Promise<ContextCleanerError> {
