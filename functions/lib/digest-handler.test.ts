@@ -158,6 +158,18 @@ describe("createDigestHandler", () => {
     expect(metrics.count("FailedJobs")).toBe(0);
   });
 
+  it("takes a turn that ends far ahead of the clock for poison: no failed pass is recorded for the sweep to resend", async () => {
+    const { queue, logger, metrics, handler } = setup();
+    // The clock reads 10:05; the turn claims to end an hour later.
+    const { orgId, threadId, message } = turn("ground-lease", "2026-11-30T11:05:00.000Z");
+    await queue.send(message);
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(metrics.count("PoisonRecords")).toBe(1);
+    expect(metrics.count("FailedJobs")).toBe(0);
+    expect(String(logger.at("error")[0]?.attributes.reason)).toMatch(/ahead of the worker's clock/);
+    expect(await repository.getPass(orgId, threadId)).toBeNull();
+  });
+
   it("drops a job under the kill switch, acked and counted, without touching storage", async () => {
     let storeCalls = 0;
     const store = new Proxy(repository, {

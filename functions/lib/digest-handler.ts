@@ -7,6 +7,7 @@ import {
   type DigestJobPorts,
   InvalidPayloadError,
   parseDigestJobPayload,
+  type TurnClockCheck,
 } from "@context-cleaner/core/worker";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
@@ -107,7 +108,8 @@ export class PoisonRecordError extends Error {
   }
 }
 
-function parseRecord(record: SQSRecord): DigestJobPayload {
+/** The record's job, checked as the job will check it: a turn ending too far ahead of `clock` is poison too. */
+function parseRecord(record: SQSRecord, clock: TurnClockCheck): DigestJobPayload {
   let body: unknown;
   try {
     body = JSON.parse(record.body);
@@ -115,7 +117,7 @@ function parseRecord(record: SQSRecord): DigestJobPayload {
     throw new PoisonRecordError(`body is not JSON (${(error as Error).message})`);
   }
   try {
-    return parseDigestJobPayload(body);
+    return parseDigestJobPayload(body, clock);
   } catch (error) {
     if (error instanceof InvalidPayloadError) throw new PoisonRecordError(error.message);
     throw error;
@@ -211,7 +213,12 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
 
     let job: DigestJobPayload;
     try {
-      job = parseRecord(record);
+      job = parseRecord(record, {
+        now: ports.clock.now(),
+        ...(dependencies.jobOptions?.maxTurnClockSkewSeconds !== undefined
+          ? { maxTurnClockSkewSeconds: dependencies.jobOptions.maxTurnClockSkewSeconds }
+          : {}),
+      });
     } catch (error) {
       const reason = error instanceof PoisonRecordError ? error.reason : String(error);
       logger.error("poison record: it goes to the dead letters after its last receive", {

@@ -23,7 +23,7 @@ export type { DigestJobPorts } from "./job/job-context";
 export { DIGEST_JOB_DEFAULTS, type DigestJobOptions } from "./job/options";
 export type { DigestJobOutcome, DigestJobStats, PartialReason, SkipReason } from "./job/outcome";
 export { PARTIAL_REASONS, SKIP_REASONS } from "./job/outcome";
-export { type DigestJobPayload, parseDigestJobPayload } from "./job/payload";
+export { type DigestJobPayload, parseDigestJobPayload, type TurnClockCheck } from "./job/payload";
 export { runDigestJob } from "./job/run-digest-job";
 export type {
   ActiveThread,

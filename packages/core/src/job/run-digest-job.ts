@@ -1,4 +1,3 @@
-import { InvalidPayloadError } from "../errors";
 import { claimThread, whileClaimed } from "./claim-thread";
 import { commitPass } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
@@ -6,7 +5,7 @@ import { createJobContext, type DigestJobPorts, type JobContext } from "./job-co
 import { type DigestJobOptions, resolveJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
 import { passGates } from "./pass-gates";
-import { parseDigestJobPayload, turnAheadProblem } from "./payload";
+import { parseDigestJobPayload } from "./payload";
 import { planPass } from "./plan-pass";
 
 /**
@@ -33,12 +32,11 @@ export async function runDigestJob(
   options: Partial<DigestJobOptions> = {},
 ): Promise<DigestJobOutcome> {
   const resolved = resolveJobOptions(options);
-  const context = createJobContext(parseDigestJobPayload(payload), ports, resolved);
-  const ahead = turnAheadProblem(context.turnEndedAt, {
-    now: new Date(context.startedAt),
+  const job = parseDigestJobPayload(payload, {
+    now: ports.clock.now(),
     maxTurnClockSkewSeconds: resolved.maxTurnClockSkewSeconds,
   });
-  if (ahead) throw new InvalidPayloadError([ahead]);
+  const context = createJobContext(job, ports, resolved);
   const gated = await passGates(context);
   if (gated) return gated;
   const claimSkip = await claimThread(context);
