@@ -5,11 +5,12 @@ import { normalizeTurnEndedAt } from "./turn-event";
 // encoding keeps a readable id within that alphabet.
 const SQS_ID_MAX_CHARS = 128;
 
-function sha256Hex(parts: readonly string[]): string {
+export function sha256Hex(parts: readonly string[]): string {
   return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
 }
 
-function uriEncoded(orgId: string, threadId: string): string | undefined {
+/** `org:thread`, each part URI-encoded; undefined for an id with a lone surrogate (no UTF-8 form). */
+export function uriEncoded(orgId: string, threadId: string): string | undefined {
   try {
     return `${encodeURIComponent(orgId)}:${encodeURIComponent(threadId)}`;
   } catch {

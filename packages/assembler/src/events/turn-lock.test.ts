@@ -53,6 +53,21 @@ describe("turnLockKey", () => {
     expect(turnLockKey("a:b", "c", "p:")).toBe("p:a%3Ab:c");
     expect(turnLockKey("a:b", "c")).not.toBe(turnLockKey("a", "b:c"));
   });
+
+  it("keys an id with a lone surrogate by a hash instead of throwing, one key per pair", () => {
+    const key = turnLockKey("org_1", "thread_\uD800");
+    expect(key).toMatch(/^context-cleaner:turn-lock:[0-9a-f]{64}$/);
+    expect(turnLockKey("org_1", "thread_\uDC00")).not.toBe(key);
+    expect(turnLockKey("org_1", "thread_\uD800")).toBe(key);
+  });
+
+  it("holds and releases the lock of such a thread, the turn running as usual", async () => {
+    const { redis, values } = fakeRedis();
+    const key = turnLockKey("org_1", "thread_\uD800");
+    const seen = await holdTurnLock("org_1", "thread_\uD800", async () => values.has(key), { redis });
+    expect(seen).toBe(true);
+    expect(values.has(key)).toBe(false);
+  });
 });
 
 describe("holdTurnLock", () => {

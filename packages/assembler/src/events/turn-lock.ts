@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { InvalidOptionError } from "../errors";
 import type { RuntimeTurnLock, TurnContext } from "../turn-ports";
 import { withDeadline } from "./deadline";
+import { sha256Hex, uriEncoded } from "./message-ids";
 import type { TurnEventLogger } from "./turn-event-publisher";
 
 /**
@@ -42,14 +43,15 @@ const RELEASE_SCRIPT = `if redis.call("GET", KEYS[1]) == ARGV[1] then return red
 
 /**
  * The Redis key of a thread's turn lock. Both ids are URI-encoded, so a `:` inside an org
- * id cannot make two threads share a key.
+ * id cannot make two threads share a key; an id that has no UTF-8 form (a lone surrogate)
+ * is keyed by the sha256 hex of the pair instead, which has no `:`.
  */
 export function turnLockKey(
   orgId: string,
   threadId: string,
   prefix: string = TURN_LOCK_DEFAULTS.keyPrefix,
 ): string {
-  return `${prefix}${encodeURIComponent(orgId)}:${encodeURIComponent(threadId)}`;
+  return `${prefix}${uriEncoded(orgId, threadId) ?? sha256Hex(["lock", orgId, threadId])}`;
 }
 
 function checkPositiveInteger(value: number, field: string): number {
