@@ -48,6 +48,20 @@ describe("effectiveToolChars", () => {
     });
   });
 
+  it("counts raw chars for a failed result, which the view never replaces by a digest", () => {
+    const failed = `Error: upstream timeout ${"x".repeat(20_000)}`;
+    const messages = [
+      userMessage("read"),
+      ...toolExchange("f1", "read_document", { file_id: "g", offset: 0 }, failed, "error"),
+      assistantText("Read."),
+      assistantText("Summarized."),
+      assistantText("Filed."),
+      userMessage("next task"),
+    ];
+    const digests = digestMap({ f1: digestFor(failed, "d".repeat(500)) });
+    expect(effectiveToolChars(messages, digests).effectiveChars).toBe(failed.length);
+  });
+
   it("honours a recencyKeepExchanges other than the default", () => {
     const digests = digestMap({ c2: digestFor(pageB, "e".repeat(1_000)) });
     expect(effectiveToolChars(thread(), digests).effectiveChars).toBe(50_000 + 1_000);

@@ -1,4 +1,5 @@
 import { contentChars } from "./content";
+import { isErrorResult } from "./error-retry";
 import { messageContentSha256 } from "./hash";
 import { KEEP_RULE_DEFAULTS } from "./keep-rules";
 import { killSwitchFromEnvironment } from "./kill-switch";
@@ -67,9 +68,12 @@ export function effectiveToolChars(
     if (message.role !== "tool") return;
     const chars = contentChars(message.content);
     rawChars += chars;
+    // A failed result is never replaced by its digest in the view (the error/retry rule decides it).
     const entry =
       // Stryker disable next-line OptionalChaining: `protection` is only computed when `digests` is given
-      protection && protection.reasons[index] === undefined ? digests?.get(message.toolCallId) : undefined;
+      protection && protection.reasons[index] === undefined && !isErrorResult(message)
+        ? digests?.get(message.toolCallId)
+        : undefined;
     effectiveChars +=
       entry && entry.digestChars < chars && messageContentSha256(message) === entry.contentSha256
         ? entry.digestChars
