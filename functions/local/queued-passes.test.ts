@@ -100,11 +100,14 @@ describe("createQueuedPasses: the demo's passes through the in-process queue", (
           passes.map((pass) => [pass.status, pass.digestsWritten, pass.charsSaved]),
         ]),
       );
+    expect(Object.keys(statuses(direct)).sort()).toEqual(["next-user-message", "turn-end"]);
+    expect(Object.values(statuses(direct)).every((passes) => passes.length > 0)).toBe(true);
     expect(statuses(queued)).toEqual(statuses(direct));
     const figures = (simulation: ThreadSimulation) =>
       simulation.contestants.map((run) =>
         run.turns.map((turn) => [turn.promptChars, turn.countedToolChars, turn.budgetCuts, turn.retention]),
       );
+    expect(figures(direct).flat().length).toBeGreaterThan(0);
     expect(figures(queued)).toEqual(figures(direct));
   });
 

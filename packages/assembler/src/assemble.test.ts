@@ -414,6 +414,7 @@ describe("assembleModelView history backstop holds its budget", () => {
     expect(view[resultIndex(thread, `p${PAGES - 1}`)]).toBe(thread[resultIndex(thread, `p${PAGES - 1}`)]);
     // Assembling the view again changes nothing more.
     const again = assembleModelView(view, rows);
+    expect(again.messages).toHaveLength(view.length);
     again.messages.forEach((message, index) => {
       expect(message).toBe(view[index]);
     });

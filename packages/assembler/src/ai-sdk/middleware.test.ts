@@ -153,7 +153,10 @@ describe("contextCleanerMiddleware with generateText", () => {
       tools: { read_document: readDocument },
       stopWhen: stepCountIs(5),
     });
+    expect(provider.doGenerateCalls.length).toBeGreaterThan(1);
+    expect(provider.doGenerateCalls).toHaveLength(before.length);
     provider.doGenerateCalls.forEach(({ prompt }, step) => {
+      expect(prompt).toHaveLength(before[step]?.length ?? -1);
       prompt.forEach((message, index) => {
         expect(message).toBe(before[step]?.[index]);
       });

@@ -156,6 +156,7 @@ describe("assembleAnthropicView", () => {
 
   it("passes the kill switch through", () => {
     const off = assembleAnthropicView(thread, digests, { disabled: true });
+    expect(off.messages).toHaveLength(thread.length);
     off.messages.forEach((message, index) => {
       expect(message).toBe(thread[index]);
     });
