@@ -8,13 +8,13 @@ import {
 } from "../test/fixtures/thread-builder";
 import {
   hasNoteHeader,
-  isCompactionNote,
   NOTE_HEADER_CHARS,
   noteHeader,
   noteHeaderLength,
   renderNote,
   snippet,
 } from "./compaction-note";
+import { indexedThreadOf } from "./thread-state";
 import type { Message } from "./types";
 
 /** The note over `messages` with all of them dropped. */
@@ -65,8 +65,10 @@ describe("hasNoteHeader", () => {
   });
 });
 
-describe("isCompactionNote", () => {
+describe("a compaction note, as the indexed thread tells it (IndexedThread.isNote)", () => {
   const note = `${noteHeader(3)}\n- user: hello`;
+  const isCompactionNote = (message: Message, noteMaxChars: number) =>
+    indexedThreadOf([message]).isNote(0, noteMaxChars);
 
   it("is a user message with the exact header and no longer than a note can be", () => {
     expect(isCompactionNote(userMessage(note), note.length)).toBe(true);

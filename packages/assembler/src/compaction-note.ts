@@ -27,15 +27,6 @@ export function hasNoteHeader(message: Message): boolean {
   return message.role === "user" && typeof message.content === "string" && NOTE_HEADER.test(message.content);
 }
 
-/** A note an earlier pass wrote: its exact header, and no longer than a note can be. */
-export function isCompactionNote(message: Message, noteMaxChars: number): boolean {
-  return contentLength(message) <= noteMaxChars && hasNoteHeader(message);
-}
-
-function contentLength(message: Message): number {
-  return typeof message.content === "string" ? message.content.length : Number.POSITIVE_INFINITY;
-}
-
 /** The line a dropped message leaves in the note: its role (or tool) and its text, at most `maxChars`. */
 export function snippet(message: Message, maxChars: number): string {
   const label =

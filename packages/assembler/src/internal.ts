@@ -12,8 +12,6 @@ export { inlineStubs } from "./inline-clean";
 export type { KeepReason } from "./keep-rules";
 export {
   hasEmptyToolCallId,
-  isConversationalMessage,
-  isInsideRecencyWall,
   isInterruptResult,
   isLedgerFirstPage,
   isPolicyKept,
@@ -53,5 +51,3 @@ export type { ThreadIndex } from "./thread-index";
 export { indexThread } from "./thread-index";
 export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
 export { DIGEST_KINDS, LEFT_BEHIND_REASONS, PASS_REASONS, PASS_STATUSES } from "./vocabulary";
-export type { WindowReferences } from "./window-references";
-export { isReferencedByWindow, windowReferences } from "./window-references";

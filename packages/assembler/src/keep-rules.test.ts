@@ -12,8 +12,6 @@ import {
 } from "../test/fixtures/thread-builder";
 import {
   hasEmptyToolCallId,
-  isConversationalMessage,
-  isInsideRecencyWall,
   isInterruptResult,
   isLedgerFirstPage,
   isPolicyKept,
@@ -28,20 +26,31 @@ import { createToolPolicy } from "./policy";
 import { protectMessages, protectWindow } from "./protect";
 import { indexedThreadOf, threadFactsOf } from "./thread-state";
 import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
-import { isReferencedByWindow, windowReferences, windowText } from "./window-references";
+import { forEachReferenceSpan, type IsDocumentRead, isSingleToken, windowText } from "./window-references";
+
+/**
+ * Whether the recency window (messages from `wallStart`) refers to any of `keys`, read the
+ * way the keep index reads it: one-token keys among each message's reference tokens, other
+ * keys in the window's reference text.
+ */
+function windowMentions(
+  messages: readonly Message[],
+  wallStart: number,
+  isDocumentRead: IsDocumentRead,
+  keys: readonly string[],
+): boolean {
+  const window = messages.slice(wallStart);
+  const tokens = new Set<string>();
+  for (const message of window) {
+    forEachReferenceSpan(message, isDocumentRead, (text, start, end) => tokens.add(text.slice(start, end)));
+  }
+  const text = windowText(window, isDocumentRead);
+  return keys.some((key) => (isSingleToken(key) ? tokens.has(key) : text.includes(key)));
+}
 
 const policy = createToolPolicy();
 
-describe("conversational: isConversationalMessage", () => {
-  it("is true for user, system and assistant messages, false for tool results", () => {
-    expect(isConversationalMessage(userMessage("hi"))).toBe(true);
-    expect(isConversationalMessage(systemMessage())).toBe(true);
-    expect(isConversationalMessage(assistantCalling(toolCall("c1", "search", {})))).toBe(true);
-    expect(isConversationalMessage(toolResult("c1", "search", "hits"))).toBe(false);
-  });
-});
-
-describe("recency-wall: recencyWallStart and isInsideRecencyWall", () => {
+describe("recency-wall: recencyWallStart and nextTurnWallStart", () => {
   const exchanges = (from: number, count: number): Message[] =>
     Array.from({ length: count }, (_, offset) =>
       toolExchange(`c${from + offset}`, "search", { q: from + offset }, "hits"),
@@ -109,12 +118,6 @@ describe("recency-wall: recencyWallStart and isInsideRecencyWall", () => {
   it("keeps the last exchanges when there is no user message", () => {
     const messages = [systemMessage(), ...exchanges(1, 5)];
     expect(recencyWallStart(messages)).toBe(5);
-  });
-
-  it("isInsideRecencyWall is true at and after the wall start", () => {
-    expect(isInsideRecencyWall(5, 5)).toBe(true);
-    expect(isInsideRecencyWall(9, 5)).toBe(true);
-    expect(isInsideRecencyWall(4, 5)).toBe(false);
   });
 });
 
@@ -210,24 +213,6 @@ describe("ledger-first-page: isLedgerFirstPage", () => {
     expect(isLedgerFirstPage(message, call, policy)).toBe(true);
   });
 
-  it("reads each page for its ledger once while its content and marker stay the same", () => {
-    let reads = 0;
-    const block = {
-      type: "text",
-      get text() {
-        reads++;
-        return ledgerText;
-      },
-    } as unknown as ContentBlock;
-    const call = toolCall("c1", "read_document", { file_id: "f1", offset: 0 });
-    const message = toolResult("c1", "read_document", [block]);
-    expect(isLedgerFirstPage(message, call, policy)).toBe(true);
-    const readsAfterFirst = reads;
-    expect(readsAfterFirst).toBeGreaterThan(0);
-    expect(isLedgerFirstPage(message, call, policy)).toBe(true);
-    expect(reads).toBe(readsAfterFirst);
-  });
-
   it("readOffset reads numbers and numeric strings, ignores the rest", () => {
     expect(readOffset(toolCall("c", "r", { offset: 12 }), "offset")).toBe(12);
     expect(readOffset(toolCall("c", "r", { offset: " 7 " }), "offset")).toBe(7);
@@ -280,39 +265,11 @@ describe("referenced-by-window: provenance keys and window references", () => {
   });
 
   it("strips a run of trailing punctuation from a mention, and only trailing punctuation", () => {
-    const references = windowReferences(
-      [userMessage("Compare cd_9f2... with lease-2024.v2.")],
-      0,
-      documentReads,
-    );
-    expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
-    expect(isReferencedByWindow(["lease-2024.v2"], references)).toBe(true);
-    expect(isReferencedByWindow(["lease2024.v2"], references)).toBe(false);
-  });
-
-  it("reads an assistant message again when its tool calls are replaced on the same object", () => {
-    const asking = assistantCalling(toolCall("c9", "compare_documents", { file_id: "cd_9f2" }));
-    const messages = [userMessage("old"), asking];
-    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1, documentReads))).toBe(false);
-    asking.toolCalls = [toolCall("c9", "compare_documents", { file_id: "cd_a11" })];
-    expect(isReferencedByWindow(["cd_a11"], windowReferences(messages, 1, documentReads))).toBe(true);
-  });
-
-  it("reads each window message once while its content and tool calls stay the same", () => {
-    let reads = 0;
-    const block = {
-      type: "text",
-      get text() {
-        reads++;
-        return "What does cd_9f2 say?";
-      },
-    } as unknown as ContentBlock;
-    const messages = [userMessage([block])];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0, documentReads))).toBe(true);
-    const readsAfterFirst = reads;
-    expect(readsAfterFirst).toBeGreaterThan(0);
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 0, documentReads))).toBe(true);
-    expect(reads).toBe(readsAfterFirst);
+    const references = (keys: string[]) =>
+      windowMentions([userMessage("Compare cd_9f2... with lease-2024.v2.")], 0, documentReads, keys);
+    expect(references(["cd_9f2"])).toBe(true);
+    expect(references(["lease-2024.v2"])).toBe(true);
+    expect(references(["lease2024.v2"])).toBe(false);
   });
 
   it("finds a key with spaces in a window tool call's args, but not one split across two messages", () => {
@@ -321,16 +278,16 @@ describe("referenced-by-window: provenance keys and window references", () => {
       assistantText("Lease 445 draft with the final one."),
       assistantCalling(toolCall("c9", "compare_documents", { file_id: "Ground Lease 446" })),
     ];
-    const references = windowReferences(messages, 0, documentReads);
-    expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(true);
-    expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(false);
+    const references = (keys: string[]) => windowMentions(messages, 0, documentReads, keys);
+    expect(references(["Ground Lease 446"])).toBe(true);
+    expect(references(["Ground Lease 445"])).toBe(false);
   });
 
   it("finds a document id mentioned in a later user message, with trailing punctuation", () => {
     const messages = [userMessage("old"), userMessage("What does cd_9f2. say about rent?")];
-    const references = windowReferences(messages, 1, documentReads);
-    expect(isReferencedByWindow(["c1", "cd_9f2"], references)).toBe(true);
-    expect(isReferencedByWindow(["c1", "cd_9f"], references)).toBe(false);
+    const references = (keys: string[]) => windowMentions(messages, 1, documentReads, keys);
+    expect(references(["c1", "cd_9f2"])).toBe(true);
+    expect(references(["c1", "cd_9f"])).toBe(false);
   });
 
   it("finds a document id inside the args of a window tool call that is not a document read", () => {
@@ -338,7 +295,7 @@ describe("referenced-by-window: provenance keys and window references", () => {
       userMessage("go"),
       assistantCalling(toolCall("c9", "update_tracker", { source: "cd_9f2", value: "$1" })),
     ];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+    expect(windowMentions(messages, 1, documentReads, ["cd_9f2"])).toBe(true);
   });
 
   it("a window document read, and a window tool result, refer to no earlier result", () => {
@@ -346,13 +303,13 @@ describe("referenced-by-window: provenance keys and window references", () => {
       userMessage("go"),
       assistantCalling(toolCall("c9", "read_document", { file_id: "cd_9f2", offset: 58_000 })),
     ];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(reading, 1, documentReads))).toBe(false);
+    expect(windowMentions(reading, 1, documentReads, ["cd_9f2"])).toBe(false);
     // The same args under a tool the policy does not read documents with do refer.
     const noReads = () => false;
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(reading, 1, noReads))).toBe(true);
+    expect(windowMentions(reading, 1, noReads, ["cd_9f2"])).toBe(true);
     const hits = [userMessage("go"), toolResult("s1", "search", 'hits: [{"id": "cd_9f2"}, {"id": "c7"}]')];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(hits, 1, documentReads))).toBe(false);
-    expect(isReferencedByWindow(["c7"], windowReferences(hits, 1, documentReads))).toBe(false);
+    expect(windowMentions(hits, 1, documentReads, ["cd_9f2"])).toBe(false);
+    expect(windowMentions(hits, 1, documentReads, ["c7"])).toBe(false);
   });
 
   it("reads the window's text and its calls' args, but no tool result and no document read's args", () => {
@@ -368,44 +325,42 @@ describe("referenced-by-window: provenance keys and window references", () => {
     expect(windowText(window, documentReads)).toBe(
       'Compare Ground Lease 445\n\n{"left":"Ground Lease 445","right":"cd_9f2"}\nDone.',
     );
-    const references = windowReferences([userMessage("old"), ...window], 1, documentReads);
-    expect(isReferencedByWindow(["Ground Lease 446"], references)).toBe(false);
-    expect(isReferencedByWindow(["Ground Lease 447"], references)).toBe(false);
-    expect(isReferencedByWindow(["Ground Lease 445"], references)).toBe(true);
+    const references = (keys: string[]) =>
+      windowMentions([userMessage("old"), ...window], 1, documentReads, keys);
+    expect(references(["Ground Lease 446"])).toBe(false);
+    expect(references(["Ground Lease 447"])).toBe(false);
+    expect(references(["Ground Lease 445"])).toBe(true);
   });
 
   it("finds a one-token key named by any one window message", () => {
     const messages = [userMessage("old"), userMessage("What does cd_9f2 say?"), assistantText("Reading it.")];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+    expect(windowMentions(messages, 1, documentReads, ["cd_9f2"])).toBe(true);
   });
 
   it("takes no shorter token from a mention that does not end in punctuation", () => {
-    const references = windowReferences([userMessage("What does cd_9f2 say?")], 0, documentReads);
-    expect(isReferencedByWindow(["cd_9f2"], references)).toBe(true);
-    expect(isReferencedByWindow(["cd_9f"], references)).toBe(false);
+    const references = (keys: string[]) =>
+      windowMentions([userMessage("What does cd_9f2 say?")], 0, documentReads, keys);
+    expect(references(["cd_9f2"])).toBe(true);
+    expect(references(["cd_9f"])).toBe(false);
   });
 
   it("ignores mentions before the window", () => {
     const messages = [userMessage("read cd_9f2"), userMessage("thanks")];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(false);
+    expect(windowMentions(messages, 1, documentReads, ["cd_9f2"])).toBe(false);
   });
 
   it("reads a message again when its content is replaced on the same object", () => {
     const latest = userMessage("Thanks.");
     const messages = [userMessage("old"), latest];
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(false);
+    expect(windowMentions(messages, 1, documentReads, ["cd_9f2"])).toBe(false);
     latest.content = "Now compare cd_9f2.";
-    expect(isReferencedByWindow(["cd_9f2"], windowReferences(messages, 1, documentReads))).toBe(true);
+    expect(windowMentions(messages, 1, documentReads, ["cd_9f2"])).toBe(true);
   });
 
   it("matches keys with spaces as substrings of the window text", () => {
     const messages = [userMessage("Open Ground Lease 445 please")];
-    expect(isReferencedByWindow(["Ground Lease 445"], windowReferences(messages, 0, documentReads))).toBe(
-      true,
-    );
-    expect(isReferencedByWindow(["Ground Lease 446"], windowReferences(messages, 0, documentReads))).toBe(
-      false,
-    );
+    expect(windowMentions(messages, 0, documentReads, ["Ground Lease 445"])).toBe(true);
+    expect(windowMentions(messages, 0, documentReads, ["Ground Lease 446"])).toBe(false);
   });
 });
 

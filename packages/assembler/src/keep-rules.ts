@@ -21,14 +21,6 @@ export const KEEP_REASONS = {
 export type KeepReason = (typeof KEEP_REASONS)[keyof typeof KEEP_REASONS];
 
 /**
- * The conversational keep-rule: user, system and assistant messages are never condensed
- * (only tool results are).
- */
-export function isConversationalMessage(message: Message): boolean {
-  return message.role !== "tool";
-}
-
-/**
  * The recency-wall keep-rule: index of the first message of the recency wall — the latest
  * user message, moved back past the last `keepExchanges` assistant/tool exchanges before
  * it. Everything at or after the returned index is kept. With no user message, the wall
@@ -82,11 +74,6 @@ function wallBefore(messages: readonly Message[], start: number, keepExchanges: 
   return wall;
 }
 
-/** The recency-wall keep-rule: whether a message index lies inside the recency wall. */
-export function isInsideRecencyWall(index: number, wallStart: number): boolean {
-  return index >= wallStart;
-}
-
 /**
  * The empty-tool-call-id keep-rule: tool results with an empty tool call id (synthetic
  * errors) stay raw.
@@ -113,29 +100,11 @@ export function readOffset(call: ToolCall | undefined, offsetArg: string | undef
   return undefined;
 }
 
-// Per message: the content and marker a result was computed for (either may change).
-const ledgerByMessage = new WeakMap<object, { content: unknown; marker: RegExp; marked: boolean }>();
-
 /**
  * The ledger-first-page keep-rule: the first page (offset 0 or absent) of a document read
  * that carries a tracked-change or comment ledger (the policy's `ledgerMarker`).
  */
 export function isLedgerFirstPage(
-  message: ToolMessage,
-  call: ToolCall | undefined,
-  policy: ToolPolicy,
-): boolean {
-  const marker = firstPageMarker(message, call, policy);
-  if (marker === undefined) return false;
-  const cached = ledgerByMessage.get(message);
-  if (cached && cached.content === message.content && cached.marker === marker) return cached.marked;
-  const marked = isMarked(message, marker);
-  ledgerByMessage.set(message, { content: message.content, marker, marked });
-  return marked;
-}
-
-/** {@link isLedgerFirstPage} without its per-message cache, for callers that keep their own. */
-export function isLedgerFirstPageOf(
   message: ToolMessage,
   call: ToolCall | undefined,
   policy: ToolPolicy,

@@ -2,7 +2,7 @@ import { isErrorResult, retryKey } from "./error-retry";
 import {
   hasEmptyToolCallId,
   isInterruptResult,
-  isLedgerFirstPageOf,
+  isLedgerFirstPage,
   isPolicyKept,
   KEEP_REASONS,
   type KeepReason,
@@ -34,7 +34,7 @@ function staticReason(message: ToolMessage, call: ToolCall | undefined, policy: 
   if (hasEmptyToolCallId(message)) return KEEP_REASONS.emptyToolCallId;
   if (isInterruptResult(message, policy)) return KEEP_REASONS.interrupt;
   if (isPolicyKept(message, policy)) return KEEP_REASONS.policyKeep;
-  if (isLedgerFirstPageOf(message, call, policy)) return KEEP_REASONS.ledgerFirstPage;
+  if (isLedgerFirstPage(message, call, policy)) return KEEP_REASONS.ledgerFirstPage;
   return undefined;
 }
 

@@ -14,11 +14,6 @@ const TOKEN_CHARS = (() => {
   for (const char of "-.:/#@") table[char.charCodeAt(0)] = 2;
   return table;
 })();
-// Per message: the content and tool calls its tokens were read from (either may be replaced).
-const tokensByMessage = new WeakMap<
-  object,
-  { content: unknown; toolCalls: unknown; isDocumentRead: IsDocumentRead; tokens: ReadonlySet<string> }
->();
 
 /**
  * Visits the tokens of a text as the referenced-by-window keep-rule matches keys against
@@ -74,29 +69,6 @@ export function forEachReferenceSpan(
   }
 }
 
-/** The tokens of what a message refers to (see {@link forEachReferenceSpan}), each also without its trailing punctuation. */
-export function readTokens(message: Message, isDocumentRead: IsDocumentRead): ReadonlySet<string> {
-  const set = new Set<string>();
-  forEachReferenceSpan(message, isDocumentRead, (text, start, end) => set.add(text.slice(start, end)));
-  return set;
-}
-
-function messageTokens(message: Message, isDocumentRead: IsDocumentRead): ReadonlySet<string> {
-  // Stryker disable next-line ConditionalExpression: only assistant messages carry tool calls
-  const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
-  const cached = tokensByMessage.get(message);
-  if (
-    cached &&
-    cached.content === message.content &&
-    cached.toolCalls === toolCalls &&
-    cached.isDocumentRead === isDocumentRead
-  )
-    return cached.tokens;
-  const tokens = readTokens(message, isDocumentRead);
-  tokensByMessage.set(message, { content: message.content, toolCalls, isDocumentRead, tokens });
-  return tokens;
-}
-
 /** Whether a provenance key is one token, matched against token sets; any other key is looked for in the text. */
 export function isSingleToken(key: string): boolean {
   return SINGLE_TOKEN.test(key);
@@ -114,38 +86,4 @@ export function windowText(window: readonly Message[], isDocumentRead: IsDocumen
     }
   }
   return parts.join("\n");
-}
-
-/** What the recency window mentions: its text and its tool-call args, as a key lookup. */
-export interface WindowReferences {
-  mentions(key: string): boolean;
-}
-
-/**
- * The referenced-by-window keep-rule: collects the keys mentioned by the recency window
- * (messages from `wallStart`).
- */
-export function windowReferences(
-  messages: readonly Message[],
-  wallStart: number,
-  isDocumentRead: IsDocumentRead,
-): WindowReferences {
-  const window = messages.slice(wallStart);
-  const tokenSets = window.map((message) => messageTokens(message, isDocumentRead));
-  let fullText: string | undefined;
-  return {
-    mentions(key: string): boolean {
-      if (isSingleToken(key)) return tokenSets.some((tokens) => tokens.has(key));
-      fullText ??= windowText(window, isDocumentRead);
-      return fullText.includes(key);
-    },
-  };
-}
-
-/**
- * The referenced-by-window keep-rule: whether any provenance key of a result is mentioned
- * by the recency window.
- */
-export function isReferencedByWindow(keys: readonly string[], references: WindowReferences): boolean {
-  return keys.some((key) => references.mentions(key));
 }
