@@ -25,7 +25,7 @@ import {
 import { createToolPolicy } from "./policy";
 import { protectMessages, protectWindow } from "./protect";
 import { indexedThreadOf, threadFactsOf } from "./thread-state";
-import type { AssistantMessage, ContentBlock, Message, ToolMessage } from "./types";
+import type { AssistantMessage, Message, ToolMessage } from "./types";
 import { forEachReferenceSpan, type IsDocumentRead, isSingleToken, windowText } from "./window-references";
 
 /**
