@@ -68,15 +68,15 @@ export function lazyPostgresCheckpointReader(
   schema: string,
   logger: Pick<FunctionLogger, "warn">,
 ): ClosableCheckpointReader {
-  let loaded: Promise<{ reader: CheckpointReader; pool: { end(): Promise<void> } }> | undefined;
+  let loaded: Promise<ClosableCheckpointReader> | undefined;
   const load = async () => {
-    const [{ createPostgresCheckpointReader }, { default: pg }] = await Promise.all([
-      import("@context-cleaner/core/langgraph"),
-      import("pg"),
-    ]);
-    const pool = new pg.Pool({ connectionString, options: "-c default_transaction_read_only=on", max: 2 });
-    pool.on("error", (error) => logger.warn("checkpoint store connection dropped", describeError(error)));
-    return { reader: createPostgresCheckpointReader({ pool, schema }), pool };
+    const { createPostgresCheckpointReader } = await import("@context-cleaner/core/langgraph");
+    return createPostgresCheckpointReader({
+      connectionString,
+      schema,
+      maxConnections: 2,
+      onPoolError: (error) => logger.warn("checkpoint store connection dropped", describeError(error)),
+    });
   };
   return {
     async readThread(threadId) {
@@ -84,12 +84,12 @@ export function lazyPostgresCheckpointReader(
         loaded = undefined;
         throw error;
       });
-      return (await loaded).reader.readThread(threadId);
+      return (await loaded).readThread(threadId);
     },
     async close() {
       const current = loaded;
       loaded = undefined;
-      if (current) await (await current).pool.end();
+      if (current) await (await current).close();
     },
   };
 }

@@ -120,6 +120,35 @@ describe("Postgres checkpoint reader (SELECT-only role, read-only sessions)", ()
     expect(await rowCounts()).toEqual(before);
   });
 
+  test("an idle connection the server drops is reported, not fatal, and the next read reconnects", async () => {
+    const dropped: Error[] = [];
+    const application = `cc_drop_${suffix}`;
+    const url = new URL(readerUrl);
+    url.searchParams.set("application_name", application);
+    const reader = createPostgresCheckpointReader({
+      connectionString: url.toString(),
+      schema,
+      maxConnections: 1,
+      onPoolError: (error) => dropped.push(error),
+    });
+    try {
+      expectLeaseThread((await reader.readThread("lease-pg-1")) as Message[]);
+      // End the reader's idle connection server-side (only this reader's: other pools have no handler).
+      const { rows } = await admin.query(
+        "select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = $1",
+        [application],
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (let wait = 0; wait < 50 && dropped.length === 0; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(dropped.length).toBeGreaterThan(0);
+      expectLeaseThread((await reader.readThread("lease-pg-1")) as Message[]);
+    } finally {
+      await reader.close();
+    }
+  });
+
   test("createPostgresCheckpointReader({ pool }) reads the newest checkpoint of a two-turn thread", async () => {
     const reader = createPostgresCheckpointReader({ pool: readerPool(), schema });
     const messages = (await reader.readThread("lease-pg-2")) ?? [];

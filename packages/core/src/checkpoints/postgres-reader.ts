@@ -23,6 +23,13 @@ export interface PostgresCheckpointReaderOptions {
   channel?: string;
   /** @default "" */
   checkpointNamespace?: string;
+  /** With `connectionString`: the most connections the reader's own pool opens. @default pg's (10) */
+  maxConnections?: number;
+  /**
+   * With `connectionString`: told when the server drops an idle connection of the reader's
+   * own pool (the pool replaces it on the next read). @default ignored
+   */
+  onPoolError?: (error: Error) => void;
 }
 
 /** A {@link CheckpointReader} over LangGraph's `PostgresSaver` tables. */
@@ -99,7 +106,13 @@ export function createPostgresCheckpointReader(
     let readerPool = pool;
     if (readerPool === undefined) {
       const { default: pg } = await importPeer("pg", () => import("pg"));
-      ownedPool = new pg.Pool({ connectionString, options: "-c default_transaction_read_only=on" });
+      ownedPool = new pg.Pool({
+        connectionString,
+        options: "-c default_transaction_read_only=on",
+        ...(options.maxConnections !== undefined ? { max: options.maxConnections } : {}),
+      });
+      // Unhandled, the pool's error event (an idle connection the server dropped) would end the process.
+      ownedPool.on("error", options.onPoolError ?? (() => undefined));
       readerPool = ownedPool;
     }
     const saver: PostgresSaver = new Saver(readerPool, undefined, { schema });
