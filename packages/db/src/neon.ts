@@ -15,6 +15,8 @@ export type { NeonSettings } from "./drivers/neon-driver";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseQueryError,
+  DataExceptionError,
   InvalidStorageInputError,
   MissingOrganizationError,
   RowSecurityError,

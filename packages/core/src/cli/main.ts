@@ -17,8 +17,8 @@ import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./
 import { reportFailure } from "./report-failure";
 
 const USAGE = `Usage:
-  context-cleaner clean <thread.json> [--json] [--model extractive|anthropic] [--policy policy.json]
-                        [--database <url>]
+  context-cleaner clean <thread.json> [--json] [--format neutral|langchain|anthropic|openai]
+                        [--model extractive|anthropic] [--policy policy.json] [--database <url>]
   context-cleaner demo
   context-cleaner help
 
