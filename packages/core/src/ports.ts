@@ -54,6 +54,8 @@ export interface ThreadClaimRequest {
   at: Date;
   /** How long the lease lasts if the run never releases it (it died). */
   leaseMs: number;
+  /** The end of the turn the run is for (kept as the pass record's latest turn). */
+  turnEndedAt?: Date;
 }
 
 /** Whether a claim took the thread's lease; when it did, the covered turn read with it. */

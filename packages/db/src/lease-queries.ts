@@ -41,6 +41,7 @@ export async function claimThread(
   const at = optionalDate(claim.at, "at");
   if (at === null) throw new InvalidStorageInputError("at", "required");
   const expiresAt = new Date(at.getTime() + requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS));
+  const turnEndedAt = optionalDate(claim.turnEndedAt, "turnEndedAt");
   return database.withOrganization(organization, async (transaction) => {
     const taken = await transaction
       .insert(threadPass)
@@ -52,10 +53,16 @@ export async function claimThread(
         recordedAt: at,
         leaseOwner: owner,
         leaseExpiresAt: expiresAt,
+        latestTurnEndedAt: turnEndedAt,
       })
       .onConflictDoUpdate({
         target: [threadPass.orgId, threadPass.threadId],
-        set: { leaseOwner: sql`excluded.lease_owner`, leaseExpiresAt: sql`excluded.lease_expires_at` },
+        set: {
+          leaseOwner: sql`excluded.lease_owner`,
+          leaseExpiresAt: sql`excluded.lease_expires_at`,
+          // Never moves backwards, as recordPass keeps it.
+          latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at)`,
+        },
         setWhere: sql`${threadPass.leaseOwner} is null or ${threadPass.leaseExpiresAt} <= ${at} or ${threadPass.leaseOwner} = ${owner}`,
       })
       .returning({ coveredTurnEndedAt: threadPass.coveredTurnEndedAt });

@@ -60,6 +60,11 @@ export interface ThreadClaimInput {
   at: Date;
   /** How long the lease lasts if the run never releases it (it died). */
   leaseMs: number;
+  /**
+   * The end of the turn the run is for: kept as the record's latest turn, so a run that
+   * dies before recording its pass leaves the thread to the sweep (active since its pass).
+   */
+  turnEndedAt?: Date;
 }
 
 /** The outcome of {@link DigestRepository.claimThread}. */

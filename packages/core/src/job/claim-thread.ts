@@ -16,6 +16,7 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
     owner: context.runId,
     at: ports.clock.now(),
     leaseMs: leaseMs(context),
+    turnEndedAt: context.turnEndedAt,
   });
   if (!claim.claimed) {
     return skipped(context, SKIP_REASONS.claimed, { requeueAfterSeconds: options.claimRequeueDelaySeconds });

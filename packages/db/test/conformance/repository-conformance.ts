@@ -304,6 +304,30 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       );
     });
 
+    it("keeps the claimed turn as the latest, so a run that dies before its pass leaves the thread to the sweep", async () => {
+      const org = uniqueOrg("claim-dies");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const turnEndedAt = new Date("2026-11-30T09:59:00Z");
+      await repository().claimThread(org, "t", { owner: "dies", at, leaseMs: 1_000, turnEndedAt });
+      expect(await repository().getPass(org, "t")).toMatchObject({ latestTurnEndedAt: turnEndedAt });
+      const found = (await repository().listLeftBehind({ limit: 1000 })).threads.find(
+        (thread) => thread.orgId === org,
+      );
+      expect(found).toMatchObject({
+        threadId: "t",
+        reason: "active_since_pass",
+        latestTurnEndedAt: turnEndedAt,
+      });
+      // A later claim for an older turn does not move it back.
+      await repository().claimThread(org, "t", {
+        owner: "next",
+        at: new Date(at.getTime() + 1_000),
+        leaseMs: 1_000,
+        turnEndedAt: new Date("2026-11-30T09:00:00Z"),
+      });
+      expect((await repository().getPass(org, "t"))?.latestTurnEndedAt).toEqual(turnEndedAt);
+    });
+
     it("keeps the pass record under a claim: recording a pass leaves the lease, releasing leaves the pass", async () => {
       const org = uniqueOrg("claim-pass");
       const covered = new Date("2026-11-30T09:00:00Z");
