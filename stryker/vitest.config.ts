@@ -14,6 +14,7 @@ export default defineConfig({
   test: {
     include: [
       "packages/assembler/src/*.test.ts",
+      "packages/assembler/src/{contract,rules,thread,steps}/**/*.test.ts",
       "packages/core/src/classify/**/*.test.ts",
       "packages/core/src/render/**/*.test.ts",
     ],

@@ -7,14 +7,14 @@ import {
   threadWithDigestsArbitrary,
 } from "../test/fixtures/thread-arbitrary";
 import { type AssembledView, type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
-import { compactHistory } from "./compact-history";
-import { isErrorResult } from "./error-retry";
-import { canonicalJson, contentSha256 } from "./hash";
-import { recencyWallStart } from "./keep-rules";
-import { messageChars } from "./message-chars";
+import { canonicalJson, contentSha256 } from "./contract/hash";
+import { messageChars } from "./contract/message-chars";
+import { BUDGET_STUB_PREFIX, COMPACTION_NOTE_PREFIX, figuresOnlyDigest } from "./contract/stubs";
 import { createToolPolicy } from "./policy";
-import { protectMessages } from "./protect";
-import { BUDGET_STUB_PREFIX, COMPACTION_NOTE_PREFIX, figuresOnlyDigest } from "./stubs";
+import { isErrorResult } from "./rules/error-retry";
+import { recencyWallStart } from "./rules/keep-rules";
+import { compactHistory } from "./steps/backstop/compact-history";
+import { protectMessages } from "./steps/protect";
 import type { DigestMap, Message, ToolCall, ToolMessage } from "./types";
 
 /**

@@ -14,11 +14,16 @@ import {
   userMessage,
 } from "../test/fixtures/thread-builder";
 import { type AssemblyReport, assembleModelView, originalOfReplacement } from "./assemble";
-import { compactHistory } from "./compact-history";
+import { messageChars } from "./contract/message-chars";
+import {
+  DIGEST_HEADER,
+  figuresOnlyDigest,
+  renderDuplicateStub,
+  renderErrorRetryStub,
+} from "./contract/stubs";
 import { InvalidOptionError, InvalidThreadError, InvalidToolPolicyError } from "./errors";
-import { recencyWallStart } from "./keep-rules";
-import { messageChars } from "./message-chars";
-import { DIGEST_HEADER, figuresOnlyDigest, renderDuplicateStub, renderErrorRetryStub } from "./stubs";
+import { recencyWallStart } from "./rules/keep-rules";
+import { compactHistory } from "./steps/backstop/compact-history";
 import type { DigestEntry, DigestMap, Message } from "./types";
 
 const LEDGER_PAGE = `TRACKED CHANGES\n1. §4.2 cap deleted (J. Smith)\n\n${documentPage("lease_445", 1)}`;

@@ -1,14 +1,18 @@
-import { runBackstop } from "./backstop-plan";
-import { type CleaningCounts, cleanView } from "./clean-view";
-import { backstopSettings, COMPACTION_DEFAULTS, type CompactionOptions } from "./compact-history";
 import { InvalidOptionError } from "./errors";
-import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./keep-rules";
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
-import { indexedThreadOf, threadFactsOf } from "./thread-state";
+import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./rules/keep-rules";
+import { runBackstop } from "./steps/backstop/backstop-plan";
+import {
+  backstopSettings,
+  COMPACTION_DEFAULTS,
+  type CompactionOptions,
+} from "./steps/backstop/compact-history";
+import { type CleaningCounts, cleanView } from "./steps/clean-view";
+import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
 
-export { originalOfReplacement } from "./clean-view";
+export { originalOfReplacement } from "./steps/clean-view";
 /** Defaults of {@link assembleModelView}. */
 export const ASSEMBLE_DEFAULTS = {
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,

@@ -1,10 +1,10 @@
 import { contentChars } from "./content";
-import { isErrorResult } from "./error-retry";
-import { messageContentSha256 } from "./hash";
-import { KEEP_RULE_DEFAULTS } from "./keep-rules";
+import { messageContentSha256 } from "./contract/hash";
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
-import { protectMessages } from "./protect";
+import { isErrorResult } from "./rules/error-retry";
+import { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
+import { protectMessages } from "./steps/protect";
 import type { DigestMap, Message } from "./types";
 
 /**

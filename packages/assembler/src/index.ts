@@ -2,18 +2,16 @@ export type { AssembledView, AssembleOptions, AssemblyReport } from "./assemble"
 export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
-export type { CompactionHints, CompactionOptions, CompactionResult } from "./compact-history";
-export { COMPACTION_DEFAULTS, compactHistory } from "./compact-history";
+export type { FigureProvenanceResult } from "./contract/figures";
+export { checkFigureProvenance, extractFigures } from "./contract/figures";
+export { contentSha256 } from "./contract/hash";
+export type { DigestKind } from "./contract/vocabulary";
 export {
   ContextCleanerError,
   InvalidOptionError,
   InvalidThreadError,
   InvalidToolPolicyError,
 } from "./errors";
-export type { FigureProvenanceResult } from "./figures";
-export { checkFigureProvenance, extractFigures } from "./figures";
-export { contentSha256 } from "./hash";
-export { KEEP_RULE_DEFAULTS } from "./keep-rules";
 export { killSwitchFromEnvironment } from "./kill-switch";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
@@ -23,6 +21,9 @@ export {
   POLICY_DEFAULTS,
   TOOL_KINDS,
 } from "./policy";
+export { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
+export type { CompactionHints, CompactionOptions, CompactionResult } from "./steps/backstop/compact-history";
+export { COMPACTION_DEFAULTS, compactHistory } from "./steps/backstop/compact-history";
 export type {
   AssistantMessage,
   ContentBlock,
@@ -37,4 +38,3 @@ export type {
   UserMessage,
 } from "./types";
 export { validateThread } from "./validate";
-export type { DigestKind } from "./vocabulary";

@@ -5,49 +5,26 @@
  * change or go away in any release.
  */
 export { contentChars, contentText } from "./content";
-export { isErrorResult } from "./error-retry";
-export { normalizeWhitespace } from "./figures";
-export { canonicalArgs, canonicalJson, messageContentSha256 } from "./hash";
-export { inlineStubs } from "./inline-clean";
-export type { KeepReason } from "./keep-rules";
-export {
-  hasEmptyToolCallId,
-  isInterruptResult,
-  isLedgerFirstPage,
-  isPolicyKept,
-  KEEP_REASONS,
-  nextTurnWallStart,
-  provenanceKeys,
-  readOffset,
-  recencyWallStart,
-  sourceKey,
-} from "./keep-rules";
-export { messageChars } from "./message-chars";
-export { resolveToolPolicy } from "./policy";
-export type { Protection } from "./protect";
-export { protectMessages } from "./protect";
-export type { IdField } from "./stored-values";
+export { normalizeWhitespace } from "./contract/figures";
+export { canonicalJson, messageContentSha256 } from "./contract/hash";
+export { messageChars } from "./contract/message-chars";
+export type { IdField } from "./contract/stored-values";
 export {
   countProblem,
   idProblem,
   microUsdToUsd,
-  STORED_VALUE_LIMITS,
   storableText,
   textProblem,
   toolCallIdProblem,
   usdProblem,
   usdToMicroUsd,
-  utf8Bytes,
-} from "./stored-values";
-export {
-  COMPACTION_NOTE_PREFIX,
-  DIGEST_HEADER,
-  ERROR_GIST_MAX_CHARS,
-  renderDuplicateStub,
-  renderErrorRetryStub,
-  renderToolCall,
-} from "./stubs";
-export type { ThreadIndex } from "./thread-index";
-export { indexThread } from "./thread-index";
-export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./vocabulary";
-export { DIGEST_KINDS, LEFT_BEHIND_REASONS, PASS_REASONS, PASS_STATUSES } from "./vocabulary";
+} from "./contract/stored-values";
+export { DIGEST_HEADER, renderToolCall } from "./contract/stubs";
+export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./contract/vocabulary";
+export { DIGEST_KINDS, PASS_STATUSES } from "./contract/vocabulary";
+export { resolveToolPolicy } from "./policy";
+export { isErrorResult } from "./rules/error-retry";
+export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./rules/keep-rules";
+export { inlineStubs } from "./steps/inline-clean";
+export { protectMessages } from "./steps/protect";
+export { indexThread } from "./thread/thread-index";

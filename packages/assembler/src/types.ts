@@ -1,4 +1,4 @@
-import type { DigestKind } from "./vocabulary";
+import type { DigestKind } from "./contract/vocabulary";
 
 /**
  * The neutral message model. The same field names are the neutral JSON

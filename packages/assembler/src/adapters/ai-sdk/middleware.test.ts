@@ -1,0 +1,188 @@
+import {
+  generateText,
+  type LanguageModelMiddleware,
+  type ModelMessage,
+  stepCountIs,
+  wrapLanguageModel,
+} from "ai";
+import { describe, expect, it } from "vitest";
+import {
+  earlierTurn,
+  page,
+  pageDigests,
+  readDocument,
+  readerModel,
+} from "../../../test/fixtures/ai-sdk-reader-model";
+import { fixtureDigest } from "../../../test/fixtures/provider-thread";
+import { DIGEST_HEADER } from "../../contract/stubs";
+import { contextCleanerMiddleware } from "./middleware";
+import type { AiSdkMessageLike } from "./prompt-adapter";
+
+type Prompt = Parameters<NonNullable<LanguageModelMiddleware["transformParams"]>>[0]["params"]["prompt"];
+type Part = Record<string, unknown> & { type: string };
+
+function resultValue(prompt: Prompt, toolCallId: string): unknown {
+  for (const message of prompt) {
+    if (message.role !== "tool") continue;
+    for (const part of message.content) {
+      if (part.type === "tool-result" && part.toolCallId === toolCallId)
+        return (part.output as { value: unknown }).value;
+    }
+  }
+  return undefined;
+}
+
+function isCondensed(message: Prompt[number]): boolean {
+  return (
+    message.role === "tool" &&
+    message.content.some(
+      (part) =>
+        part.type === "tool-result" &&
+        String((part.output as { value?: unknown }).value).startsWith(DIGEST_HEADER),
+    )
+  );
+}
+
+function pairingProblems(prompt: readonly AiSdkMessageLike[]): string[] {
+  const problems: string[] = [];
+  prompt.forEach((message, index) => {
+    if (message.role !== "assistant" || typeof message.content === "string") return;
+    const calls = (message.content as Part[])
+      .filter((part) => part.type === "tool-call")
+      .map((part) => part.toolCallId);
+    if (calls.length === 0) return;
+    const next = prompt[index + 1];
+    const results =
+      next?.role === "tool" && Array.isArray(next.content)
+        ? (next.content as Part[])
+            .filter((part) => part.type === "tool-result")
+            .map((part) => part.toolCallId)
+        : [];
+    if (results.join() !== calls.join()) problems.push(`prompt[${index}] asked [${calls}], got [${results}]`);
+  });
+  return problems;
+}
+
+describe("contextCleanerMiddleware with generateText", () => {
+  it("sends the provider condensed earlier pages on every step; the caller's messages stay untouched", async () => {
+    const messages: ModelMessage[] = [
+      ...earlierTurn("lease_445", 5),
+      ...earlierTurn("nda_3", 4),
+      { role: "user", content: "Read memo_9 pages 2" },
+    ];
+    const snapshot = structuredClone(messages);
+    const digests = pageDigests("lease_445", 5);
+    let loads = 0;
+    const before: Prompt[] = [];
+    const recorder: LanguageModelMiddleware = {
+      specificationVersion: "v4",
+      transformParams: async ({ params }) => {
+        before.push(params.prompt);
+        return params;
+      },
+    };
+    const provider = readerModel();
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: [
+        recorder,
+        contextCleanerMiddleware({
+          digests: async () => {
+            loads++;
+            return digests;
+          },
+          options: { disabled: false },
+        }),
+      ],
+    });
+
+    const result = await generateText({
+      model,
+      system: "You are a careful legal assistant.",
+      messages,
+      tools: { read_document: readDocument },
+      stopWhen: stepCountIs(5),
+    });
+
+    expect(result.text).toBe("Done.");
+    expect(provider.doGenerateCalls).toHaveLength(3);
+    expect(loads).toBe(1);
+    provider.doGenerateCalls.forEach(({ prompt }, step) => {
+      for (let index = 0; index < 5; index++) {
+        expect(resultValue(prompt, `lease_445_p${index}`)).toBe(fixtureDigest(`lease_445_p${index}`));
+      }
+      expect(resultValue(prompt, "nda_3_p3")).toBe(page("nda_3", 3));
+      expect(pairingProblems(prompt)).toEqual([]);
+      // Untouched messages are the very objects the SDK built; rebuilt ones keep their other parts.
+      const original = before[step] as Prompt;
+      expect(prompt).toHaveLength(original.length);
+      prompt.forEach((message, index) => {
+        const source = original[index];
+        if (isCondensed(message)) {
+          expect(message).not.toBe(source);
+          expect(message.content[0]).toMatchObject({ type: "tool-result", toolName: "read_document" });
+        } else {
+          expect(message).toBe(source);
+        }
+      });
+    });
+    // The active turn's reads reach the provider raw.
+    expect(resultValue(provider.doGenerateCalls[2]?.prompt ?? [], "memo_9_p1")).toBe(page("memo_9", 1));
+    expect(messages).toEqual(snapshot);
+  });
+
+  it("passes the prompt through untouched (same objects) with no digests and nothing to clean", async () => {
+    const provider = readerModel();
+    const before: Prompt[] = [];
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: [
+        {
+          specificationVersion: "v4",
+          transformParams: async ({ params }) => {
+            before.push(params.prompt);
+            return params;
+          },
+        },
+        contextCleanerMiddleware({ options: { disabled: false } }),
+      ],
+    });
+    await generateText({
+      model,
+      prompt: "Read memo_9 pages 2",
+      tools: { read_document: readDocument },
+      stopWhen: stepCountIs(5),
+    });
+    expect(provider.doGenerateCalls.length).toBeGreaterThan(1);
+    expect(provider.doGenerateCalls).toHaveLength(before.length);
+    provider.doGenerateCalls.forEach(({ prompt }, step) => {
+      expect(prompt).toHaveLength(before[step]?.length ?? -1);
+      prompt.forEach((message, index) => {
+        expect(message).toBe(before[step]?.[index]);
+      });
+    });
+  });
+
+  it("reports a failing digest loader and answers without digests", async () => {
+    const errors: unknown[] = [];
+    const provider = readerModel();
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: contextCleanerMiddleware({
+        digests: async () => {
+          throw new Error("database down");
+        },
+        onLoadError: (error) => errors.push(error),
+        options: { disabled: false },
+      }),
+    });
+    const result = await generateText({
+      model,
+      prompt: "Read memo_9 pages 2",
+      tools: { read_document: readDocument },
+      stopWhen: stepCountIs(5),
+    });
+    expect(result.text).toBe("Done.");
+    expect(errors).toHaveLength(1);
+  });
+});

@@ -1,0 +1,20 @@
+export type {
+  LoadDigests,
+  PublishTurnEnded,
+  RuntimeTurnLock,
+  TurnContext,
+  TurnEndedEvent,
+  TurnErrorHandler,
+  TurnLease,
+  TurnStage,
+} from "../../turn-ports";
+export type { LangChainMessageInput } from "./langchain-adapter";
+export {
+  assembleLangChainView,
+  fromLangChain,
+  reviveLangChainMessages,
+  toLangChain,
+} from "./langchain-adapter";
+export type { ContextCleanerPreModelHookConfig } from "./pre-model-hook";
+export { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
+export type { LangGraphRunInfo } from "./turn-context";

@@ -1,0 +1,200 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import { MemorySaver } from "@langchain/langgraph";
+import { createAgent } from "langchain";
+import { describe, expect, it } from "vitest";
+import {
+  digestsForThread,
+  digestText,
+  documentPage,
+  langChainPairingProblems,
+  PAGE_CHARS,
+  readDocument,
+  readRequest,
+  resultOf,
+  ScriptedReaderModel,
+} from "../../../test/fixtures/scripted-agent";
+import type { RuntimeTurnLock, TurnContext, TurnEndedEvent } from "../../turn-ports";
+import type { DigestMap } from "../../types";
+import { contextCleanerMiddleware } from "./middleware";
+
+const THREAD = { configurable: { thread_id: "thread-1", org_id: "org-1" } };
+const CLOCK = new Date("2026-03-01T12:00:00.000Z");
+
+/** A runtime around the agent: digest rows written between turns, events, lock, model calls. */
+function harness() {
+  const log: string[] = [];
+  const model = new ScriptedReaderModel({});
+  const checkpointer = new MemorySaver();
+  let digests: DigestMap = new Map();
+  const loads: TurnContext[] = [];
+  const published: TurnEndedEvent[] = [];
+  const turnLock: RuntimeTurnLock = {
+    acquire: async (threadId) => {
+      log.push(`acquire ${threadId}`);
+      return { release: () => void log.push(`release ${threadId}`) };
+    },
+  };
+  const middleware = contextCleanerMiddleware({
+    loadDigests: async (_threadId, turn) => {
+      loads.push(turn);
+      log.push("load digests");
+      return digests;
+    },
+    publishTurnEnded: (event) => {
+      log.push("publish");
+      published.push(event);
+    },
+    turnLock,
+    now: () => CLOCK,
+    options: { disabled: false },
+  });
+  const agent = createAgent({ model, tools: [readDocument], checkpointer, middleware: [middleware] });
+  const callsBefore = () => model.calls.length;
+  return {
+    log,
+    model,
+    loads,
+    published,
+    agent,
+    /** Runs one user turn; returns the message lists the model received during it. */
+    async turn(request: string): Promise<BaseMessage[][]> {
+      const first = callsBefore();
+      await agent.invoke({ messages: [{ role: "user", content: request }] }, THREAD);
+      return model.calls.slice(first);
+    },
+    async rawThread(): Promise<BaseMessage[]> {
+      const saved = await checkpointer.getTuple(THREAD);
+      if (!saved) throw new Error("no checkpoint for the thread");
+      return (saved.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
+    },
+    /** What the worker would do after a turn: digest every tool result of the raw thread. */
+    async digestThread(): Promise<void> {
+      digests = digestsForThread(await this.rawThread());
+    },
+  };
+}
+
+describe("contextCleanerMiddleware with createAgent", () => {
+  it("sends the model the condensed view turn after turn while the checkpoint keeps the raw record", async () => {
+    const runtime = harness();
+    const turn1 = await runtime.turn(readRequest("lease_445", 5));
+    await runtime.digestThread();
+    const turn2 = await runtime.turn(readRequest("nda_3", 4));
+    await runtime.digestThread();
+    const turn3 = await runtime.turn(readRequest("memo_9", 2));
+
+    // Turn 1 sees no condensed result (no digests yet).
+    for (const messages of turn1) {
+      expect(messages.some((message) => String(message.content).startsWith("[Condensed"))).toBe(false);
+    }
+    // Turn 2: the lease pages before its recency wall (turn 1's last three exchanges: pages
+    // 3 and 4 and the answer) reach the model condensed; the wall's pages stay raw.
+    for (const messages of turn2) {
+      for (let page = 0; page < 3; page++) {
+        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(digestText(`lease_445_p${page}`));
+      }
+      for (const page of [3, 4]) {
+        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(
+          documentPage("lease_445", page * PAGE_CHARS),
+        );
+      }
+    }
+    // Turn 3: the lease pages (outside the window, not referenced by it) reach the model condensed.
+    expect(turn3).toHaveLength(3);
+    for (const messages of turn3) {
+      for (let page = 0; page < 5; page++) {
+        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(digestText(`lease_445_p${page}`));
+      }
+      expect(resultOf(messages, "nda_3_p3")?.content).toBe(documentPage("nda_3", 3 * PAGE_CHARS));
+      expect(langChainPairingProblems(messages)).toEqual([]);
+    }
+
+    const raw = await runtime.rawThread();
+    expect(resultOf(raw, "lease_445_p2")?.content).toBe(documentPage("lease_445", 2 * PAGE_CHARS));
+    expect(raw.filter((message) => message.getType() === "tool")).toHaveLength(11);
+    expect(langChainPairingProblems(raw)).toEqual([]);
+  });
+
+  it("loads digests once per turn, publishes the turn-ended event and holds the lock around the turn", async () => {
+    const runtime = harness();
+    await runtime.turn(readRequest("lease_445", 3));
+    await runtime.turn(readRequest("nda_3", 1));
+
+    expect(runtime.loads).toHaveLength(2);
+    expect(runtime.loads[0]).toMatchObject({
+      threadId: "thread-1",
+      configurable: { thread_id: "thread-1", org_id: "org-1" },
+    });
+    expect(runtime.published).toEqual([
+      { threadId: "thread-1", rawToolChars: 3 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
+      { threadId: "thread-1", rawToolChars: 4 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
+    ]);
+    const turn = ["acquire thread-1", "load digests", "publish", "release thread-1"];
+    expect(runtime.log).toEqual([...turn, ...turn]);
+  });
+
+  it("releases the lock when the model fails, and the next turn runs", async () => {
+    const runtime = harness();
+    runtime.model.failOnCall = 2;
+    await expect(runtime.turn(readRequest("lease_445", 3))).rejects.toThrow("model unavailable");
+    expect(runtime.log).toEqual(["acquire thread-1", "load digests", "release thread-1"]);
+    expect(runtime.published).toEqual([]);
+
+    runtime.model.failOnCall = undefined;
+    await runtime.turn("Hello again.");
+    expect(runtime.log.slice(3)).toEqual(["acquire thread-1", "load digests", "publish", "release thread-1"]);
+  });
+
+  it("never fails a turn for a failing loader, publisher or lock; it reports them", async () => {
+    const model = new ScriptedReaderModel({});
+    const reported: string[] = [];
+    const middleware = contextCleanerMiddleware({
+      loadDigests: async () => {
+        throw new Error("database down");
+      },
+      publishTurnEnded: async () => {
+        throw new Error("queue down");
+      },
+      turnLock: {
+        acquire: async () => {
+          throw new Error("redis down");
+        },
+      },
+      onError: (error, stage, threadId) => reported.push(`${stage} ${threadId}: ${(error as Error).message}`),
+      options: { disabled: false },
+    });
+    const agent = createAgent({
+      model,
+      tools: [readDocument],
+      checkpointer: new MemorySaver(),
+      middleware: [middleware],
+    });
+    const result = await agent.invoke({ messages: [{ role: "user", content: readRequest("a", 1) }] }, THREAD);
+    expect(result.messages.at(-1)?.content).toBe("Done reading.");
+    expect(reported.sort()).toEqual([
+      "acquire-lock thread-1: redis down",
+      "load-digests thread-1: database down",
+      "publish-turn-ended thread-1: queue down",
+    ]);
+  });
+
+  it("assembles without digests, lock or event when the run has no thread id", async () => {
+    const model = new ScriptedReaderModel({});
+    let loads = 0;
+    const agent = createAgent({
+      model,
+      tools: [readDocument],
+      middleware: [
+        contextCleanerMiddleware({
+          loadDigests: async () => {
+            loads++;
+            return null;
+          },
+        }),
+      ],
+    });
+    await agent.invoke({ messages: [{ role: "user", content: readRequest("a", 2) }] });
+    expect(loads).toBe(0);
+    expect(model.calls).toHaveLength(3);
+  });
+});

@@ -1,0 +1,93 @@
+import { createMiddleware } from "langchain";
+import type { AssembleOptions } from "../../assemble";
+import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
+import { TurnRegistry } from "../shared/turn-registry";
+import { assembleLangChainView } from "./langchain-adapter";
+import { langGraphTurn, rawToolCharsOf } from "./turn-context";
+
+export interface ContextCleanerMiddlewareConfig {
+  /** Loads the thread's digest rows; called once per turn, its result serves every model call of the turn. */
+  loadDigests: LoadDigests;
+  /** Publishes the turn-ended event after the agent's last step. */
+  publishTurnEnded?: PublishTurnEnded;
+  /** Held from the turn's start to its end (or the model error that ends it). */
+  turnLock?: RuntimeTurnLock;
+  /** Assembly options (tool policy, recency wall, budgets, kill switch). */
+  options?: AssembleOptions;
+  /** Errors of the injected functions, which never fail a turn. @default a console warning */
+  onError?: TurnErrorHandler;
+  /** Clock of `turnEndedAt`. @default () => new Date() */
+  now?: () => Date;
+  /** Open turns remembered at once (one per thread). @default 1000 */
+  maxOpenTurns?: number;
+}
+
+/**
+ * LangChain `createAgent` middleware that sends the model the assembled view of the
+ * thread instead of the raw messages. The agent state, and so the checkpoint, keeps the
+ * raw record.
+ *
+ * - `beforeAgent`: starts the turn — loads the thread's digests (once for the whole turn)
+ *   and acquires the turn lock.
+ * - `wrapModelCall`: assembles the view of `request.messages` and calls the model with it.
+ *   A model error releases the lock before it propagates (a retry begins the turn again).
+ * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt }` and releases the lock.
+ *
+ * A turn that dies elsewhere (an error thrown by other middleware, a recursion limit, an
+ * interrupt left unanswered) keeps its lock until the next turn of the thread in this
+ * process, or until the lock's own time to live. One turn at a time per thread is
+ * assumed, as LangGraph's checkpointer does. Runs without `configurable.thread_id` are
+ * assembled without digests, lock or event.
+ *
+ * @example
+ * const agent = createAgent({
+ *   model, tools, checkpointer,
+ *   middleware: [contextCleanerMiddleware({ loadDigests, publishTurnEnded, turnLock })],
+ * });
+ */
+export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig) {
+  const turns = new TurnRegistry({
+    loadDigests: config.loadDigests,
+    publishTurnEnded: config.publishTurnEnded,
+    turnLock: config.turnLock,
+    onError: config.onError,
+    now: config.now,
+    maxOpenTurns: config.maxOpenTurns,
+    disabled: config.options?.disabled,
+  });
+  return createMiddleware({
+    name: "ContextCleanerMiddleware",
+    beforeAgent: async (_state, runtime) => {
+      const turn = langGraphTurn(runtime);
+      if (turn) await turns.begin(turn);
+      return undefined;
+    },
+    wrapModelCall: async (request, handler) => {
+      const turn = langGraphTurn(request.runtime);
+      const digests = turn ? await turns.digests(turn) : null;
+      const { messages } = assembleLangChainView(request.messages, digests, config.options);
+      try {
+        return await handler({ ...request, messages });
+      } catch (error) {
+        if (turn) await turns.abandon(turn.threadId);
+        throw error;
+      }
+    },
+    afterAgent: async (state, runtime) => {
+      const turn = langGraphTurn(runtime);
+      if (turn) await turns.end(turn, rawToolCharsOf(state.messages));
+      return undefined;
+    },
+  });
+}
+
+export type {
+  LoadDigests,
+  PublishTurnEnded,
+  RuntimeTurnLock,
+  TurnContext,
+  TurnEndedEvent,
+  TurnErrorHandler,
+  TurnLease,
+  TurnStage,
+} from "../../turn-ports";

@@ -1,0 +1,73 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { AssembleOptions } from "../../assemble";
+import { killSwitchFromEnvironment } from "../../kill-switch";
+import type { LoadDigests, TurnEndedEvent, TurnErrorHandler } from "../../turn-ports";
+import { TurnRegistry } from "../shared/turn-registry";
+import { assembleLangChainView } from "./langchain-adapter";
+import { type LangGraphRunInfo, langGraphTurn, rawToolCharsOf } from "./turn-context";
+
+export interface ContextCleanerPreModelHookConfig {
+  /** Loads the thread's digest rows; called once per turn (per user message), not per model call. */
+  loadDigests: LoadDigests;
+  /** Assembly options (tool policy, recency wall, budgets, kill switch). */
+  options?: AssembleOptions;
+  /** Errors of `loadDigests`, which never fail a turn (the view is assembled without digests). @default a console warning */
+  onError?: TurnErrorHandler;
+  /** Threads whose digests are remembered at once. @default 1000 */
+  maxOpenTurns?: number;
+}
+
+/** The id of the latest user message: a new one starts a new turn, whose digests are loaded anew. */
+function turnKey(messages: readonly BaseMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as BaseMessage;
+    if (message.getType() === "human") return `${index}:${message.id ?? ""}`;
+  }
+  return "";
+}
+
+/**
+ * A `preModelHook` for LangGraph's prebuilt `createReactAgent`: it answers
+ * `{ llmInputMessages }`, the assembled view the model is called with, and leaves
+ * `messages` (the raw record) alone. Digests are loaded once per turn — a turn being the
+ * model calls that follow one user message — and reused for its tool loop.
+ *
+ * LangGraph keeps `llmInputMessages` in the graph state, so the checkpoint also holds the
+ * last view (untouched messages shared with `messages` are serialized twice).
+ *
+ * @example
+ * const agent = createReactAgent({
+ *   llm, tools, checkpointer,
+ *   preModelHook: contextCleanerPreModelHook({ loadDigests }),
+ * });
+ */
+export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookConfig) {
+  const disabled = config.options?.disabled;
+  const turns = new TurnRegistry({
+    loadDigests: config.loadDigests,
+    onError: config.onError,
+    maxOpenTurns: config.maxOpenTurns,
+    disabled,
+  });
+  return async (
+    state: { messages: BaseMessage[] },
+    runConfig?: LangGraphRunInfo,
+  ): Promise<{ llmInputMessages: BaseMessage[] }> => {
+    const turn = langGraphTurn(runConfig);
+    const off = disabled ?? killSwitchFromEnvironment();
+    const digests = turn && !off ? await turns.digests(turn, turnKey(state.messages)) : null;
+    return { llmInputMessages: assembleLangChainView(state.messages, digests, config.options).messages };
+  };
+}
+
+/**
+ * The turn-ended event of a LangChain thread, for runtimes that publish it themselves
+ * (e.g. after `agent.invoke` of a prebuilt agent): raw tool chars of `messages`.
+ */
+export function langChainTurnEndedEvent(
+  threadId: string,
+  messages: readonly BaseMessage[],
+  now: Date = new Date(),
+): TurnEndedEvent {
+  return { threadId, rawToolChars: rawToolCharsOf(messages), turnEndedAt: now.toISOString() };
+}

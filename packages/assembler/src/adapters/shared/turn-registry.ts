@@ -1,0 +1,139 @@
+import { killSwitchFromEnvironment } from "../../kill-switch";
+import type {
+  LoadDigests,
+  PublishTurnEnded,
+  RuntimeTurnLock,
+  TurnContext,
+  TurnErrorHandler,
+  TurnLease,
+} from "../../turn-ports";
+import type { DigestMap } from "../../types";
+
+/** Defaults of {@link TurnRegistry}. */
+export const TURN_REGISTRY_DEFAULTS = {
+  /** Open turns remembered at once; past it the oldest is released (a turn that crashed unseen). */
+  maxOpenTurns: 1_000,
+} as const;
+
+export interface TurnRegistryPorts {
+  loadDigests: LoadDigests;
+  publishTurnEnded?: PublishTurnEnded;
+  turnLock?: RuntimeTurnLock;
+  /** @default a console warning naming the stage and thread */
+  onError?: TurnErrorHandler;
+  /** @default () => new Date() */
+  now?: () => Date;
+  /** Kill switch: load no digests. @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
+  disabled?: boolean;
+  /** @default 1000 */
+  maxOpenTurns?: number;
+}
+
+interface OpenTurn {
+  /** What identifies the turn beyond its thread (e.g. the id of its user message), if anything. */
+  key: string | undefined;
+  digests: Promise<DigestMap | null>;
+  lease: Promise<TurnLease | undefined>;
+}
+
+function warn(error: unknown, stage: string, threadId: string): void {
+  console.warn(`context-cleaner: ${stage} failed for thread ${threadId}; the turn goes on`, error);
+}
+
+/**
+ * The open turns of one process, one per thread: each turn loads its thread's digests
+ * once (for all its model calls) and holds the turn lock until it ends or is abandoned.
+ * Every injected function's error is reported to `onError` and never fails the turn: a
+ * failed load assembles without digests, a failed lock runs unlocked.
+ */
+export class TurnRegistry {
+  readonly #ports: TurnRegistryPorts;
+  readonly #turns = new Map<string, OpenTurn>();
+
+  constructor(ports: TurnRegistryPorts) {
+    this.#ports = ports;
+  }
+
+  #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
+    (this.#ports.onError ?? warn)(error, stage, threadId);
+  }
+
+  /** Starts a turn: loads the digests and acquires the lock. A stale turn of the same thread is released first. */
+  async begin(turn: TurnContext, key?: string): Promise<void> {
+    await this.abandon(turn.threadId);
+    const lock = this.#ports.turnLock;
+    const lease = lock
+      ? Promise.resolve()
+          .then(() => lock.acquire(turn.threadId, turn))
+          .catch((error: unknown) => {
+            this.#report(error, "acquire-lock", turn.threadId);
+            return undefined;
+          })
+      : Promise.resolve(undefined);
+    const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
+    const digests = disabled
+      ? Promise.resolve(null)
+      : Promise.resolve()
+          .then(() => this.#ports.loadDigests(turn.threadId, turn))
+          .then((loaded) => loaded ?? null)
+          .catch((error: unknown) => {
+            this.#report(error, "load-digests", turn.threadId);
+            return null;
+          });
+    this.#turns.set(turn.threadId, { key, digests, lease });
+    await this.#evictBeyondCap();
+    await lease;
+  }
+
+  /** The turn's digests; a turn not begun here (resumed, retried, or keyed anew) begins now. */
+  async digests(turn: TurnContext, key?: string): Promise<DigestMap | null> {
+    const open = this.#turns.get(turn.threadId);
+    if (open === undefined || open.key !== key) await this.begin(turn, key);
+    return (this.#turns.get(turn.threadId) as OpenTurn).digests;
+  }
+
+  /** Ends a turn: publishes the turn-ended event, then releases the lock. */
+  async end(turn: TurnContext, rawToolChars: number): Promise<void> {
+    try {
+      if (this.#ports.publishTurnEnded) {
+        const now = this.#ports.now?.() ?? new Date();
+        try {
+          await this.#ports.publishTurnEnded(
+            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString() },
+            turn,
+          );
+        } catch (error) {
+          this.#report(error, "publish-turn-ended", turn.threadId);
+        }
+      }
+    } finally {
+      await this.abandon(turn.threadId);
+    }
+  }
+
+  /** Forgets a thread's open turn and releases its lock (after an error, or before a new turn). */
+  async abandon(threadId: string): Promise<void> {
+    const open = this.#turns.get(threadId);
+    if (open === undefined) return;
+    this.#turns.delete(threadId);
+    const lease = await open.lease;
+    try {
+      await lease?.release();
+    } catch (error) {
+      this.#report(error, "release-lock", threadId);
+    }
+  }
+
+  /** Threads with an open turn (for tests and metrics). */
+  get openThreads(): string[] {
+    return [...this.#turns.keys()];
+  }
+
+  async #evictBeyondCap(): Promise<void> {
+    const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
+    while (this.#turns.size > cap) {
+      const oldest = this.#turns.keys().next().value as string;
+      await this.abandon(oldest);
+    }
+  }
+}

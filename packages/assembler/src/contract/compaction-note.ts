@@ -1,0 +1,79 @@
+import { contentText } from "../content";
+import type { Message } from "../types";
+import { COMPACTION_NOTE_PREFIX } from "./stubs";
+
+/** Room reserved for the note's header when sizing it before it is written. */
+export const NOTE_HEADER_CHARS = 160;
+
+export function noteHeader(droppedCount: number): string {
+  return `${COMPACTION_NOTE_PREFIX}: ${droppedCount} earlier messages were left out to fit the history budget. Snippets:]`;
+}
+
+const HEADER_CHARS_WITHOUT_COUNT = noteHeader(0).length - 1;
+
+/** `noteHeader(droppedCount).length`, without writing the header. */
+export function noteHeaderLength(droppedCount: number): number {
+  return HEADER_CHARS_WITHOUT_COUNT + String(droppedCount).length;
+}
+
+const NOTE_HEADER = new RegExp(
+  `^${noteHeader(0)
+    .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+    .replace(": 0 ", ": \\d+ ")}(?:\n|$)`,
+);
+
+/** Whether a message opens with a note's exact header (a note, if it is also short enough). */
+export function hasNoteHeader(message: Message): boolean {
+  return message.role === "user" && typeof message.content === "string" && NOTE_HEADER.test(message.content);
+}
+
+/** The line a dropped message leaves in the note: its role (or tool) and its text, at most `maxChars`. */
+export function snippet(message: Message, maxChars: number): string {
+  const label =
+    message.role === "tool"
+      ? `tool ${message.toolName}`
+      : message.role === "assistant" && message.toolCalls?.length
+        ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
+        : message.role;
+  // Collapse whitespace over a growing prefix only: once the line overflows, the rest of
+  // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
+  const full = contentText(message.content);
+  // Stryker disable next-line StringLiteral: the loop sets the line before it is read
+  let line = "";
+  // Stryker disable next-line ArithmeticOperator: any first prefix grows until the line overflows or covers the text; the start only saves passes
+  for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
+    const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
+    line = `- ${label}: ${text}`;
+    if (line.length > maxChars || prefixChars >= full.length) break;
+  }
+  return line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+}
+
+/**
+ * The note: its header, then a snippet per dropped message (`snippetAt` gives the snippet
+ * of the message at an index) while `maxChars` allows.
+ */
+export function renderNote(
+  dropped: Uint8Array,
+  droppedCount: number,
+  maxChars: number,
+  snippetAt: (index: number) => string,
+): string {
+  const header = noteHeader(droppedCount);
+  const lines = [header];
+  let chars = header.length;
+  let seen = 0;
+  for (let index = 0; index < dropped.length && seen < droppedCount; index++) {
+    if (dropped[index] !== 1) continue;
+    const line = snippetAt(index);
+    const tail = `- … and ${droppedCount - seen} more`;
+    if (chars + 1 + line.length + 1 + tail.length > maxChars) {
+      if (chars + 1 + tail.length <= maxChars) lines.push(tail);
+      break;
+    }
+    lines.push(line);
+    chars += 1 + line.length;
+    seen++;
+  }
+  return lines.join("\n");
+}

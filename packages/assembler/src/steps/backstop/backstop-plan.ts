@@ -1,0 +1,214 @@
+import { NOTE_HEADER_CHARS, noteHeaderLength, renderNote, snippet } from "../../contract/compaction-note";
+import { messageChars } from "../../contract/message-chars";
+import type { Message, UserMessage } from "../../types";
+import type { BackstopHints, BackstopResult, BackstopSettings, BackstopView } from "./backstop-view";
+import { UnitMarks } from "./unit-marks";
+
+/** Which messages the backstop drops or condenses, and the view's size as it goes. */
+export class DropPlan {
+  readonly dropped: Uint8Array;
+  droppedCount = 0;
+  total: number;
+  readonly condensed = new Map<number, Message>();
+  private readonly marks: UnitMarks;
+
+  constructor(
+    private readonly view: BackstopView,
+    private readonly settings: BackstopSettings,
+    private readonly hints: BackstopHints,
+  ) {
+    this.dropped = new Uint8Array(view.messages.length);
+    this.total = view.chars;
+    this.marks = new UnitMarks(view, settings.noteMaxChars, hints);
+  }
+
+  /** With `room`, the note may hold a snippet per dropped message (up to noteMaxChars); without, it is its header alone. */
+  fits(room = false): boolean {
+    const { budget, snippetChars, noteMaxChars } = this.settings;
+    if (this.droppedCount === 0) return this.total <= budget;
+    const note = room
+      ? Math.min(noteMaxChars, NOTE_HEADER_CHARS + this.droppedCount * (snippetChars + 1))
+      : noteHeaderLength(this.droppedCount);
+    return this.total + note <= budget;
+  }
+
+  private sizeAt(index: number): number {
+    const standIn = this.condensed.get(index);
+    if (standIn !== undefined) return messageChars(standIn);
+    return this.view.replaced.has(index)
+      ? messageChars(this.view.messages[index] as Message)
+      : (this.view.thread.chars[index] as number);
+  }
+
+  private drop(unit: number): void {
+    for (const member of this.view.thread.units.members(unit)) {
+      this.dropped[member] = 1;
+      this.total -= this.sizeAt(member);
+      this.droppedCount++;
+    }
+  }
+
+  /** Drops the oldest units before the wall that `kept` does not keep until the view fits. */
+  dropOldest(kept: "held" | "fixed", room: boolean): void {
+    const { units } = this.view.thread;
+    const keeps =
+      kept === "held"
+        ? (unit: number) => this.marks.isHeld(unit)
+        : (unit: number) => this.marks.isFixed(unit);
+    // Stryker disable next-line EqualityOperator: equivalent — every unit from the wall on is fixed, so `keeps` keeps it
+    for (let unit = 0; unit < this.view.wallStart && !this.fits(room); unit++) {
+      if (units.isUnit(unit) && !keeps(unit) && this.dropped[unit] === 0) this.drop(unit);
+    }
+    this.dropStubsOfDroppedTargets();
+  }
+
+  /** A kept stub whose target went with an earlier-starting interleaved unit goes too. */
+  private dropStubsOfDroppedTargets(): void {
+    const stubTargets = this.hints.stubTargets;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — a pass over no stubs changes nothing
+    for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
+      changed = false;
+      // Stryker disable next-line ArrayDeclaration: equivalent — the loop runs only when there are stub targets
+      for (const [stub, target] of stubTargets ?? []) {
+        const unit = this.view.thread.units.unitOf(stub);
+        if (this.dropped[stub] === 0 && this.dropped[target] === 1 && !this.marks.isFixed(unit)) {
+          this.drop(unit);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  /**
+   * Condenses the results before the wall that the view holds as the thread has them and
+   * that `condensesEarly` allows (by default: neither pinned nor a kept stub's target),
+   * oldest first, while the view does not fit: a stand-in naming the re-read call (or the
+   * result's digest) gives back nearly all of a raw result's chars, where dropping
+   * exchanges of digests loses many results' facts for the same room. A result is
+   * condensed alone, whatever unit it is in: its call keeps its result.
+   */
+  condenseRaw(): void {
+    const { condense } = this.hints;
+    if (!condense) return;
+    const { thread, wallStart, replaced } = this.view;
+    const kept = new Set([...this.hints.pinned, ...(this.hints.stubTargets?.values() ?? [])]);
+    const early = this.hints.condensesEarly ?? ((index: number) => !kept.has(index));
+    for (let index = 0; index < wallStart && !this.fits(); index++) {
+      // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
+      if (thread.messages[index]?.role !== "tool" || replaced.has(index) || !early(index)) continue;
+      this.condenseAt(index, condense);
+    }
+  }
+
+  /**
+   * Cuts the digests before the wall down to their figures-only form, oldest first, while
+   * the view does not fit: the figures and the re-read call stay, where dropping the
+   * exchange would keep a snippet.
+   */
+  shrinkDigests(): void {
+    const { shrink } = this.hints;
+    if (!shrink) return;
+    const { thread, wallStart } = this.view;
+    for (let index = 0; index < wallStart && !this.fits(); index++) {
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result, nor for a result `condenseRaw` condensed (the view holds it as the thread has it, not as its row's digest)
+      if (thread.messages[index]?.role === "tool" && !this.condensed.has(index))
+        this.condenseAt(index, shrink);
+    }
+  }
+
+  /** Condenses pinned results before the wall, oldest first, while the view does not fit. */
+  condensePinned(): void {
+    const { condense, pinned } = this.hints;
+    if (!condense) return;
+    for (const index of pinned) {
+      if (this.fits()) break;
+      if (this.dropped[index] === 1) continue;
+      this.condenseAt(index, condense);
+    }
+  }
+
+  /** Puts the stand-in `condense` gives for the result at `index` in its place, when it is shorter. */
+  private condenseAt(index: number, condense: (index: number) => Message | undefined): void {
+    const standIn = condense(index);
+    if (standIn === undefined) return;
+    const [before, size] = [this.sizeAt(index), messageChars(standIn)];
+    if (size >= before) return;
+    this.condensed.set(index, standIn);
+    this.total -= before - size;
+  }
+
+  /** The snippet of the view message at `index` for the note. */
+  snippetAt(index: number): string {
+    const standIn = this.condensed.get(index);
+    if (standIn !== undefined) return snippet(standIn, this.settings.snippetChars);
+    return this.view.replaced.has(index)
+      ? snippet(this.view.messages[index] as Message, this.settings.snippetChars)
+      : this.view.thread.snippetAt(index, this.settings.snippetChars);
+  }
+}
+
+/** The compacted view: condensed stand-ins in place, and the note where the first dropped message stood. */
+function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSettings): BackstopResult {
+  const { dropped, droppedCount, condensed } = plan;
+  const result: Message[] = [];
+  let condensedResults = 0;
+  let note: UserMessage | undefined;
+  if (droppedCount > 0) {
+    const noteChars = Math.min(settings.noteMaxChars, settings.budget - plan.total);
+    note = {
+      role: "user",
+      content: renderNote(dropped, droppedCount, noteChars, (index) => plan.snippetAt(index)),
+    };
+    plan.total += note.content.length;
+  }
+  const firstDropped = note ? dropped.indexOf(1) : -1;
+  view.messages.forEach((message, position) => {
+    if (position === firstDropped) result.push(note as UserMessage);
+    if (dropped[position] === 1) return;
+    const standIn = condensed.get(position);
+    result.push(standIn ?? message);
+    if (standIn !== undefined) condensedResults++;
+  });
+  return {
+    messages: result,
+    fired: true,
+    droppedMessages: droppedCount,
+    condensedResults,
+    wallExceedsBudget: plan.total > settings.budget,
+    chars: plan.total,
+  };
+}
+
+/**
+ * The history-compaction backstop over a view of an indexed thread (see `compactHistory`
+ * for the order of its steps). Its cost past the budget is linear in the messages before
+ * the wall, with no work per char but the note's snippets.
+ */
+export function runBackstop(
+  view: BackstopView,
+  settings: BackstopSettings,
+  hints: BackstopHints,
+): BackstopResult {
+  const unchanged = (wallExceedsBudget: boolean): BackstopResult => ({
+    messages: view.messages,
+    fired: false,
+    droppedMessages: 0,
+    condensedResults: 0,
+    wallExceedsBudget,
+    chars: view.chars,
+  });
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: under the budget no step changes anything, and the plan reports the view unchanged and fitting
+  if (view.chars <= settings.budget) return unchanged(false);
+  const plan = new DropPlan(view, settings, hints);
+  plan.condenseRaw();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.shrinkDigests();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.dropOldest("held", true);
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.condensePinned();
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — each step does nothing once the view fits; any `kept` but "held" keeps the fixed units only
+  if (!plan.fits()) plan.dropOldest("fixed", false);
+  if (plan.droppedCount === 0 && plan.condensed.size === 0) return unchanged(!plan.fits());
+  return compactedView(view, plan, settings);
+}

@@ -1,0 +1,46 @@
+/** The shapes the backstop plan and its unit marks share: the view, the assembler's hints, the result. */
+import type { IndexedThread } from "../../thread/indexed-thread";
+import type { Message } from "../../types";
+
+export interface BackstopSettings {
+  budget: number;
+  snippetChars: number;
+  noteMaxChars: number;
+}
+
+/** The view the backstop works on: an indexed thread with some results replaced. */
+export interface BackstopView {
+  readonly thread: IndexedThread;
+  /** The thread's messages, position for position, with the replaced ones in place. */
+  readonly messages: readonly Message[];
+  /** Positions whose message is not the thread's own. */
+  readonly replaced: { has(index: number): boolean };
+  /** Chars of `messages`. */
+  readonly chars: number;
+  readonly wallStart: number;
+}
+
+/** What the assembler knows of a view that the backstop must respect (see `CompactionHints`). */
+export interface BackstopHints {
+  /** Pinned messages before the wall, ascending. */
+  readonly pinned: readonly number[];
+  readonly stubTargets?: ReadonlyMap<number, number> | undefined;
+  readonly condense?: ((index: number) => Message | undefined) | undefined;
+  /** A shorter form of a digest in the view (its figures-only form); undefined for other results. */
+  readonly shrink?: ((index: number) => Message | undefined) | undefined;
+  /**
+   * Whether the first step may condense the raw result at `index` (before anything is cut
+   * or dropped). @default every result that is neither pinned nor a kept stub's target
+   */
+  readonly condensesEarly?: ((index: number) => boolean) | undefined;
+}
+
+export interface BackstopResult {
+  messages: readonly Message[];
+  fired: boolean;
+  droppedMessages: number;
+  condensedResults: number;
+  wallExceedsBudget: boolean;
+  /** Chars of `messages`. */
+  chars: number;
+}

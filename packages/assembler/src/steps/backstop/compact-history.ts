@@ -1,0 +1,109 @@
+import { indexedThreadOf } from "../../thread/thread-state";
+import type { Message } from "../../types";
+import { runBackstop } from "./backstop-plan";
+import type { BackstopSettings } from "./backstop-view";
+
+/** Defaults of the history-compaction backstop (docs/architecture.md#assembly). */
+export const COMPACTION_DEFAULTS = {
+  /** Past this many chars, the oldest whole exchanges are dropped. */
+  historyBudgetChars: 320_000,
+  /** Each dropped message is remembered by a snippet of at most this many chars. */
+  snippetChars: 300,
+  /** The note standing for dropped history never exceeds this many chars. */
+  noteMaxChars: 12_000,
+} as const;
+
+export interface CompactionOptions {
+  /** @default 320000 */
+  historyBudgetChars?: number;
+  /** @default 300 */
+  snippetChars?: number;
+  /** @default 12000 */
+  noteMaxChars?: number;
+}
+
+/** What the assembler knows of a view that the backstop must respect. */
+export interface CompactionHints {
+  /**
+   * Messages that must not be dropped (the assembler pins results the recency window
+   * references: the referenced-by-window keep-rule); an exchange holding one is kept whole.
+   */
+  pinned?: (index: number) => boolean;
+  /**
+   * Per stub index, the index of the later result it points to ("identical to … below",
+   * "retried … below"), from the assembly's own stub decisions: a kept stub keeps its target.
+   */
+  stubTargets?: ReadonlyMap<number, number>;
+  /**
+   * A condensed stand-in for a result before the recency wall (its digest, or a stub naming
+   * its re-read call): first for the results nothing pins, before any unit is dropped; for
+   * pinned results only when dropping every unpinned unit does not fit the budget.
+   * Undefined keeps the result as it is.
+   */
+  condense?: (index: number) => Message | undefined;
+}
+
+export interface CompactionResult {
+  messages: readonly Message[];
+  /** Whether anything was dropped or condensed. */
+  fired: boolean;
+  droppedMessages: number;
+  /** Results replaced by their condensed stand-in. */
+  condensedResults: number;
+  /**
+   * True when the view is still over the budget: what the backstop never removes (the
+   * recency wall, system messages and notes, with this pass's note header) exceeds it.
+   */
+  wallExceedsBudget: boolean;
+}
+
+/** The settings of one backstop run, defaults filled in. */
+export function backstopSettings(options: CompactionOptions): BackstopSettings {
+  return {
+    budget: options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars,
+    snippetChars: options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars,
+    noteMaxChars: options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars,
+  };
+}
+
+// Stryker disable next-line BooleanLiteral,ArrowFunction: the thread's own messages measure and snip the same read afresh as from the index
+const NOTHING_REPLACED = { has: () => false };
+
+/**
+ * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
+ * order, touching the recency wall never:
+ * 1. condenses the results before the wall that no unit keeps (not pinned, no kept stub's
+ *    target), oldest first, to the stand-in `hints.condense` gives (their digest, or a
+ *    stub naming their re-read call);
+ * 2. (with the assembler's hints) cuts the digests before the wall down to their figures;
+ * 3. drops the oldest whole units before the wall (see `UnitIndex`) that hold
+ *    no pinned message, and puts one note of short snippets where the first one was;
+ * 4. condenses pinned results before the wall, oldest first, the same way;
+ * 5. drops the oldest units holding pinned results.
+ * The note counts toward the budget. The view fits unless what is never removed (the wall,
+ * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
+ *
+ * @param hints What must stay: pinned messages and the targets of kept stubs (text that
+ * merely looks like a stub pins nothing), and how to condense a pinned result.
+ * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
+ */
+export function compactHistory(
+  messages: readonly Message[],
+  wallStart: number,
+  options: CompactionOptions = {},
+  hints: CompactionHints = {},
+): CompactionResult {
+  const thread = indexedThreadOf(messages);
+  const wall = Math.max(0, Math.min(wallStart, messages.length));
+  const pinned: number[] = [];
+  if (hints.pinned) {
+    for (let index = 0; index < wall; index++) if (hints.pinned(index)) pinned.push(index);
+  }
+  const view = { thread, messages, replaced: NOTHING_REPLACED, chars: thread.totalChars, wallStart: wall };
+  const { chars: _chars, ...result } = runBackstop(view, backstopSettings(options), {
+    pinned,
+    stubTargets: hints.stubTargets,
+    condense: hints.condense,
+  });
+  return result;
+}
