@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis as DirectRedis } from "ioredis";
+import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   requireRedisUrl,
@@ -121,5 +122,42 @@ describe("holdTurnLock on Redis through the Upstash client", () => {
     expect(result).toBe("reply");
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(warnings).toEqual([expect.stringContaining("not taken"), expect.stringContaining("not released")]);
+  });
+});
+
+describe("holdTurnLock on Redis through ioredis and node-redis", () => {
+  it("takes and releases the key with the ioredis client itself", async () => {
+    const during = await holdTurnLock(
+      "org_1",
+      "thread_1",
+      async () => [await direct.get(KEY), await direct.ttl(KEY)],
+      {
+        redis: direct,
+        keyPrefix: PREFIX,
+        ttlSeconds: 120,
+      },
+    );
+    expect(during[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number(during[1])).toBeGreaterThan(100);
+    expect(await direct.exists(KEY)).toBe(0);
+  });
+
+  it("takes and releases the key with the node-redis client itself, and leaves another turn's key", async () => {
+    const nodeRedis = createClient({ url: requireRedisUrl() });
+    await nodeRedis.connect();
+    try {
+      const during = await holdTurnLock("org_1", "thread_1", () => nodeRedis.get(KEY), {
+        redis: nodeRedis,
+        keyPrefix: PREFIX,
+      });
+      expect(during).toMatch(/^[0-9a-f-]{36}$/);
+      expect(await direct.exists(KEY)).toBe(0);
+
+      await direct.set(KEY, "another-turn");
+      await holdTurnLock("org_1", "thread_1", () => undefined, { redis: nodeRedis, keyPrefix: PREFIX });
+      expect(await direct.get(KEY)).toBe("another-turn");
+    } finally {
+      await nodeRedis.quit();
+    }
   });
 });

@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionError } from "../errors";
 import type { TurnContext } from "../turn-ports";
+import type { TurnLockRedis } from "./redis-clients";
 import type { TurnEventLogger } from "./turn-event-publisher";
-import {
-  createRedisTurnLock,
-  holdTurnLock,
-  TURN_LOCK_DEFAULTS,
-  type TurnLockRedis,
-  turnLockKey,
-} from "./turn-lock";
+import { createRedisTurnLock, holdTurnLock, TURN_LOCK_DEFAULTS, turnLockKey } from "./turn-lock";
 
 /**
  * An in-memory Redis answering the lock's two calls: SET NX EX, and the release script

@@ -3,21 +3,12 @@ import { InvalidOptionError } from "../errors";
 import type { RuntimeTurnLock, TurnContext } from "../turn-ports";
 import { withDeadline } from "./deadline";
 import { sha256Hex, uriEncoded } from "./message-ids";
+import { type TurnLockRedisClient, turnLockRedisOf } from "./redis-clients";
 import type { TurnEventLogger } from "./turn-event-publisher";
 
-/**
- * The two Redis calls the turn lock makes. The `Redis` client of `@upstash/redis`
- * satisfies it; so does a thin wrapper over any other client.
- */
-export interface TurnLockRedis {
-  /** `SET key value NX EX seconds`: `"OK"` when set, `null` when the key exists. */
-  set(key: string, value: string, options: { nx: true; ex: number }): Promise<unknown>;
-  /** `EVAL script numkeys keys… args…`. */
-  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
-}
-
 export interface HoldTurnLockOptions {
-  redis: TurnLockRedis;
+  /** `@upstash/redis`, `ioredis` or `redis` (node-redis), or any client with the two calls of `TurnLockRedis`. */
+  redis: TurnLockRedisClient;
   /** @default "context-cleaner:turn-lock:" (the worker must use the same prefix) */
   keyPrefix?: string;
   /**
@@ -79,7 +70,7 @@ async function takeTurnLock(
   const ttlSeconds = checkPositiveInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
   const timeoutMs = checkPositiveInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
   const logger = options.logger ?? console;
-  const { redis } = options;
+  const redis = turnLockRedisOf(options.redis);
   const key = turnLockKey(orgId, threadId, options.keyPrefix);
   const token = randomUUID();
 
