@@ -21,6 +21,11 @@ const MAX_RECEIVE_COUNT = 5;
 // Versions come from the root package.json's dependencies. test/bench/function-bundles.ts
 // lists the same; npm run bench:bundle checks them.
 const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-postgres", "pg"];
+// Concurrent digest functions the queue may start. Each holds at most 12 database
+// connections (10 for the digest store, 2 for the checkpoint reader), so 20 functions stay
+// under 240 client connections: far below the pooled Neon endpoint's limit and the
+// direct endpoint of a small compute. docs/scale.md sizes it.
+const DIGEST_MAX_CONCURRENCY = 20;
 
 export default $config({
   app(input) {
@@ -49,11 +54,16 @@ export default $config({
 
     // One message group per thread; deduplication ids come from the publisher (org,
     // thread, turn end). The delay lets a burst of turns settle before a job reads the thread.
+    // High-throughput FIFO: deduplication and the throughput quota apply per message group
+    // (per thread), not per queue, so sends scale with the number of threads.
     const queue = new sst.aws.Queue("DigestQueue", {
       fifo: { contentBasedDeduplication: false },
       visibilityTimeout: `${VISIBILITY_TIMEOUT_SECONDS} seconds`,
       delay: "10 seconds",
       dlq: { queue: deadLetters.arn, retry: MAX_RECEIVE_COUNT },
+      transform: {
+        queue: { deduplicationScope: "messageGroup", fifoThroughputLimit: "perMessageGroupId" },
+      },
     });
 
     queue.subscribe(
@@ -73,7 +83,10 @@ export default $config({
         nodejs: { install: DIGEST_INSTALL, splitting: true },
       },
       // Partial batch responses: one failed job is retried alone, not its whole batch.
-      { batch: { size: 10, partialResponses: true } },
+      {
+        batch: { size: 10, partialResponses: true },
+        transform: { eventSourceMapping: { scalingConfig: { maximumConcurrency: DIGEST_MAX_CONCURRENCY } } },
+      },
     );
 
     // Nightly at 03:00 UTC: re-enqueue threads left behind, and threads active in the

@@ -118,6 +118,24 @@ describe("sst.config.ts", () => {
     expect(queue.dlq).toEqual({ queue: `arn:aws:sqs:eu-west-1:123456789012:${deadLetters.name}`, retry: 5 });
   });
 
+  it("runs the digest queue in FIFO high-throughput mode: deduplication and the throughput limit per message group", () => {
+    const queue = one("Queue", "DigestQueue").args as { transform?: { queue?: Record<string, unknown> } };
+    expect(queue.transform?.queue).toMatchObject({
+      deduplicationScope: "messageGroup",
+      fifoThroughputLimit: "perMessageGroupId",
+    });
+  });
+
+  it("caps the digest function's concurrency on the event source below what the database accepts", () => {
+    const args = one("QueueSubscriber", "DigestQueue").args as {
+      transform?: { eventSourceMapping?: { scalingConfig?: { maximumConcurrency?: number } } };
+    };
+    const maximum = args.transform?.eventSourceMapping?.scalingConfig?.maximumConcurrency;
+    // SQS event sources accept 2–1000; docs/scale.md sizes the cap against the database's connections.
+    expect(maximum).toBeGreaterThanOrEqual(2);
+    expect(maximum).toBeLessThanOrEqual(50);
+  });
+
   it("subscribes the digest function in batches of 10 with partial batch responses", () => {
     const { subscriber, batch } = one("QueueSubscriber", "DigestQueue").args as {
       subscriber: Record<string, unknown>;
