@@ -30,8 +30,8 @@ export class InvalidThreadError extends ContextCleanerError {
   readonly index: number | undefined;
   readonly field: string | undefined;
 
-  constructor(message: string, details: { index?: number; field?: string } = {}) {
-    super(message, { code: "invalid_thread" });
+  constructor(message: string, details: { index?: number; field?: string; cause?: unknown } = {}) {
+    super(message, { code: "invalid_thread", cause: details.cause });
     this.name = "InvalidThreadError";
     this.index = details.index;
     this.field = details.field;

@@ -234,6 +234,28 @@ describe("reviveLangChainMessages errors", () => {
     }
   });
 
+  it.each([
+    ["a stored remove marker", { type: "remove", data: { content: "", id: "m1" } }, "Got unexpected type"],
+    ["a stored tool message without tool_call_id", { type: "tool", data: { content: "x" } }, "Tool call ID"],
+    [
+      "a stored generic message without a role",
+      { type: "generic", data: { content: "x" } },
+      "Role must be defined",
+    ],
+  ])("wraps LangChain's own error for %s in an InvalidThreadError naming the index", (_, value, reason) => {
+    let caught: unknown;
+    try {
+      reviveLangChainMessages([new HumanMessage("hi"), value]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidThreadError);
+    expect(caught).toMatchObject({ index: 1 });
+    expect((caught as InvalidThreadError).message).toContain("messages[1]");
+    expect((caught as InvalidThreadError).message).toContain(reason);
+    expect((caught as InvalidThreadError).cause).toBeInstanceOf(Error);
+  });
+
   function thrownBy(run: () => unknown): InvalidThreadError {
     try {
       run();

@@ -40,6 +40,26 @@ function isBaseMessage(value: unknown): value is BaseMessage {
 }
 
 /**
+ * LangChain's own reviving, with its plain `Error`s (an unknown stored type such as
+ * `remove`, a tool message without `tool_call_id`, a `generic` message without a role)
+ * turned into an {@link InvalidThreadError} naming the message, the original as its cause.
+ */
+function revived<T>(index: number, revive: () => T): T {
+  try {
+    return revive();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InvalidThreadError(
+      `messages[${index}]: LangChain cannot revive this stored message: ${reason}`,
+      {
+        index,
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
  * Revives LangChain messages from their stored JSON forms (`mapChatMessagesToStoredMessages`
  * output or `toJSON()` output); instances pass through untouched.
  *
@@ -59,10 +79,10 @@ export function reviveLangChainMessages(values: readonly unknown[]): BaseMessage
             field: "id",
           });
         }
-        return new Constructor(record.kwargs as never);
+        return revived(index, () => new Constructor(record.kwargs as never));
       }
       if (typeof record.type === "string" && record.data && typeof record.data === "object") {
-        const [message] = mapStoredMessagesToChatMessages([value as StoredMessage]);
+        const message = revived(index, () => mapStoredMessagesToChatMessages([value as StoredMessage])[0]);
         if (message) return message;
       }
     }
