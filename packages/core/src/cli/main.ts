@@ -12,6 +12,7 @@ import {
 } from "../thread-file/thread-file";
 import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
 import { type CleanedThread, cleanThread } from "./clean-thread";
+import type { CliIo } from "./cli-io";
 import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
@@ -37,12 +38,6 @@ demo    Plays the fixture threads turn by turn through the caps, the worker and 
 Exit codes: 0 done (also when a reader such as head closes stdout early), 2 bad input
 (this usage, on stderr, when there are no arguments), 1 the environment failed (database,
 permission) or a bug.`;
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  environment: Record<string, string | undefined>;
-}
 
 async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | undefined> {
   if (!path) return undefined;

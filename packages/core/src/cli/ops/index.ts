@@ -1,5 +1,5 @@
 import { UsageError } from "../../errors";
-import type { CliIo } from "../main";
+import type { CliIo } from "../cli-io";
 import { reportFailure } from "../report-failure";
 import { defaultOpsContext, type OpsContext } from "./ops-context";
 
