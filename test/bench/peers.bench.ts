@@ -11,7 +11,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { systemClock } from "@context-cleaner/core";
+import { createExtractiveDigester, systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
 import { renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
 import { fixtureThreads, longThreads } from "../../packages/core/src/cli/demo/demo-threads";
@@ -23,7 +23,6 @@ import {
   type ThreadSimulation,
   turnsBeforeFirstCut,
 } from "../../packages/core/src/cli/demo/simulate-turns";
-import { createExtractiveDigester } from "../../packages/core/src/digesters/extractive-digester";
 
 const OUTPUT = join(import.meta.dirname, "../../bench-results");
 

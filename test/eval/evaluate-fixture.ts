@@ -24,10 +24,10 @@ import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
   type DigestJobOutcome,
+  fixedClock,
   runDigestJob,
 } from "@context-cleaner/core";
 import type { DigestRepository } from "@context-cleaner/db";
-import { fixedClock } from "../../packages/core/src/clock";
 import type { Probe, ThreadFixture } from "../fixtures/generator";
 import { carriesFurniture, digestBullets, endsMidSentence } from "./digest-quality";
 
