@@ -7,8 +7,7 @@ import {
   NO_TURN_LOCK,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue, type DigestQueue } from "@context-cleaner/core/queue";
-import type { BetweenTurnsRoute } from "../../packages/core/src/cli/demo/demo";
-import type { BetweenTurnsWorker, TurnEnd } from "../../packages/core/src/cli/demo/worker-between-turns";
+import type { BetweenTurnsRoute, BetweenTurnsWorker, TurnEnd } from "@context-cleaner/demo";
 import { createDigestHandler, type DigestHandler } from "../lib/digest-handler";
 import { inProcessSqsClient } from "../lib/in-process-sqs-client";
 import { startLocalWorker } from "../lib/local-worker";

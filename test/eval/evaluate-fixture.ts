@@ -28,7 +28,7 @@ import {
   runDigestJob,
 } from "@context-cleaner/core";
 import type { DigestRepository } from "@context-cleaner/db";
-import type { Probe, ThreadFixture } from "../fixtures/generator";
+import type { Probe, ThreadFixture } from "@context-cleaner/demo/generator";
 import { carriesFurniture, digestBullets, endsMidSentence } from "./digest-quality";
 
 const ARTIFACT_TOOLS = new Set(["update_spreadsheet", "update_tracker"]);
