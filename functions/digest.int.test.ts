@@ -10,8 +10,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { assembleModelView } from "@context-cleaner/assembler";
 import { createTurnEventPublisher, holdTurnLock, turnEventGroupId } from "@context-cleaner/assembler/events";
-import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
-import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import {
   createAnthropicDigester,
   createExtractiveDigester,
@@ -21,7 +19,9 @@ import {
   systemClock,
   type TurnLock,
   withFallback,
-} from "@context-cleaner/core/worker";
+} from "@context-cleaner/core";
+import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import { createDigestRepository, type DigestRepository } from "@context-cleaner/db";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";

@@ -1,6 +1,4 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
-import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import {
   type CheckpointReader,
   createAnthropicDigester,
@@ -11,7 +9,9 @@ import {
   systemClock,
   type TurnLock,
   withFallback,
-} from "@context-cleaner/core/worker";
+} from "@context-cleaner/core";
+import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
-import { StoreInputError } from "@context-cleaner/core";
-import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
 import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
   type DigestStore,
+  StoreInputError,
   type TurnLock,
-} from "@context-cleaner/core/worker";
+} from "@context-cleaner/core";
+import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
 import {
   createDatabase,
   createDigestRepository,

@@ -1,5 +1,4 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
-import type { DigestQueue } from "@context-cleaner/core/queue";
 import {
   type DigestJobOptions,
   type DigestJobOutcome,
@@ -8,7 +7,8 @@ import {
   InvalidPayloadError,
   parseDigestJobPayload,
   type TurnClockCheck,
-} from "@context-cleaner/core/worker";
+} from "@context-cleaner/core";
+import type { DigestQueue } from "@context-cleaner/core/queue";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 import { runJob } from "./run-job";

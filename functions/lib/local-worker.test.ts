@@ -1,11 +1,7 @@
 import { assembleModelView } from "@context-cleaner/assembler";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
+import { createExtractiveDigester, createInMemoryCheckpointReader, systemClock } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import {
-  createExtractiveDigester,
-  createInMemoryCheckpointReader,
-  systemClock,
-} from "@context-cleaner/core/worker";
 import {
   createDatabase,
   createDigestRepository,

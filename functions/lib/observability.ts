@@ -1,5 +1,5 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
-import type { Metric, MetricsSink } from "@context-cleaner/core/worker";
+import type { Metric, MetricsSink } from "@context-cleaner/core";
 import type { Context } from "aws-lambda";
 
 /** The CloudWatch namespace of every context-cleaner metric. */

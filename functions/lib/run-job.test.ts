@@ -2,9 +2,9 @@ import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
   createInMemoryDigestStore,
+  fixedClock,
 } from "@context-cleaner/core";
 import { describe, expect, it } from "vitest";
-import { fixedClock } from "../../packages/core/src/clock";
 import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 import { runJob } from "./run-job";
 

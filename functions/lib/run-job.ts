@@ -4,7 +4,7 @@ import {
   type DigestJobPayload,
   type DigestJobPorts,
   runDigestJob,
-} from "@context-cleaner/core/worker";
+} from "@context-cleaner/core";
 
 /** What the functions hand a job besides its ports. */
 export interface JobRun {

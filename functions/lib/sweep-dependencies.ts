@@ -1,8 +1,8 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import { systemClock } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import type { SweepOptions } from "@context-cleaner/core/sweep";
 import { createPostgresThreadDirectory } from "@context-cleaner/core/thread-directory";
-import { systemClock } from "@context-cleaner/core/worker";
 import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
 import type { SweepHandlerDependencies } from "./sweep-handler";

@@ -1,8 +1,8 @@
 // `npm start`: the demo with its post-turn path on the embedded queue. Each ended turn's
 // event goes through the runtime's publisher, an in-process SQS FIFO queue and a local
 // worker running the digest function's handler (functions/local/queued-passes.ts); the
-// rest is the `context-cleaner demo` command's run.
-import { runDemo } from "../../packages/core/src/cli/demo/demo";
+// rest is the demo package's run (`runDemo`).
+import { runDemo } from "@context-cleaner/demo";
 import { reportFailure } from "../../packages/core/src/cli/report-failure";
 import { createQueuedPasses, queuedPassLine } from "./queued-passes";
 

@@ -1,11 +1,14 @@
-import { createExtractiveDigester } from "@context-cleaner/core/worker";
+import { createExtractiveDigester, fixedClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
+import {
+  type BetweenTurnsWorker,
+  fixtureThreads,
+  simulateThread,
+  type ThreadSimulation,
+  WITH_DIGESTS,
+  WITH_DIGESTS_AT_TURN_END,
+} from "@context-cleaner/demo";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "../../packages/core/src/cli/demo/contestants";
-import { fixtureThreads } from "../../packages/core/src/cli/demo/demo-threads";
-import { simulateThread, type ThreadSimulation } from "../../packages/core/src/cli/demo/simulate-turns";
-import type { BetweenTurnsWorker } from "../../packages/core/src/cli/demo/worker-between-turns";
-import { fixedClock } from "../../packages/core/src/clock";
 import { createQueuedPasses, type QueuedPass, type QueuedPasses, queuedPassLine } from "./queued-passes";
 
 // The credit-agreement fixture: four user turns, each of the first three ending above the trigger.

@@ -1,14 +1,13 @@
 import type { Message } from "@context-cleaner/assembler";
 import { createTurnEventPublisher, type TurnEventOutcome } from "@context-cleaner/assembler/events";
-import { createInProcessDigestQueue, type DigestQueue } from "@context-cleaner/core/queue";
 import {
   createInMemoryCheckpointReader,
   type DigestJobOptions,
   type DigestJobOutcome,
   NO_TURN_LOCK,
-} from "@context-cleaner/core/worker";
-import type { BetweenTurnsRoute } from "../../packages/core/src/cli/demo/demo";
-import type { BetweenTurnsWorker, TurnEnd } from "../../packages/core/src/cli/demo/worker-between-turns";
+} from "@context-cleaner/core";
+import { createInProcessDigestQueue, type DigestQueue } from "@context-cleaner/core/queue";
+import type { BetweenTurnsRoute, BetweenTurnsWorker, TurnEnd } from "@context-cleaner/demo";
 import { createDigestHandler, type DigestHandler } from "../lib/digest-handler";
 import { inProcessSqsClient } from "../lib/in-process-sqs-client";
 import { startLocalWorker } from "../lib/local-worker";

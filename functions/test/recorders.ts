@@ -1,4 +1,4 @@
-import type { Metric } from "@context-cleaner/core/worker";
+import type { Metric } from "@context-cleaner/core";
 import type { FunctionLogger, FunctionMetrics } from "../lib/observability";
 
 export interface LogEntry {

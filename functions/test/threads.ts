@@ -5,7 +5,7 @@ import {
   renderToolCall,
   resolveToolPolicy,
 } from "@context-cleaner/assembler/internal";
-import type { ThreadFixture } from "../../test/fixtures/generator";
+import type { ThreadFixture } from "@context-cleaner/demo/generator";
 import { loadFixtures } from "../../test/fixtures/load-fixtures";
 
 let cached: ThreadFixture | undefined;

@@ -12,7 +12,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-cleaner/assembler";
-import { serializeThread } from "@context-cleaner/core";
+import { serializeThread } from "@context-cleaner/core/cli";
 import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
 
 const BIN = join(import.meta.dirname, "../../bin/context-cleaner.js");

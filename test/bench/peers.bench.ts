@@ -11,19 +11,20 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { systemClock } from "@context-cleaner/core";
+import { createExtractiveDigester, systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
-import { fixtureThreads, longThreads } from "../../packages/core/src/cli/demo/demo-threads";
-import { playThreads } from "../../packages/core/src/cli/demo/play-threads";
-import { renderReport } from "../../packages/core/src/cli/demo/report-html";
-import { buildReportSet, REPORT_DEFINITIONS } from "../../packages/core/src/cli/demo/report-sets";
 import {
+  buildReportSet,
   type ContestantRun,
+  fixtureThreads,
+  longThreads,
+  playThreads,
+  REPORT_DEFINITIONS,
+  renderComparisonTable,
+  renderReport,
   type ThreadSimulation,
   turnsBeforeFirstCut,
-} from "../../packages/core/src/cli/demo/simulate-turns";
-import { createExtractiveDigester } from "../../packages/core/src/digesters/extractive-digester";
+} from "@context-cleaner/demo";
 
 const OUTPUT = join(import.meta.dirname, "../../bench-results");
 

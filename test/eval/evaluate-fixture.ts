@@ -24,11 +24,11 @@ import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
   type DigestJobOutcome,
+  fixedClock,
   runDigestJob,
 } from "@context-cleaner/core";
 import type { DigestRepository } from "@context-cleaner/db";
-import { fixedClock } from "../../packages/core/src/clock";
-import type { Probe, ThreadFixture } from "../fixtures/generator";
+import type { Probe, ThreadFixture } from "@context-cleaner/demo/generator";
 import { carriesFurniture, digestBullets, endsMidSentence } from "./digest-quality";
 
 const ARTIFACT_TOOLS = new Set(["update_spreadsheet", "update_tracker"]);

@@ -318,19 +318,6 @@ describe("the packed packages, installed from tarballs", () => {
       }
     });
 
-    it(
-      "runs the published demo: the comparison over the fixture threads, and the HTML report",
-      async () => {
-        const bin = join(app, "node_modules", ".bin", "context-cleaner");
-        const { stdout } = await run(bin, ["demo"], app, 4 * MINUTE);
-        expect(stdout).toContain("| context-cleaner, with digests |");
-        expect(stdout).toContain("credit-agreement");
-        const report = await readFile(join(app, ".context-cleaner", "report.html"), "utf8");
-        expect(report).toContain("<svg");
-      },
-      5 * MINUTE,
-    );
-
     it.each(Object.keys(TSCONFIGS))(
       "type-checks a consumer of every subpath with tsc, moduleResolution %s",
       async (mode) => {

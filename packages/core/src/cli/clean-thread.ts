@@ -73,7 +73,7 @@ async function openStore(url: string | undefined): Promise<OpenedStore> {
 /**
  * The whole product in one process: the worker's digest passes over a thread (on an
  * in-memory store unless a database URL is given), then the runtime's assembly with the
- * digests loaded in one query. What the CLI's `clean` and `demo` run.
+ * digests loaded in one query. What the CLI's `clean` runs.
  *
  * @throws {InvalidThreadError} when `messages` is not a well-formed thread (naming the
  *   message and field, e.g. args holding a BigInt or a cycle), before any work.

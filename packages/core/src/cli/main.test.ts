@@ -71,6 +71,7 @@ describe("context-cleaner clean", () => {
     [["clean", "/nonexistent/thread.json"], /not found|no such|cannot/i],
     [["clean"], /needs a thread file/],
     [["frobnicate"], /unknown command/],
+    [["demo"], /unknown command "demo"/],
     [["clean", "x.json", "--model", "gpt"], /--model must be/],
     [["clean", "x.json", "--model", "anthropic"], /ANTHROPIC_API_KEY/],
     [["clean", "--bogus"], /bogus/],
@@ -100,9 +101,8 @@ describe("context-cleaner clean", () => {
 
   it.each([
     [["help", "clean"], /help takes no arguments, got "clean"/],
-    [["demo", "extra"], /demo takes no arguments, got "extra"/],
-    [["demo", "--json"], /demo takes no options, got --json/],
-    [["demo", "--model", "anthropic"], /demo takes no options, got --model/],
+    [["help", "--json"], /help takes no options, got --json/],
+    [["help", "--model", "anthropic"], /help takes no options, got --model/],
     [["clean", "a.json", "b.json"], /unexpected argument "b.json"/],
   ])("refuses an argument the command does not take, naming it: %j", async (argv, pattern) => {
     const run = capture();

@@ -12,6 +12,7 @@ import {
 } from "../thread-file/thread-file";
 import { decodeUtf8, NotUtf8Error } from "../thread-file/utf8";
 import { type CleanedThread, cleanThread } from "./clean-thread";
+import type { CliIo } from "./cli-io";
 import { isOpsCommand, OPS_USAGE, runOpsCommand } from "./ops";
 import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./render-view";
 import { reportFailure } from "./report-failure";
@@ -19,7 +20,6 @@ import { reportFailure } from "./report-failure";
 const USAGE = `Usage:
   context-cleaner clean <thread.json> [--json] [--format neutral|langchain|anthropic|openai]
                         [--model extractive|anthropic] [--policy policy.json] [--database <url>]
-  context-cleaner demo
   context-cleaner help
 
 clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, LangChain stored
@@ -31,18 +31,10 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, Lang
         --policy     a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
         --database   keep the digests in a database instead: postgres://…, a Neon host,
                      pglite:// (embedded, in memory) or pglite://<dir>
-demo    Plays the fixture threads turn by turn through the caps, the worker and every peer;
-        prints the comparison and writes .context-cleaner/report.html.
 
 Exit codes: 0 done (also when a reader such as head closes stdout early), 2 bad input
 (this usage, on stderr, when there are no arguments), 1 the environment failed (database,
 permission) or a bug.`;
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  environment: Record<string, string | undefined>;
-}
 
 async function loadPolicy(path: string | undefined): Promise<ToolPolicyInput | undefined> {
   if (!path) return undefined;
@@ -181,7 +173,7 @@ const OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-/** `demo` and `help` take nothing: an argument or option given to them is refused, not ignored. */
+/** `help` takes nothing: an argument or option given to it is refused, not ignored. */
 function refuseExtras(
   command: string,
   positionals: readonly string[],
@@ -222,12 +214,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return 0;
     }
     if (command === "clean") await clean(rest, parsed.values, io);
-    else if (command === "demo") {
-      refuseExtras(command, rest, parsed.values);
-      // Loaded on demand: the demo brings PGlite and the peers' libraries, which `clean` never needs.
-      const { runDemo } = await import("./demo/demo");
-      await runDemo((line) => io.stdout(`${line}\n`));
-    } else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, demo, help)`);
+    else throw new UsageError(`unknown command ${JSON.stringify(command)} (try: clean, help)`);
     return 0;
   } catch (error) {
     const failure = reportFailure(error);

@@ -1,4 +1,4 @@
-import type { CliIo } from "./main";
+import type { CliIo } from "./cli-io";
 
 /** The streams {@link processIo} writes to: `process` itself, or a stand-in in tests. */
 export interface ProcessStreams {

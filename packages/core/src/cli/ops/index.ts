@@ -1,5 +1,5 @@
 import { UsageError } from "../../errors";
-import type { CliIo } from "../main";
+import type { CliIo } from "../cli-io";
 import { reportFailure } from "../report-failure";
 import { defaultOpsContext, type OpsContext } from "./ops-context";
 
@@ -13,7 +13,7 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
 
 type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;
 
-// Loaded on use: `clean` and `demo` never load the queue or sweep code.
+// Loaded on use: `clean` never loads the queue or sweep code.
 const COMMANDS = {
   status: () => import("./status").then((module) => module.statusCommand),
   purge: () => import("./purge").then((module) => module.purgeCommand),

@@ -2,7 +2,7 @@ import type { Database } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory } from "../../ports";
 import type { DigestQueue } from "../../queue/digest-queue";
-import type { CliIo } from "../main";
+import type { CliIo } from "../cli-io";
 
 /**
  * What the operations commands reach: the database, the queue and the checkpoint store,

@@ -1,10 +1,10 @@
 /**
  * The threads the demo plays: the fixture threads and the long version of the first (more
- * reading turns from the same seeded generator). Both are generated here, not read from
- * the repository's JSON (which holds the same bytes, checked by its fixtures test), so the
- * published command needs no file beside its bundle.
+ * reading turns from the same seeded generator, `./generator`). Both are generated here;
+ * the repository's test/fixtures/threads JSON holds the same bytes (checked by its fixtures
+ * test).
  */
-import { buildLongThread, generateFixtures, THREAD_PLANS } from "../../../../../test/fixtures/generator";
+import { buildLongThread, generateFixtures, THREAD_PLANS } from "./generator";
 import type { SimulationThread } from "./simulate-turns";
 
 /** The fixture threads (four turns each), generated from their seeds (~2 s). */

@@ -1,8 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { createExtractiveDigester, systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { systemClock } from "../../clock";
-import { createExtractiveDigester } from "../../digesters/extractive-digester";
 import { renderComparisonTable } from "./comparison";
 import { fixtureThreads, longThreads } from "./demo-threads";
 import { playThreads, progressLine } from "./play-threads";

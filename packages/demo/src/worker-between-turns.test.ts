@@ -1,9 +1,7 @@
 import type { Message } from "@context-cleaner/assembler";
+import { createExtractiveDigester, type DigestJobOutcome, fixedClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixedClock } from "../../clock";
-import { createExtractiveDigester } from "../../digesters/extractive-digester";
-import { emptyStats } from "../../job/outcome";
 import { type BetweenTurnsWorker, runWorkerBetweenTurns, type TurnEnd } from "./worker-between-turns";
 
 let database: Database;
@@ -41,7 +39,20 @@ describe("runWorkerBetweenTurns", () => {
 
   it("hands the ended turn to the worker's runPass and returns what it resolves with", async () => {
     const seen: TurnEnd[] = [];
-    const outcome = { status: "done" as const, ...emptyStats(), digestsWritten: 3 };
+    const outcome: DigestJobOutcome = {
+      status: "done",
+      digestsWritten: 3,
+      calls: 0,
+      costUsd: 0,
+      reused: 0,
+      stale: 0,
+      digestedPages: 0,
+      fallbacks: 0,
+      failedCalls: 0,
+      deferred: 0,
+      charsSaved: 0,
+      droppedBullets: 0,
+    };
     const routed = await runWorkerBetweenTurns(turn, {
       ...worker,
       runPass: async (ended) => {

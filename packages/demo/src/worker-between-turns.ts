@@ -1,9 +1,13 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import { createInMemoryCheckpointReader } from "../../checkpoints/in-memory-checkpoint-reader";
-import type { DigestJobOptions } from "../../job/options";
-import type { DigestJobOutcome } from "../../job/outcome";
-import { runDigestJob } from "../../job/run-digest-job";
-import type { Clock, DigestModel, DigestStore } from "../../ports";
+import {
+  type Clock,
+  createInMemoryCheckpointReader,
+  type DigestJobOptions,
+  type DigestJobOutcome,
+  type DigestModel,
+  type DigestStore,
+  runDigestJob,
+} from "@context-cleaner/core";
 
 /** The end of one turn, as the runtime publishes it, with the checkpoint at that moment. */
 export interface TurnEnd {

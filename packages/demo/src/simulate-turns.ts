@@ -1,5 +1,5 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
-import type { DigestJobOutcome } from "../../job/outcome";
+import type { DigestJobOutcome } from "@context-cleaner/core";
 import { type Accounting, BudgetTrack } from "./budget-track";
 import type { Contestant } from "./contestants";
 import { type DigestSample, digestSample } from "./digest-sample";

@@ -1,7 +1,6 @@
+import { createExtractiveDigester, fixedClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixedClock } from "../../clock";
-import { createExtractiveDigester } from "../../digesters/extractive-digester";
 import { fixtureThreads } from "./demo-threads";
 import { createLineup } from "./lineup";
 import {

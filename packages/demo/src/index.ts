@@ -1,0 +1,20 @@
+/**
+ * `@context-cleaner/demo`: the demo `npm start` runs and the peer benchmark plays — the
+ * turn-by-turn simulation through the runtime's caps, the contestants (raw, the peers and
+ * context-cleaner), the worker between turns, the comparison and the HTML report. The
+ * fixture generator the threads come from is `@context-cleaner/demo/generator`.
+ */
+export { renderComparisonTable } from "./comparison";
+export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "./contestants";
+export { type BetweenTurnsRoute, DEMO_DEFAULTS, type DemoOptions, runDemo } from "./demo";
+export { fixtureThreads, longThreads } from "./demo-threads";
+export { playThreads } from "./play-threads";
+export { renderReport } from "./report-html";
+export { buildReportSet, REPORT_DEFINITIONS } from "./report-sets";
+export {
+  type ContestantRun,
+  simulateThread,
+  type ThreadSimulation,
+  turnsBeforeFirstCut,
+} from "./simulate-turns";
+export type { BetweenTurnsWorker, TurnEnd } from "./worker-between-turns";
