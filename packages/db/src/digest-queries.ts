@@ -1,6 +1,6 @@
 import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import { microsToUsd, usdToMicros } from "./money";
 import type { DigestRowInput, StoredDigest, ThreadDigestSummary } from "./repository-types";

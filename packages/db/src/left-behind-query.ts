@@ -1,5 +1,5 @@
 import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason, ThreadKey } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
