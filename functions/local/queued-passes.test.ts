@@ -1,17 +1,17 @@
 import { createExtractiveDigester } from "@context-cleaner/core/worker";
-import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "../../packages/core/src/cli/demo/contestants";
 import { fixtureThreads } from "../../packages/core/src/cli/demo/demo-threads";
 import { simulateThread, type ThreadSimulation } from "../../packages/core/src/cli/demo/simulate-turns";
 import type { BetweenTurnsWorker } from "../../packages/core/src/cli/demo/worker-between-turns";
 import { fixedClock } from "../../packages/core/src/clock";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { createQueuedPasses, type QueuedPass, type QueuedPasses, queuedPassLine } from "./queued-passes";
 
 // The credit-agreement fixture: four user turns, each of the first three ending above the trigger.
 const thread = fixtureThreads().find((fixture) => fixture.name === "credit-agreement");
 const contestants = () => [WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END];
-let database: Database;
+const storage = usePgliteRepository();
 let worker: BetweenTurnsWorker;
 let route: QueuedPasses;
 const lines: string[] = [];
@@ -21,10 +21,8 @@ let direct: ThreadSimulation;
 
 beforeAll(async () => {
   if (!thread) throw new Error("the credit-agreement fixture is missing");
-  database = await createDatabase();
-  await database.migrate();
   worker = {
-    store: createDigestRepository(database),
+    store: storage.repository,
     digester: createExtractiveDigester(),
     clock: fixedClock(new Date("2026-01-06T12:00:00.000Z")),
   };
@@ -42,10 +40,6 @@ beforeAll(async () => {
     await route.close();
   }
   direct = await simulateThread(thread, { contestants: contestants(), worker, orgId: "direct" });
-});
-
-afterAll(async () => {
-  await database?.close();
 });
 
 describe("createQueuedPasses: the demo's passes through the in-process queue", () => {
