@@ -8,14 +8,9 @@ import {
   type TurnLock,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, rawToolChars } from "../test/threads";
 import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
@@ -23,18 +18,7 @@ import { lambdaContext } from "./lambda-context";
 import { deliverOnce } from "./local-worker";
 import { sqsEvent } from "./sqs-event";
 
-let database: Database;
-let repository: DigestRepository;
-
-beforeAll(async () => {
-  database = await createDatabase("pglite://");
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-
-afterAll(async () => {
-  await database?.close();
-});
+const storage = usePgliteRepository();
 
 /** One thread of a fresh org, its turn event and the queue message the publisher sends. */
 function turn(threadId = "ground-lease", turnEndedAt = "2026-11-30T10:00:00.000Z") {
@@ -68,7 +52,7 @@ function setup(
   const dependencies: DigestHandlerDependencies = {
     ports: {
       checkpoints: createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]])),
-      store: options.store ?? repository,
+      store: options.store ?? storage.repository,
       digester: createExtractiveDigester(),
       clock,
       ...(options.lock ? { lock: options.lock } : {}),
@@ -91,7 +75,7 @@ describe("createDigestHandler", () => {
 
     const batch = await deliverOnce(queue, handler);
     expect(batch?.failed).toEqual([]);
-    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
     expect(await queue.receive(10)).toEqual([]);
     const finished = logger.at("info").find((entry) => entry.message === "digest job finished");
     expect(finished?.attributes).toMatchObject({
@@ -119,7 +103,7 @@ describe("createDigestHandler", () => {
 
     const batch = await deliverOnce(queue, handler);
     expect(batch?.failed).toEqual([]);
-    const written = (await repository.loadThreadDigests(orgId, threadId)).size;
+    const written = (await storage.repository.loadThreadDigests(orgId, threadId)).size;
     expect(told).toEqual([{ messageId, status: "partial", digestsWritten: written }]);
     expect(written).toBeGreaterThan(0);
     expect(await queue.receive(10)).toEqual([]);
@@ -140,7 +124,7 @@ describe("createDigestHandler", () => {
     const first = await deliverOnce(queue, handler);
     expect(first?.received).toHaveLength(3);
     expect(first?.failed).toHaveLength(2);
-    expect((await repository.loadThreadDigests(good.orgId, good.threadId)).size).toBeGreaterThan(0);
+    expect((await storage.repository.loadThreadDigests(good.orgId, good.threadId)).size).toBeGreaterThan(0);
     // Visible again at once: no clock moves, yet each receive brings them back until the
     // queue's fifth and last.
     let rounds = 1;
@@ -167,12 +151,12 @@ describe("createDigestHandler", () => {
     expect(metrics.count("PoisonRecords")).toBe(1);
     expect(metrics.count("FailedJobs")).toBe(0);
     expect(String(logger.at("error")[0]?.attributes.reason)).toMatch(/ahead of the worker's clock/);
-    expect(await repository.getPass(orgId, threadId)).toBeNull();
+    expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
   });
 
   it("drops a job under the kill switch, acked and counted, without touching storage", async () => {
     let storeCalls = 0;
-    const store = new Proxy(repository, {
+    const store = new Proxy(storage.repository, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
         return typeof value === "function"
@@ -190,7 +174,7 @@ describe("createDigestHandler", () => {
     expect(await queue.receive(10)).toEqual([]);
     expect(metrics.count("SkippedJobs", { reason: "disabled" })).toBe(1);
     expect(storeCalls).toBe(0);
-    expect(await repository.getPass(orgId, threadId)).toBeNull();
+    expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
   });
 
   it("hands a record back while a turn runs, without a failure, and past the cap leaves it to the sweep", async () => {
@@ -216,11 +200,11 @@ describe("createDigestHandler", () => {
     expect(metrics.count("LockRequeuesCapped")).toBe(1);
     expect(metrics.count("FailedJobs")).toBe(0);
     expect(logger.at("error")).toEqual([]);
-    expect(await repository.getPass(orgId, threadId)).toMatchObject({
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
       status: "skipped",
       reason: "turn_lock",
     });
-    const leftBehind = await repository.listLeftBehind({ limit: 1000 });
+    const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
     expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({
       reason: "turn_lock",
     });
@@ -254,19 +238,19 @@ describe("createDigestHandler", () => {
       ["locked-1", 60],
       ["locked-2", 60],
     ]);
-    expect((await repository.loadThreadDigests(free.orgId, free.threadId)).size).toBeGreaterThan(0);
+    expect((await storage.repository.loadThreadDigests(free.orgId, free.threadId)).size).toBeGreaterThan(0);
   });
 
   it("fails a record whose job throws, for the queue to retry; logs, counts and records the pass as failed", async () => {
     let upserts = 0;
     const flaky: DigestStore = {
-      ...repository,
-      getPass: (orgId, threadId) => repository.getPass(orgId, threadId),
-      recordPass: (orgId, threadId, pass) => repository.recordPass(orgId, threadId, pass),
+      ...storage.repository,
+      getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
+      recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
       async upsertDigests(orgId, rows) {
         upserts += 1;
         if (upserts === 1) throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
-        return repository.upsertDigests(orgId, rows);
+        return storage.repository.upsertDigests(orgId, rows);
       },
     };
     const { clock, queue, logger, metrics, handler } = setup({ store: flaky });
@@ -279,8 +263,8 @@ describe("createDigestHandler", () => {
       message: "digest job failed: the queue retries it",
       attributes: { orgId, threadId, error: "connection reset", receiveCount: 1, retryInSeconds: 30 },
     });
-    expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
-    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBe(0);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
+    expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBe(0);
 
     // Back after the first backoff step, not the 600 s visibility timeout.
     clock.advance(29);
@@ -289,15 +273,15 @@ describe("createDigestHandler", () => {
     const retry = await deliverOnce(queue, handler);
     expect(retry?.received[0]?.receiveCount).toBe(2);
     expect(retry?.failed).toEqual([]);
-    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
-    expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
+    expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
   });
 
   it("hands a job that fails with an error that is not retryable straight back, to reach the dead letters", async () => {
     const refusing: DigestStore = {
-      ...repository,
-      getPass: (orgId, threadId) => repository.getPass(orgId, threadId),
-      recordPass: (orgId, threadId, pass) => repository.recordPass(orgId, threadId, pass),
+      ...storage.repository,
+      getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
+      recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
       upsertDigests: async () => {
         throw new StoreInputError("tool_call_id", "is too long");
       },
@@ -318,11 +302,11 @@ describe("createDigestHandler", () => {
     const batch = await deliverOnce(queue, handler, { functionTimeoutMs: 10_000 });
     expect(batch?.failed).toHaveLength(1);
     expect(metrics.count("RecordsNotStarted")).toBe(1);
-    expect(await repository.getPass(orgId, threadId)).toBeNull();
+    expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
     const retry = await deliverOnce(queue, handler);
     expect(retry?.received[0]?.receiveCount).toBe(2);
     expect(retry?.failed).toEqual([]);
-    expect(await repository.getPass(orgId, threadId)).not.toBeNull();
+    expect(await storage.repository.getPass(orgId, threadId)).not.toBeNull();
   });
 });
 

@@ -2,30 +2,14 @@ import { assembleModelView } from "@context-cleaner/assembler";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
 import { createExtractiveDigester, createInMemoryCheckpointReader, systemClock } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, probeRetention, rawToolChars, viewChars } from "../test/threads";
 import { inProcessSqsClient } from "./in-process-sqs-client";
 import { startLocalWorker } from "./local-worker";
 
-let database: Database;
-let repository: DigestRepository;
-
-beforeAll(async () => {
-  database = await createDatabase("pglite://");
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-
-afterAll(async () => {
-  await database?.close();
-});
+const storage = usePgliteRepository();
 
 describe("startLocalWorker", () => {
   it("runs publisher → in-process queue → the Lambda handler in one process; the next view is smaller and keeps its probes", async () => {
@@ -39,7 +23,7 @@ describe("startLocalWorker", () => {
       dependencies: {
         ports: {
           checkpoints: createInMemoryCheckpointReader(new Map([["ground-lease", messages]])),
-          store: repository,
+          store: storage.repository,
           digester: createExtractiveDigester(),
           clock: systemClock,
         },
@@ -50,7 +34,10 @@ describe("startLocalWorker", () => {
     });
     const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
     try {
-      const before = assembleModelView(messages, await repository.loadThreadDigests("acme", "ground-lease"));
+      const before = assembleModelView(
+        messages,
+        await storage.repository.loadThreadDigests("acme", "ground-lease"),
+      );
       const published = await events.publishTurnEnded({
         orgId: "acme",
         threadId: "ground-lease",
@@ -60,7 +47,7 @@ describe("startLocalWorker", () => {
       expect(published.status).toBe("sent");
       await worker.idle();
 
-      const digests = await repository.loadThreadDigests("acme", "ground-lease");
+      const digests = await storage.repository.loadThreadDigests("acme", "ground-lease");
       expect(digests.size).toBeGreaterThan(10);
       const after = assembleModelView(messages, digests);
       expect(after.report.substitutions).toBeGreaterThan(10);
@@ -68,7 +55,7 @@ describe("startLocalWorker", () => {
       const probes = probeRetention(fixture, after.messages);
       expect(probes.lost).toEqual([]);
       expect(probes.inView + probes.oneReReadAway).toBe(fixture.probes.length);
-      expect(await repository.getPass("acme", "ground-lease")).toMatchObject({ status: "done" });
+      expect(await storage.repository.getPass("acme", "ground-lease")).toMatchObject({ status: "done" });
       expect(worker.invocations).toBe(1);
       expect(await queue.receive(10)).toEqual([]);
       expect(logger.at("error")).toEqual([]);

@@ -1,35 +1,25 @@
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { lambdaContext } from "./lambda-context";
 import { createSweepHandler, SweepSendError } from "./sweep-handler";
 
 const NOW = new Date("2026-12-01T03:00:00Z");
-let database: Database;
-let repository: DigestRepository;
+const storage = usePgliteRepository();
 
 beforeAll(async () => {
-  database = await createDatabase("pglite://");
-  await database.migrate();
-  repository = createDigestRepository(database);
-  await repository.recordPass("acme", "locked", {
+  await storage.repository.recordPass("acme", "locked", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: new Date("2026-11-30T20:00:00Z"),
     at: new Date("2026-11-30T20:00:00Z"),
   });
-  await repository.recordPass("acme", "failed", { status: "failed", at: new Date("2026-11-30T21:00:00Z") });
-});
-
-afterAll(async () => {
-  await database?.close();
+  await storage.repository.recordPass("acme", "failed", {
+    status: "failed",
+    at: new Date("2026-11-30T21:00:00Z"),
+  });
 });
 
 const context = lambdaContext({ functionName: "sweep", timeoutMs: 300_000 });
@@ -40,7 +30,11 @@ describe("createSweepHandler", () => {
     const queue = createInProcessDigestQueue({ clock });
     const logger = recordingLogger();
     const metrics = recordingMetrics();
-    const handler = createSweepHandler({ ports: { store: repository, queue, clock }, logger, metrics });
+    const handler = createSweepHandler({
+      ports: { store: storage.repository, queue, clock },
+      logger,
+      metrics,
+    });
     const summary = await handler({ "detail-type": "Scheduled Event" }, context);
     expect(summary).toEqual({
       dryRun: false,
@@ -67,7 +61,11 @@ describe("createSweepHandler", () => {
         throw new Error("SQS unreachable");
       },
     };
-    const handler = createSweepHandler({ ports: { store: repository, queue, clock }, logger, metrics });
+    const handler = createSweepHandler({
+      ports: { store: storage.repository, queue, clock },
+      logger,
+      metrics,
+    });
     const error = await handler({}, context).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SweepSendError);
     expect(error).toMatchObject({ failed: 2 });

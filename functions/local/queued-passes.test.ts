@@ -1,5 +1,4 @@
 import { createExtractiveDigester, fixedClock } from "@context-cleaner/core";
-import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
 import {
   type BetweenTurnsWorker,
   fixtureThreads,
@@ -8,13 +7,14 @@ import {
   WITH_DIGESTS,
   WITH_DIGESTS_AT_TURN_END,
 } from "@context-cleaner/demo";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { createQueuedPasses, type QueuedPass, type QueuedPasses, queuedPassLine } from "./queued-passes";
 
 // The credit-agreement fixture: four user turns, each of the first three ending above the trigger.
 const thread = fixtureThreads().find((fixture) => fixture.name === "credit-agreement");
 const contestants = () => [WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END];
-let database: Database;
+const storage = usePgliteRepository();
 let worker: BetweenTurnsWorker;
 let route: QueuedPasses;
 const lines: string[] = [];
@@ -24,10 +24,8 @@ let direct: ThreadSimulation;
 
 beforeAll(async () => {
   if (!thread) throw new Error("the credit-agreement fixture is missing");
-  database = await createDatabase();
-  await database.migrate();
   worker = {
-    store: createDigestRepository(database),
+    store: storage.repository,
     digester: createExtractiveDigester(),
     clock: fixedClock(new Date("2026-01-06T12:00:00.000Z")),
   };
@@ -45,10 +43,6 @@ beforeAll(async () => {
     await route.close();
   }
   direct = await simulateThread(thread, { contestants: contestants(), worker, orgId: "direct" });
-});
-
-afterAll(async () => {
-  await database?.close();
 });
 
 describe("createQueuedPasses: the demo's passes through the in-process queue", () => {

@@ -1,5 +1,5 @@
-import { createDatabase, createDigestRepository, type Database } from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { loadFixtures } from "../fixtures/load-fixtures";
 import { evaluateFixture, type FixtureEvaluation } from "./evaluate-fixture";
 
@@ -18,19 +18,13 @@ const MIN_STRICT_RETENTION = 0.9;
 
 const fixtures = loadFixtures();
 const evaluations = new Map<string, FixtureEvaluation>();
-let database: Database;
+const storage = usePgliteRepository();
 
 beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  const repository = createDigestRepository(database);
   for (const [index, fixture] of fixtures.entries()) {
-    evaluations.set(fixture.name, await evaluateFixture(fixture, repository, `org-${index}`));
+    evaluations.set(fixture.name, await evaluateFixture(fixture, storage.repository, `org-${index}`));
   }
 }, 180_000);
-afterAll(async () => {
-  await database.close();
-});
 
 describe.each(fixtures.map((fixture) => [fixture.name]))("eval: %s, cleaned end to end", (name) => {
   const evaluation = () => evaluations.get(name) as FixtureEvaluation;

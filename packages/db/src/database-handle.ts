@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import type { Database } from "./database";
 import { mapDatabaseError } from "./database-error-mapping";
+import type { Database } from "./database-types";
 import type { DatabaseDriver } from "./database-url";
 import type { DriverConnection } from "./drivers/driver-connection";
 import { defaultMigrationsFolder } from "./migrations-folder";

@@ -1,11 +1,17 @@
 import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
+import { microUsdToUsd } from "@context-cleaner/assembler/internal";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
-import { microsToUsd, usdToMicros } from "./money";
 import type { DigestRowInput, StoredDigest, ThreadDigestSummary } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
-import { requireId, requireOrganizationId, requireStorable, requireToolCallId } from "./validation";
+import {
+  checkedMicroUsd,
+  requireId,
+  requireOrganizationId,
+  requireStorable,
+  requireToolCallId,
+} from "./validation";
 
 const DEFAULTS = {
   /** Rows per INSERT: 16 parameters each stays far below Postgres' 65,535. */
@@ -93,7 +99,7 @@ function digestValues(
     model: row.model,
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,
-    costMicroUsd: usdToMicros(row.costUsd, "costUsd"),
+    costMicroUsd: checkedMicroUsd(row.costUsd, "costUsd"),
   }));
 }
 
@@ -178,7 +184,7 @@ export async function findReusableDigests(
   );
   for (const { costMicroUsd, ...rest } of rows) {
     if (!found.has(rest.contentSha256))
-      found.set(rest.contentSha256, { ...rest, costUsd: microsToUsd(costMicroUsd) });
+      found.set(rest.contentSha256, { ...rest, costUsd: microUsdToUsd(costMicroUsd) });
   }
   return found;
 }

@@ -1,6 +1,7 @@
 export { PASS_STATUSES } from "@context-cleaner/assembler/internal";
-export type { Database, DatabaseOptions, ScopedTransaction } from "./database";
+export type { DatabaseOptions } from "./database";
 export { createDatabase } from "./database";
+export type { Database, ScopedTransaction } from "./database-types";
 export type { DatabaseDriver } from "./database-url";
 export { DATABASE_DRIVERS, resolveDatabaseTarget } from "./database-url";
 export { createDigestRepository } from "./digest-repository";

@@ -1,5 +1,5 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { ThreadClaim, ThreadClaimInput } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";

@@ -1,6 +1,7 @@
 import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
+import { decodePageCursor, encodePageCursor } from "./page-cursor";
 import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason, ThreadKey } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireId, requireInteger } from "./validation";
@@ -63,7 +64,7 @@ export async function listLeftBehind(
   const last = page.at(-1);
   return {
     threads: page,
-    nextCursor: rows.length > limit && last ? encodeCursor([last.orgId, last.threadId]) : null,
+    nextCursor: rows.length > limit && last ? encodePageCursor([last.orgId, last.threadId]) : null,
   };
 }
 
@@ -95,21 +96,10 @@ export async function threadsWithPass(
   return threads.filter((thread) => known.has(JSON.stringify([thread.orgId, thread.threadId])));
 }
 
-function encodeCursor(key: [string, string]): string {
-  return Buffer.from(JSON.stringify(key), "utf8").toString("base64url");
-}
-
 function decodeCursor(cursor: string): [string, string] {
-  try {
-    const key: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(key) && key.length === 2) {
-      const [orgId, threadId] = key as unknown[];
-      if (typeof orgId === "string" && typeof threadId === "string") {
-        return [orgId, threadId];
-      }
-    }
-  } catch {
-    // fall through to the error below
+  const key = decodePageCursor(cursor, 2);
+  if (key === undefined) {
+    throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
   }
-  throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
+  return key as [string, string];
 }

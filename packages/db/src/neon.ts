@@ -4,12 +4,13 @@
  * embedded PGlite engine or node-postgres; the repository and errors are the same as the
  * main entry's.
  */
-import type { Database } from "./database";
+
 import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
+import type { Database } from "./database-types";
 import { resolveDatabaseTarget } from "./database-url";
 import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
 
-export type { Database, ScopedTransaction } from "./database";
+export type { Database, ScopedTransaction } from "./database-types";
 export { createDigestRepository } from "./digest-repository";
 export type { NeonSettings } from "./drivers/neon-driver";
 export {

@@ -1,6 +1,6 @@
 import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { PassInput, PassRecord } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";

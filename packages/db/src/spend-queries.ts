@@ -1,10 +1,10 @@
+import { microUsdToUsd } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "./database";
+import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
-import { microsToUsd, usdToMicros } from "./money";
 import type { SpendReservation } from "./repository-types";
 import { spendLedger } from "./schema/spend-ledger";
-import { requireOrganizationId, requireUtcDay } from "./validation";
+import { checkedMicroUsd, requireOrganizationId, requireUtcDay } from "./validation";
 
 /**
  * Reserves `amountUsd` of the org's daily budget before a model call. Atomic: the
@@ -20,8 +20,8 @@ export async function reserveSpend(
 ): Promise<SpendReservation> {
   const organization = requireOrganizationId(orgId);
   const utcDay = requireUtcDay(day);
-  const amount = usdToMicros(amountUsd, "amountUsd");
-  const budget = usdToMicros(budgetUsd, "budgetUsd");
+  const amount = checkedMicroUsd(amountUsd, "amountUsd");
+  const budget = checkedMicroUsd(budgetUsd, "budgetUsd");
   return database.withOrganization(organization, async (transaction) => {
     await transaction.insert(spendLedger).values({ orgId: organization, day: utcDay }).onConflictDoNothing();
     const reserved = await transaction
@@ -48,8 +48,8 @@ export async function reserveSpend(
     }
     return {
       ok: reserved.length === 1,
-      reservedUsd: reserved.length === 1 ? microsToUsd(amount) : 0,
-      remainingUsd: microsToUsd(budget - Number(ledger.reserved) - Number(ledger.spent)),
+      reservedUsd: reserved.length === 1 ? microUsdToUsd(amount) : 0,
+      remainingUsd: microUsdToUsd(budget - Number(ledger.reserved) - Number(ledger.spent)),
     };
   });
 }
@@ -68,8 +68,8 @@ export async function settleSpend(
 ): Promise<void> {
   const organization = requireOrganizationId(orgId);
   const utcDay = requireUtcDay(day);
-  const reserved = usdToMicros(reservedUsd, "reservedUsd");
-  const actual = usdToMicros(actualUsd, "actualUsd");
+  const reserved = checkedMicroUsd(reservedUsd, "reservedUsd");
+  const actual = checkedMicroUsd(actualUsd, "actualUsd");
   await database.withOrganization(organization, async (transaction) => {
     const updated = await transaction
       .update(spendLedger)
@@ -109,7 +109,7 @@ export async function getSpend(
   );
   const row = rows[0];
   return {
-    reservedUsd: microsToUsd(Number(row?.reserved ?? 0)),
-    spentUsd: microsToUsd(Number(row?.spent ?? 0)),
+    reservedUsd: microUsdToUsd(Number(row?.reserved ?? 0)),
+    spentUsd: microUsdToUsd(Number(row?.spent ?? 0)),
   };
 }

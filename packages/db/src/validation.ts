@@ -4,11 +4,14 @@ import {
   idProblem,
   textProblem,
   toolCallIdProblem,
+  usdProblem,
+  usdToMicroUsd,
 } from "@context-cleaner/assembler/internal";
 import { InvalidStorageInputError, MissingOrganizationError } from "./errors";
 
-// The id, text and count rules are the assembler's shared storage rules, the same the
-// worker's payload schema applies: a value one side accepts the other never refuses.
+// The id, text, count and USD rules are the assembler's shared storage rules, the same the
+// worker's payload schema and in-memory store apply: a value one side accepts the other
+// never refuses.
 
 /**
  * @throws {MissingOrganizationError} when the org id is missing, empty, blank or not a string.
@@ -57,6 +60,17 @@ export function requireCount(value: unknown, field: string): number {
   const problem = countProblem(value);
   if (problem) throw new InvalidStorageInputError(field, problem);
   return value as number;
+}
+
+/**
+ * USD → integer micro-USD (what the ledger stores, so sums never drift), by the
+ * assembler's conversion.
+ * @throws {InvalidStorageInputError} when the amount is not a finite number ≥ 0.
+ */
+export function checkedMicroUsd(usd: unknown, field: string): number {
+  const problem = usdProblem(usd);
+  if (problem) throw new InvalidStorageInputError(field, problem);
+  return usdToMicroUsd(usd as number);
 }
 
 /** @throws {InvalidStorageInputError} unless `day` is a real UTC calendar day `YYYY-MM-DD`. */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
+import { decodePageCursor, encodePageCursor } from "@context-cleaner/db/internal";
 import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
 import type { ActiveThread, ActiveThreadsPage, ActiveThreadsQuery, ThreadDirectory } from "../ports";
 
@@ -69,18 +70,12 @@ function activeThreadsSql(schema: string): string {
   limit $5`;
 }
 
-function encodeCursor(threadId: string): string {
-  return Buffer.from(JSON.stringify([threadId]), "utf8").toString("base64url");
-}
-
 function decodeCursor(cursor: string): string {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(value) && value.length === 1 && typeof value[0] === "string") return value[0];
-  } catch {
-    // fall through to the error below
+  const key = decodePageCursor(cursor, 1);
+  if (key?.[0] === undefined) {
+    throw new InvalidOptionError("cursor: not a cursor returned by listActiveThreads", "cursor");
   }
-  throw new InvalidOptionError("cursor: not a cursor returned by listActiveThreads", "cursor");
+  return key[0];
 }
 
 function pageLimit(limit: number | undefined): number {
@@ -191,7 +186,7 @@ export function createPostgresThreadDirectory(
       const last = threads.at(-1);
       return {
         threads,
-        nextCursor: rows.length > limit && last ? encodeCursor(last.threadId) : null,
+        nextCursor: rows.length > limit && last ? encodePageCursor([last.threadId]) : null,
       };
     },
     async close(): Promise<void> {

@@ -1,10 +1,5 @@
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { describeOverlappingDeliveries } from "../../test/conformance/overlapping-deliveries";
 import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
@@ -15,19 +10,9 @@ import type { DigestJobPorts } from "./job-context";
 import { DIGEST_JOB_DEFAULTS } from "./options";
 import { runDigestJob } from "./run-digest-job";
 
-let database: Database;
-let repository: DigestRepository;
+const storage = usePgliteRepository();
 
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
-
-describeOverlappingDeliveries("PGlite", () => repository);
+describeOverlappingDeliveries("PGlite", () => storage.repository);
 
 const at = new Date("2026-11-30T10:00:00.000Z");
 const fixture = buildHeavyThread({
@@ -51,7 +36,7 @@ function setup(digester: DigestModel = createExtractiveDigester()) {
   const metrics: Metric[] = [];
   const ports: DigestJobPorts = {
     checkpoints: createInMemoryCheckpointReader(new Map([[payload.threadId, fixture.messages]])),
-    store: repository,
+    store: storage.repository,
     digester,
     clock: fixedClock(at),
     metrics: { record: (metric) => metrics.push(metric) },
@@ -62,7 +47,7 @@ function setup(digester: DigestModel = createExtractiveDigester()) {
 describe("the thread claim", () => {
   it("skips a run that finds the lease held, with a requeue delay, without reading the thread or paying", async () => {
     const { payload, ports, metrics } = setup();
-    await repository.claimThread(payload.orgId, payload.threadId, {
+    await storage.repository.claimThread(payload.orgId, payload.threadId, {
       owner: "other-run",
       at,
       leaseMs: 60_000,
@@ -87,20 +72,20 @@ describe("the thread claim", () => {
     expect(metrics).toEqual([
       { name: "SkippedJobs", value: 1, unit: "Count", dimensions: { reason: "claimed" } },
     ]);
-    expect((await repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBe("other-run");
+    expect((await storage.repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBe("other-run");
   });
 
   it("takes over a lease whose holder died once it expired", async () => {
     const { payload, ports } = setup();
     const longAgo = new Date(at.getTime() - DIGEST_JOB_DEFAULTS.leaseDurationMs);
-    await repository.claimThread(payload.orgId, payload.threadId, {
+    await storage.repository.claimThread(payload.orgId, payload.threadId, {
       owner: "dead-run",
       at: longAgo,
       leaseMs: DIGEST_JOB_DEFAULTS.leaseDurationMs,
     });
     const outcome = await runDigestJob(payload, ports);
     expect(outcome.status).toBe("done");
-    expect(await repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
+    expect(await storage.repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
       status: "done",
       leaseOwner: null,
     });
@@ -112,7 +97,7 @@ describe("the thread claim", () => {
     const broken: DigestModel = {
       id: "broken",
       async digest() {
-        seen.push((await repository.getPass(payload.orgId, payload.threadId))?.leaseExpiresAt);
+        seen.push((await storage.repository.getPass(payload.orgId, payload.threadId))?.leaseExpiresAt);
         throw new Error("a bug, not a model failure");
       },
     };
@@ -120,7 +105,7 @@ describe("the thread claim", () => {
       runDigestJob(payload, { ...ports, digester: broken }, { leaseDurationMs: 120_000 }),
     ).rejects.toThrow(/a bug/);
     expect(seen).toEqual([new Date(at.getTime() + 120_000)]);
-    expect((await repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
+    expect((await storage.repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
     await expect(runDigestJob(payload, ports)).resolves.toMatchObject({ status: "done" });
   });
 
@@ -128,14 +113,14 @@ describe("the thread claim", () => {
     const { payload, ports } = setup();
     const outcome = await runDigestJob(payload, ports, { minCharsPerPass: 100_000_000 });
     expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars" });
-    expect((await repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
+    expect((await storage.repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
   });
 
   it("re-reads coverage with the claim: a pass that finished after the gates makes this run nothing_new", async () => {
     const { payload, ports } = setup();
     // The gates read no pass record; by the time of the claim another run has covered this turn.
     const store = {
-      ...repository,
+      ...storage.repository,
       getPass: async () => null,
     };
     await runDigestJob(payload, ports);
@@ -153,6 +138,6 @@ describe("the thread claim", () => {
     });
     expect(outcome).toMatchObject({ status: "skipped", reason: "nothing_new" });
     expect(digests).toBe(0);
-    expect((await repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
+    expect((await storage.repository.getPass(payload.orgId, payload.threadId))?.leaseOwner).toBeNull();
   });
 });

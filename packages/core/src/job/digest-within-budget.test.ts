@@ -1,10 +1,5 @@
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
@@ -25,16 +20,7 @@ const fixture = buildHeavyThread({
 /** One page per call, so the thread makes many calls. */
 const onePagePerCall: Partial<DigestJobOptions> = { maxPagesPerCall: 1, maxCallsPerJob: 50 };
 
-let database: Database;
-let repository: DigestRepository;
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 /** Event-loop turns each call waits, by call index: calls end in a different order than they start. */
 const TURNS = [40, 1, 25, 3, 60, 2, 15, 0, 33, 7, 50, 5, 20, 9];
@@ -71,10 +57,10 @@ async function run(digester: DigestModel, options: Partial<DigestJobOptions>) {
   const threadId = "thread";
   const upserted: DigestRow[][] = [];
   const store = {
-    ...repository,
+    ...storage.repository,
     upsertDigests: (org: string, rows: readonly DigestRow[]) => {
       upserted.push([...rows]);
-      return repository.upsertDigests(org, rows);
+      return storage.repository.upsertDigests(org, rows);
     },
   };
   const ports = {
@@ -134,7 +120,7 @@ describe("the digest stage under bounded concurrency", () => {
     ] as const) {
       expect(await job.outcome).toMatchObject({ status: "partial", reason: "budget", calls: 3 });
       expect(log.started).toHaveLength(3);
-      expect(await repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0.12 });
+      expect(await storage.repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0.12 });
     }
     expect(sequential.log.started).toEqual(concurrent.log.started);
   });
@@ -146,7 +132,7 @@ describe("the digest stage under bounded concurrency", () => {
     expect(log.inFlight).toBe(0);
     // Call 1 ends first (1 turn); by then calls 0-2 had started, and at most one more slot opened.
     expect(log.started.length).toBeLessThanOrEqual(4);
-    const spend = await repository.getSpend(orgId, day);
+    const spend = await storage.repository.getSpend(orgId, day);
     expect(spend.reservedUsd).toBe(0);
     expect(spend.spentUsd).toBeCloseTo(0.04 * (log.started.length - 1), 9);
   });

@@ -1,10 +1,5 @@
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
@@ -32,16 +27,7 @@ const options: Partial<DigestJobOptions> = {
   minCharsPerPass: 1_000,
 };
 
-let database: Database;
-let repository: DigestRepository;
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 /** A digester whose every call uses up `costMs` of the function's (fake) remaining time. */
 function timedDigester(remaining: { ms: number }, costMs: number) {
@@ -69,7 +55,7 @@ function setup(digester: DigestModel, remainingTimeMs?: () => number) {
   };
   const ports: DigestJobPorts = {
     checkpoints: createInMemoryCheckpointReader(new Map([[payload.threadId, fixture.messages]])),
-    store: repository,
+    store: storage.repository,
     digester,
     clock: fixedClock(at),
     ...(remainingTimeMs ? { remainingTimeMs } : {}),
@@ -87,10 +73,10 @@ describe("a job that watches the function's remaining time", () => {
     expect(requests).toHaveLength(3);
     expect(outcome).toMatchObject({ status: "partial", reason: "out_of_time", calls: 3 });
     expect(outcome.deferred).toBeGreaterThan(0);
-    const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const rows = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect(rows.size).toBe(outcome.digestsWritten);
     for (const request of requests) expect(rows.has(request.pages[0]?.toolCallId ?? "")).toBe(true);
-    expect(await repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
+    expect(await storage.repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
       status: "partial",
       reason: "out_of_time",
       coveredTurnEndedAt: null,
@@ -117,7 +103,7 @@ describe("a job that watches the function's remaining time", () => {
     const outcome = await runDigestJob(payload, ports, options);
     expect(requests).toHaveLength(0);
     expect(outcome).toMatchObject({ reason: "out_of_time", calls: 0 });
-    expect((await repository.getPass(payload.orgId, payload.threadId))?.reason).toBe("out_of_time");
+    expect((await storage.repository.getPass(payload.orgId, payload.threadId))?.reason).toBe("out_of_time");
   });
 
   it("holds the thread's lease no longer than the function can run, plus a margin", async () => {
@@ -127,7 +113,7 @@ describe("a job that watches the function's remaining time", () => {
     const digester: DigestModel = {
       id: "lease-reader",
       async digest(request) {
-        seen.push((await repository.getPass(payloadRef.orgId, payloadRef.threadId))?.leaseExpiresAt);
+        seen.push((await storage.repository.getPass(payloadRef.orgId, payloadRef.threadId))?.leaseExpiresAt);
         return inner.digest(request);
       },
     };

@@ -1,10 +1,5 @@
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
@@ -25,16 +20,7 @@ const fixture = buildHeavyThread({
 });
 const options: Partial<DigestJobOptions> = { maxPagesPerCall: 1, digestConcurrency: 1 };
 
-let database: Database;
-let repository: DigestRepository;
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 /** A primary digester that fails the calls `fails(index)` picks, as a rejected request would. */
 function flakyPrimary(fails: (index: number) => boolean): DigestModel {
@@ -66,7 +52,7 @@ async function run(primary: DigestModel, extra: Partial<DigestJobOptions> = {}) 
     payload,
     {
       checkpoints: createInMemoryCheckpointReader(new Map([[payload.threadId, fixture.messages]])),
-      store: repository,
+      store: storage.repository,
       digester: withFallback(primary, createExtractiveDigester()),
       clock: fixedClock(at),
       metrics: { record: (metric) => metrics.push(metric) },

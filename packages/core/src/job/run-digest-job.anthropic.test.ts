@@ -6,13 +6,9 @@ import {
   type Message,
   type ToolMessage,
 } from "@context-cleaner/assembler";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
+import type { DigestRepository } from "@context-cleaner/db";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../../test/fakes/anthropic-messages";
 import { threadBuilder } from "../../test/fixtures/golden-threads";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
@@ -82,17 +78,14 @@ const at = new Date("2026-11-30T10:00:00.000Z");
 const day = "2026-11-30";
 const jobOptions: Partial<DigestJobOptions> = { triggerChars: 1_000, minCharsPerPass: 10_000 };
 
-let database: Database;
-let repository: DigestRepository;
+const storage = usePgliteRepository();
 let fake: FakeMessagesApi;
 
 beforeAll(async () => {
-  [database, fake] = await Promise.all([createDatabase(), startFakeMessagesApi()]);
-  await database.migrate();
-  repository = createDigestRepository(database);
+  fake = await startFakeMessagesApi();
 });
 afterAll(async () => {
-  await Promise.all([database?.close(), fake?.close()]);
+  await fake?.close();
 });
 beforeEach(() => {
   fake.requests.length = 0;
@@ -128,7 +121,7 @@ function setup(
       { orgId, threadId, rawToolChars, turnEndedAt: at.toISOString() },
       {
         checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-        store: repository,
+        store: storage.repository,
         digester,
         clock: fixedClock(at),
       },
@@ -141,13 +134,13 @@ function setup(
   );
   /** The stored rows of the thread, by tool call id, with model, tokens and cost. */
   const rows = async () => {
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     const stored = new Map<
       string,
       NonNullable<Awaited<ReturnType<DigestRepository["findReusableDigest"]>>>
     >();
     for (const [toolCallId, entry] of digests) {
-      const row = await repository.findReusableDigest(orgId, entry.contentSha256);
+      const row = await storage.repository.findReusableDigest(orgId, entry.contentSha256);
       expect(row?.toolCallId).toBe(toolCallId);
       if (row) stored.set(toolCallId, row);
     }
@@ -209,11 +202,14 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
       expect(row.digest).toContain('"Ground Lease"');
       expect(row.digest).toMatch(/Amounts: Rent: \$1,\d{3},000 per year/);
     }
-    const spend = await repository.getSpend(job.orgId, day);
+    const spend = await storage.repository.getSpend(job.orgId, day);
     expect(spend.reservedUsd).toBe(0);
     expect(spend.spentUsd).toBeCloseTo(outcome.costUsd, 6);
 
-    const view = assembleModelView(messages, await repository.loadThreadDigests(job.orgId, job.threadId));
+    const view = assembleModelView(
+      messages,
+      await storage.repository.loadThreadDigests(job.orgId, job.threadId),
+    );
     expect(view.report).toMatchObject({ substitutions: 5, stale: 0 });
   });
 
@@ -252,7 +248,7 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
           costUsd: 0,
         });
       }
-      expect(await repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0 });
+      expect(await storage.repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0 });
     },
   );
 
@@ -346,13 +342,13 @@ describe("runDigestJob with the Anthropic digester (real SDK) against the local 
       deferred: 5,
       digestsWritten: 0,
     });
-    expect(await repository.getPass(job.orgId, job.threadId)).toMatchObject({
+    expect(await storage.repository.getPass(job.orgId, job.threadId)).toMatchObject({
       status: "skipped",
       reason: "budget",
       coveredTurnEndedAt: null,
     });
-    expect(await repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0 });
-    const leftBehind = await repository.listLeftBehind({ limit: 1_000 });
+    expect(await storage.repository.getSpend(job.orgId, day)).toEqual({ reservedUsd: 0, spentUsd: 0 });
+    const leftBehind = await storage.repository.listLeftBehind({ limit: 1_000 });
     expect(leftBehind.threads).toContainEqual(
       expect.objectContaining({ orgId: job.orgId, threadId: job.threadId, reason: "budget" }),
     );

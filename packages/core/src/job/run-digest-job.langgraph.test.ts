@@ -1,15 +1,10 @@
 import { contentSha256 } from "@context-cleaner/assembler";
 import { assembleLangChainView } from "@context-cleaner/assembler/langchain";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { MemorySaver } from "@langchain/langgraph";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import {
   buildLeaseAgent,
   countCheckpoints,
@@ -64,16 +59,7 @@ const at = new Date("2026-11-30T10:00:00.000Z");
 // The follow-up turn's window must not name the lease, so the pages are fair game with a wall of 0.
 const recencyKeepExchanges = 0;
 
-let database: Database;
-let repository: DigestRepository;
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database?.close();
-});
+const storage = usePgliteRepository();
 
 describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChainView", () => {
   it("digests the consumed pages of a real agent's thread; the view swaps in real ToolMessages and leaves the rest as the same instances; the saver is never written", async () => {
@@ -98,7 +84,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
       { orgId, threadId, rawToolChars, turnEndedAt: at.toISOString() },
       {
         checkpoints: new LangGraphCheckpointReader({ saver: saver as CheckpointTupleSource }),
-        store: repository,
+        store: storage.repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
       },
@@ -110,7 +96,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
 
     // Every page of the lease, one call; the failed mistyped read is no page.
     expect(outcome).toMatchObject({ status: "done", calls: 1, digestsWritten: PAGE_OFFSETS.length });
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(pages.map((page) => page.tool_call_id).sort());
     for (const page of pages) {
       expect(digests.get(page.tool_call_id)?.contentSha256).toBe(contentSha256(String(page.content)));
@@ -153,14 +139,14 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
       { orgId, threadId, rawToolChars, turnEndedAt: new Date(at.getTime() + 60_000).toISOString() },
       {
         checkpoints: new LangGraphCheckpointReader({ saver: memory }),
-        store: repository,
+        store: storage.repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
       },
       { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges },
     );
     expect(rerun).toMatchObject({ calls: 0, digestsWritten: 0 });
-    expect(await repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
+    expect(await storage.repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
   });
 
   it("with the default wall the pass digests the pages before the next turn's wall; the view swaps in those its own wall has passed", async () => {
@@ -172,7 +158,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
       { orgId, threadId, rawToolChars: toolChars(messages), turnEndedAt: at.toISOString() },
       {
         checkpoints: new LangGraphCheckpointReader({ saver: memory }),
-        store: repository,
+        store: storage.repository,
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
       },
@@ -185,7 +171,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     );
     const beforeWall = pages.slice(0, -1).map((page) => page.tool_call_id);
     expect(outcome).toMatchObject({ status: "done", digestsWritten: beforeWall.length });
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual([...beforeWall].sort());
     // This turn's wall still covers the answer and the last two pages: only the first is swapped.
     const view = assembleLangChainView(messages, digests);

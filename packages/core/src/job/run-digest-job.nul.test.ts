@@ -1,12 +1,7 @@
 import type { Message } from "@context-cleaner/assembler";
 import { ContextCleanerError } from "@context-cleaner/assembler";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
@@ -16,17 +11,7 @@ import { runDigestJob } from "./run-digest-job";
 const at = new Date("2026-11-30T10:00:00.000Z");
 const NUL = "\u0000";
 
-let database: Database;
-let repository: DigestRepository;
-
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 /** Three consumed pages of one document; the middle one is given by the caller. */
 function documentThread(
@@ -58,7 +43,7 @@ function run(messages: readonly Message[], ids: { orgId?: string; threadId?: str
     { orgId, threadId, rawToolChars: 200_000, turnEndedAt: at.toISOString() },
     {
       checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-      store: repository,
+      store: storage.repository,
       digester: createExtractiveDigester(),
       clock: fixedClock(at),
     },
@@ -71,14 +56,14 @@ describe("a NUL character (U+0000) never poisons a thread", () => {
   it("without a NUL, every page of the document is digested", async () => {
     const { orgId, threadId, outcome } = run(documentThread());
     expect((await outcome).status).toBe("done");
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(["c0", "c1", "c2"]);
   });
 
   it("a result whose tool call id holds a NUL is left raw; the rest of the pass is written", async () => {
     const { orgId, threadId, outcome } = run(documentThread({ id: `c${NUL}1` }));
     expect((await outcome).status).toBe("done");
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(["c0", "c2"]);
   });
 
@@ -87,7 +72,7 @@ describe("a NUL character (U+0000) never poisons a thread", () => {
       documentThread({ args: { file_id: `f${NUL}1`, offset: 30_000 } }),
     );
     expect((await outcome).status).toBe("done");
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(["c0", "c2"]);
   });
 
@@ -95,7 +80,7 @@ describe("a NUL character (U+0000) never poisons a thread", () => {
     const sentence = `Base rent is $1,250,000, due on March 1, 2027.${NUL} The tenant pays taxes. `;
     const { orgId, threadId, outcome } = run(documentThread({ text: sentence.repeat(400) }));
     expect((await outcome).status).toBe("done");
-    const digest = (await repository.loadThreadDigests(orgId, threadId)).get("c1");
+    const digest = (await storage.repository.loadThreadDigests(orgId, threadId)).get("c1");
     expect(digest?.digest).toContain("\uFFFD");
     expect(digest?.digest).not.toContain(NUL);
   });
@@ -126,7 +111,7 @@ describe("a tool result the storage would refuse or alter is left raw, never fai
   ])("%s", async (_label, middle) => {
     const { orgId, threadId, outcome } = run(documentThread(middle));
     expect((await outcome).status).toBe("done");
-    const digests = await repository.loadThreadDigests(orgId, threadId);
+    const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual(["c0", "c2"]);
   });
 });

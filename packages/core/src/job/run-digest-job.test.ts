@@ -1,11 +1,6 @@
 import { assembleModelView, type Message } from "@context-cleaner/assembler";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
 import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
@@ -36,17 +31,7 @@ const rawToolChars = fixture.messages
   .reduce((sum, message) => sum + (message.content as string).length, 0);
 const at = new Date("2026-11-30T10:00:00.000Z");
 
-let database: Database;
-let repository: DigestRepository;
-
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 let threadCounter = 0;
 function setup(
@@ -57,7 +42,7 @@ function setup(
   const metrics: Metric[] = [];
   const dependencies: DigestJobDependencies = {
     checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-    store: repository,
+    store: storage.repository,
     digester: createExtractiveDigester(),
     clock: fixedClock(at),
     metrics: { record: (metric) => metrics.push(metric) },
@@ -89,7 +74,7 @@ describe("runDigestJob", () => {
     const outcome = await runJob(payload, dependencies);
     expect(outcome.status).toBe("done");
     expect(outcome.digestsWritten).toBeGreaterThan(5);
-    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const digests = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect(digests.size).toBe(outcome.digestsWritten);
     const kinds = new Set([...digests.values()].map((entry) => entry.kind));
     expect(kinds).toEqual(new Set(["digest", "superseded-search"]));
@@ -102,7 +87,7 @@ describe("runDigestJob", () => {
   it("never digests protected results: the wall, the interrupt, the memory save, the ledger first page", async () => {
     const { payload, dependencies } = setup();
     await runJob(payload, dependencies);
-    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const digests = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     const byId = new Map(
       fixture.messages.flatMap((message) => (message.role === "tool" ? [[message.toolCallId, message]] : [])),
     );
@@ -122,7 +107,7 @@ describe("runDigestJob", () => {
     const { payload, dependencies } = setup({ digester });
     const first = await runJob(payload, dependencies);
     const callsAfterFirst = digester.requests.length;
-    const rowsBefore = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const rowsBefore = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     const again = await runJob(payload, dependencies);
     expect(again).toMatchObject({ status: "skipped", reason: "nothing_new" });
     const later = { ...payload, turnEndedAt: new Date(at.getTime() + 60_000).toISOString() };
@@ -130,9 +115,9 @@ describe("runDigestJob", () => {
     expect(rerun.status).toBe("skipped");
     expect(rerun.calls).toBe(0);
     expect(digester.requests.length).toBe(callsAfterFirst);
-    const rowsAfter = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const rowsAfter = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect([...rowsAfter.entries()]).toEqual([...rowsBefore.entries()]);
-    const spend = await repository.getSpend(payload.orgId, "2026-11-30");
+    const spend = await storage.repository.getSpend(payload.orgId, "2026-11-30");
     expect(spend.spentUsd).toBeCloseTo(first.costUsd, 6);
   });
 
@@ -143,7 +128,7 @@ describe("runDigestJob", () => {
     expect(digester.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "partial", reason: "call_cap" });
     expect(outcome.deferred).toBeGreaterThan(0);
-    const pass = await repository.getPass(payload.orgId, payload.threadId);
+    const pass = await storage.repository.getPass(payload.orgId, payload.threadId);
     expect(pass?.status).toBe("partial");
     expect(pass?.coveredTurnEndedAt).toBeNull();
   });
@@ -154,7 +139,7 @@ describe("runDigestJob", () => {
     const outcome = await runJob(payload, dependencies);
     expect(digester.requests).toHaveLength(2);
     expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
-    const spend = await repository.getSpend(payload.orgId, "2026-11-30");
+    const spend = await storage.repository.getSpend(payload.orgId, "2026-11-30");
     expect(spend.spentUsd).toBeLessThanOrEqual(1);
     expect(spend.reservedUsd).toBe(0);
   });
@@ -168,7 +153,7 @@ describe("runDigestJob", () => {
     const outcome = await runJob(payload, dependencies);
     expect(digester.requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "partial", reason: "budget" });
-    const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const rows = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect(rows.size).toBe(outcome.digestsWritten);
     expect([...rows.values()].filter((entry) => entry.kind === "digest")).toHaveLength(2);
   });
@@ -207,7 +192,7 @@ describe("runDigestJob", () => {
     const { payload, dependencies } = setup({ lock: { isHeld: async () => true } });
     const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "skipped", reason: "turn_lock", requeueAfterSeconds: 60 });
-    expect(await repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
+    expect(await storage.repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
       status: "skipped",
       reason: "turn_lock",
     });
@@ -217,7 +202,7 @@ describe("runDigestJob", () => {
     const { payload, dependencies } = setup({ options: { minCharsPerPass: 10_000_000 } });
     const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "skipped", reason: "below_min_chars", digestsWritten: 0 });
-    expect((await repository.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
+    expect((await storage.repository.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
   });
 
   it("counts a failed digest call and keeps going with the other documents", async () => {
@@ -240,7 +225,7 @@ describe("runDigestJob", () => {
   it("counts stale rows whose hash no longer matches the checkpoint", async () => {
     const { payload, dependencies } = setup();
     await runJob(payload, dependencies);
-    const digests = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const digests = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     const [staleId] = [...digests.keys()];
     const edited = fixture.messages.map((message) =>
       message.role === "tool" && message.toolCallId === staleId
@@ -282,13 +267,13 @@ describe("runDigestJob", () => {
     );
     const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
-    const row = (await repository.loadThreadDigests(payload.orgId, payload.threadId)).get("p1");
+    const row = (await storage.repository.loadThreadDigests(payload.orgId, payload.threadId)).get("p1");
     expect(row?.digest).toContain(`characters 58,000–${(58_000 + page.length).toLocaleString("en-US")}\n`);
     expect(row?.digest).toContain("figures verbatim: Exhibit B; $1,250,000; 2.5%; §8.3\n");
     expect(row?.digest).not.toContain('"type"');
     const view = assembleModelView(
       messages,
-      await repository.loadThreadDigests(payload.orgId, payload.threadId),
+      await storage.repository.loadThreadDigests(payload.orgId, payload.threadId),
       { recencyKeepExchanges: 0 },
     );
     expect(view.report.substitutions).toBe(1);
@@ -313,7 +298,7 @@ describe("runDigestJob", () => {
     );
     const outcome = await runJob(payload, dependencies);
     expect(outcome).toMatchObject({ status: "done", digestsWritten: 1 });
-    const rows = await repository.loadThreadDigests(payload.orgId, payload.threadId);
+    const rows = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
     expect([...rows.keys()]).toEqual(["s_2"]);
     expect(rows.get("s_2")?.digest).not.toContain("(none found)");
   });

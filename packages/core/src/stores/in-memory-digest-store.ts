@@ -1,15 +1,19 @@
 import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
-import { canonicalJson, type DigestRow, type PassStatus } from "@context-cleaner/assembler/internal";
+import {
+  canonicalJson,
+  type DigestRow,
+  microUsdToUsd,
+  type PassStatus,
+} from "@context-cleaner/assembler/internal";
 import { STORE_INPUT_CODES, StoreInputError } from "../errors";
 import type { DigestStore, PassUpdate, ThreadClaimRequest, ThreadClaimResult } from "../ports";
 import {
-  microsToUsd,
+  checkedMicroUsd,
   requireDay,
   requireOrganization,
   requirePass,
   requireRow,
   requireThread,
-  usdToMicros,
 } from "./store-input";
 
 /** A stored pass record, as the repository's `getPass` returns it. */
@@ -145,8 +149,8 @@ export function createInMemoryDigestStore(): DigestStore & {
 
     async reserveSpend(orgId, day, amountUsd, budgetUsd) {
       const ledgerKey = key(requireOrganization(orgId), requireDay(day));
-      const amount = usdToMicros(amountUsd, "amountUsd");
-      const budget = usdToMicros(budgetUsd, "budgetUsd");
+      const amount = checkedMicroUsd(amountUsd, "amountUsd");
+      const budget = checkedMicroUsd(budgetUsd, "budgetUsd");
       const ledger = ledgers.get(ledgerKey) ?? { reservedMicros: 0, spentMicros: 0 };
       ledgers.set(ledgerKey, ledger);
       // One synchronous step: no other reservation runs in between, so none overspends.
@@ -154,15 +158,15 @@ export function createInMemoryDigestStore(): DigestStore & {
       if (ok) ledger.reservedMicros += amount;
       return {
         ok,
-        reservedUsd: ok ? microsToUsd(amount) : 0,
-        remainingUsd: microsToUsd(budget - ledger.reservedMicros - ledger.spentMicros),
+        reservedUsd: ok ? microUsdToUsd(amount) : 0,
+        remainingUsd: microUsdToUsd(budget - ledger.reservedMicros - ledger.spentMicros),
       };
     },
 
     async settleSpend(orgId, day, reservedUsd, actualUsd) {
       const ledgerKey = key(requireOrganization(orgId), requireDay(day));
-      const reserved = usdToMicros(reservedUsd, "reservedUsd");
-      const actual = usdToMicros(actualUsd, "actualUsd");
+      const reserved = checkedMicroUsd(reservedUsd, "reservedUsd");
+      const actual = checkedMicroUsd(actualUsd, "actualUsd");
       const ledger = ledgers.get(ledgerKey);
       if (!ledger) {
         if (reserved > 0) throw new StoreInputError("reservedUsd", `nothing is reserved for ${day}`);

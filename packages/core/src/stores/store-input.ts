@@ -3,7 +3,6 @@ import {
   DIGEST_KINDS,
   type DigestRow,
   idProblem,
-  microUsdToUsd,
   PASS_STATUSES,
   textProblem,
   toolCallIdProblem,
@@ -48,13 +47,15 @@ export function requireThread(threadId: unknown, field = "threadId"): string {
   return threadId as string;
 }
 
-/** USD → integer micro-USD, as the repository's ledger stores it. */
-export function usdToMicros(usd: unknown, field: string): number {
+/**
+ * USD → integer micro-USD, as the repository's ledger stores it, by the assembler's
+ * conversion.
+ * @throws {StoreInputError} when the amount is not a finite number ≥ 0.
+ */
+export function checkedMicroUsd(usd: unknown, field: string): number {
   refuse(field, usdProblem(usd));
   return usdToMicroUsd(usd as number);
 }
-
-export const microsToUsd = microUsdToUsd;
 
 /** @throws {StoreInputError} unless `day` is a real UTC calendar day `YYYY-MM-DD`. */
 export function requireDay(day: unknown): string {
@@ -84,7 +85,7 @@ export function requireRow(row: DigestRow, at: string): void {
   for (const field of ["toolName", "model", "digest", "provenanceArgs"] as const) {
     refuse(`${at}.${field}`, textProblem(row[field]));
   }
-  usdToMicros(row.costUsd, "costUsd");
+  checkedMicroUsd(row.costUsd, "costUsd");
   const check = (ok: boolean, field: string, problem: string) =>
     refuse(`${at}.${field}`, ok ? undefined : problem, STORE_INPUT_CODES.constraintViolation);
   const args: unknown = row.provenanceArgs;

@@ -1,12 +1,7 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import { manualClock } from "../../test/fakes/manual-clock";
 import type { ActiveThread, Metric, ThreadDirectory } from "../ports";
 import { createInProcessDigestQueue } from "../queue/in-process-queue";
@@ -15,8 +10,7 @@ import { runSweep } from "./run-sweep";
 const NOW = new Date("2026-12-01T03:00:00Z");
 const hoursAgo = (hours: number) => new Date(NOW.getTime() - hours * 3_600_000);
 
-let database: Database;
-let repository: DigestRepository;
+const storage = usePgliteRepository();
 
 /** A directory over a fixed list, paged like the real one. */
 function listDirectory(threads: ActiveThread[]): ThreadDirectory & { pages: number } {
@@ -44,37 +38,34 @@ function listDirectory(threads: ActiveThread[]): ThreadDirectory & { pages: numb
 }
 
 beforeAll(async () => {
-  database = await createDatabase("pglite://");
-  await database.migrate();
-  repository = createDigestRepository(database);
   // The org's passes: three left behind, one clean, one too recent to touch.
-  await repository.recordPass("acme", "locked", {
+  await storage.repository.recordPass("acme", "locked", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: hoursAgo(5),
     at: hoursAgo(5),
   });
-  await repository.recordPass("acme", "failed", {
+  await storage.repository.recordPass("acme", "failed", {
     status: "failed",
     turnEndedAt: hoursAgo(6),
     at: hoursAgo(6),
   });
-  await repository.recordPass("acme", "no-turn", { status: "partial", reason: "call_cap", at: hoursAgo(7) });
-  await repository.recordPass("acme", "clean", {
+  await storage.repository.recordPass("acme", "no-turn", {
+    status: "partial",
+    reason: "call_cap",
+    at: hoursAgo(7),
+  });
+  await storage.repository.recordPass("acme", "clean", {
     status: "done",
     coveredTurnEndedAt: hoursAgo(4),
     at: hoursAgo(4),
   });
-  await repository.recordPass("acme", "just-now", {
+  await storage.repository.recordPass("acme", "just-now", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: new Date(NOW.getTime() - 60_000),
     at: new Date(NOW.getTime() - 60_000),
   });
-});
-
-afterAll(async () => {
-  await database?.close();
 });
 
 const directoryThreads: ActiveThread[] = [
@@ -92,7 +83,7 @@ describe("runSweep", () => {
     const metrics: Metric[] = [];
     const report = await runSweep(
       {
-        store: repository,
+        store: storage.repository,
         queue,
         directory: listDirectory(directoryThreads),
         clock,
@@ -142,7 +133,7 @@ describe("runSweep", () => {
 
     // A retried sweep inside the deduplication window sends nothing new.
     const again = await runSweep({
-      store: repository,
+      store: storage.repository,
       queue,
       directory: listDirectory(directoryThreads),
       clock,
@@ -158,7 +149,7 @@ describe("runSweep", () => {
     const clock = manualClock(NOW);
     const queue = createInProcessDigestQueue({ clock });
     const report = await runSweep(
-      { store: repository, queue, directory: listDirectory(directoryThreads), clock },
+      { store: storage.repository, queue, directory: listDirectory(directoryThreads), clock },
       { dryRun: true },
     );
     expect(report.threads).toHaveLength(5);
@@ -169,7 +160,10 @@ describe("runSweep", () => {
   it("stops at maxThreads and says so", async () => {
     const clock = manualClock(NOW);
     const directory = listDirectory(directoryThreads);
-    const report = await runSweep({ store: repository, directory, clock }, { dryRun: true, maxThreads: 2 });
+    const report = await runSweep(
+      { store: storage.repository, directory, clock },
+      { dryRun: true, maxThreads: 2 },
+    );
     expect(report.threads.map((thread) => thread.threadId)).toEqual(["failed", "locked"]);
     expect(report.truncated).toBe(true);
     expect(directory.pages).toBe(0);
@@ -185,7 +179,7 @@ describe("runSweep", () => {
         return { messageId: `m-${sends}` };
       },
     };
-    const report = await runSweep({ store: repository, queue, clock });
+    const report = await runSweep({ store: storage.repository, queue, clock });
     expect(report.failed).toBe(1);
     expect(report.threads[0]).toMatchObject({ threadId: "failed", error: "SQS unreachable" });
     expect(report.threads.slice(1).map((thread) => thread.messageId)).toEqual(["m-2", "m-3"]);
@@ -194,9 +188,9 @@ describe("runSweep", () => {
 
   it("needs a queue unless it is a dry run, and sane bounds", async () => {
     const clock = manualClock(NOW);
-    await expect(runSweep({ store: repository, clock })).rejects.toBeInstanceOf(InvalidOptionError);
-    await expect(runSweep({ store: repository, clock }, { dryRun: true, maxPages: 0 })).rejects.toThrow(
-      /maxPages/,
-    );
+    await expect(runSweep({ store: storage.repository, clock })).rejects.toBeInstanceOf(InvalidOptionError);
+    await expect(
+      runSweep({ store: storage.repository, clock }, { dryRun: true, maxPages: 0 }),
+    ).rejects.toThrow(/maxPages/);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { contentSha256 } from "@context-cleaner/assembler";
-import type { Database } from "../../src/database";
+import type { Database } from "../../src/database-types";
 import type { DigestRowInput } from "../../src/repository-types";
 
 /** What a conformance run needs from an engine. */
