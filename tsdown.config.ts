@@ -36,7 +36,7 @@ export default defineConfig(
         outDir: "dist",
         format: "esm",
         platform: "node",
-        target: "node20",
+        target: "node22",
         fixedExtension: false,
         sourcemap: true,
         dts: true,
