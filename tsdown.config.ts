@@ -4,7 +4,7 @@
 // scripts/package-manifest.ts), so a new subpath needs no change here.
 import { fileURLToPath } from "node:url";
 import { defineConfig, type UserConfig } from "tsdown";
-import { buildEntries, readWorkspacePackages } from "./scripts/package-manifest";
+import { buildEntries, readWorkspacePackages } from "./scripts/package-manifest.ts";
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 
@@ -36,7 +36,7 @@ export default defineConfig(
         outDir: "dist",
         format: "esm",
         platform: "node",
-        target: "node20",
+        target: "node22",
         fixedExtension: false,
         sourcemap: true,
         dts: true,

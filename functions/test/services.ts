@@ -1,17 +1,16 @@
 /**
  * The real services the functions' integration tests run against: the SQS emulator
- * (fauxqs, in-process) with a FIFO digest queue and its FIFO dead letters, a migrated
+ * (fauxqs, in-process on loopback) with a FIFO digest queue and its FIFO dead letters, a migrated
  * scratch Postgres database, LangGraph's checkpoint tables written by a real
  * `PostgresSaver` and read by a SELECT-only role, and the Neon WebSocket relay.
  */
 import { randomBytes } from "node:crypto";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import type { SQSClient } from "@aws-sdk/client-sqs";
 import type { Message } from "@context-cleaner/assembler";
 import { toLangChain } from "@context-cleaner/assembler/langchain";
 import { createDatabase, type Database } from "@context-cleaner/db";
 import { emptyCheckpoint } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { type FauxqsServer, startFauxqs } from "fauxqs";
 import pg from "pg";
 import { type NeonRelay, startNeonRelay } from "../../test/services/neon-relay";
 import {
@@ -19,6 +18,7 @@ import {
   requireTestPostgresUrl,
   type ScratchDatabase,
 } from "../../test/services/postgres";
+import { type SqsEmulator, startSqsEmulator } from "../../test/services/sqs-emulator";
 
 /** The queue's receives before dead letters, as in sst.config.ts. */
 export const MAX_RECEIVE_COUNT = 5;
@@ -41,31 +41,21 @@ export interface FunctionServices {
   close(): Promise<void>;
 }
 
-function sqsClient(port: number): SQSClient {
-  return new SQSClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: "us-east-1",
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-    maxAttempts: 1,
-  });
-}
-
 /** Starts everything; `label` keeps names apart between test files. */
 export async function startFunctionServices(label: string): Promise<FunctionServices> {
-  const fauxqs: FauxqsServer = await startFauxqs({ port: 0, logger: false });
-  const dlq = fauxqs.createQueue(`${label}-dlq.fifo`, {
-    attributes: { FifoQueue: "true", ContentBasedDeduplication: "false" },
+  const fauxqs: SqsEmulator = await startSqsEmulator();
+  const dlq = await fauxqs.createQueue(`${label}-dlq.fifo`, {
+    FifoQueue: "true",
+    ContentBasedDeduplication: "false",
   });
-  const main = fauxqs.createQueue(`${label}.fifo`, {
-    attributes: {
-      FifoQueue: "true",
-      ContentBasedDeduplication: "false",
-      VisibilityTimeout: "60",
-      RedrivePolicy: JSON.stringify({
-        deadLetterTargetArn: dlq.queueArn,
-        maxReceiveCount: MAX_RECEIVE_COUNT,
-      }),
-    },
+  const main = await fauxqs.createQueue(`${label}.fifo`, {
+    FifoQueue: "true",
+    ContentBasedDeduplication: "false",
+    VisibilityTimeout: "60",
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: dlq.queueArn,
+      maxReceiveCount: MAX_RECEIVE_COUNT,
+    }),
   });
   const scratch: ScratchDatabase = await createScratchDatabase(requireTestPostgresUrl(), `cc_${label}`);
   const database = await createDatabase(scratch.url);
@@ -90,7 +80,7 @@ export async function startFunctionServices(label: string): Promise<FunctionServ
   reader.username = readerRole;
   reader.password = readerPassword;
 
-  const sqs = sqsClient(fauxqs.port);
+  const sqs = fauxqs.client();
   return {
     sqs,
     queueUrl: main.queueUrl,

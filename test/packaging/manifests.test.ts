@@ -34,8 +34,8 @@ describe("workspace package manifests", () => {
   describe.each(PACKAGES.map(({ dir, manifest }) => [manifest.name, dir, manifest] as const))(
     "%s",
     (_name, dir, manifest) => {
-      it("is ESM for Node 20+, side-effect free, shipping dist/ only", () => {
-        expect(manifest).toMatchObject({ type: "module", sideEffects: false, engines: { node: ">=20" } });
+      it("is ESM for Node 22+, side-effect free, shipping dist/ only", () => {
+        expect(manifest).toMatchObject({ type: "module", sideEffects: false, engines: { node: ">=22" } });
         expect(manifest.files).toEqual(["dist"]);
       });
 

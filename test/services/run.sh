@@ -2,7 +2,8 @@
 # The services test tier: installs and starts throwaway local services on loopback, runs
 # `vitest --project services`, and stops everything on exit. Runs as root on a fresh
 # Debian machine (CI) or as a user with passwordless sudo. One function per service.
-# SQS needs no service here: the tests start the fauxqs emulator in-process.
+# SQS needs no service here: the tests start the fauxqs emulator in-process on 127.0.0.1
+# (test/services/sqs-emulator.ts; docs/local-services.md runs it on its own).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

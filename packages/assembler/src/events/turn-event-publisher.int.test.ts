@@ -1,13 +1,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { type FauxqsServer, startFauxqs } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SqsEmulator, startSqsEmulator } from "../../../../test/services/sqs-emulator";
 import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
 import { createTurnEventPublisher } from "./turn-event-publisher";
 
-// fauxqs listens on every interface; the tests only ever talk to loopback.
-let fauxqs: FauxqsServer;
+// fauxqs on loopback.
+let fauxqs: SqsEmulator;
 let sqs: SQSClient;
 let queues = 0;
 const TURN = {
@@ -26,11 +26,13 @@ function client(endpoint: string): SQSClient {
   });
 }
 
-function fifoQueue(): string {
+async function fifoQueue(): Promise<string> {
   queues += 1;
-  return fauxqs.createQueue(`turns-${queues}.fifo`, {
-    attributes: { FifoQueue: "true", ContentBasedDeduplication: "false" },
-  }).queueUrl;
+  const { queueUrl } = await fauxqs.createQueue(`turns-${queues}.fifo`, {
+    FifoQueue: "true",
+    ContentBasedDeduplication: "false",
+  });
+  return queueUrl;
 }
 
 async function receiveAll(queueUrl: string) {
@@ -45,8 +47,8 @@ async function receiveAll(queueUrl: string) {
 }
 
 beforeAll(async () => {
-  fauxqs = await startFauxqs({ port: 0, logger: false });
-  sqs = client(`http://127.0.0.1:${fauxqs.port}`);
+  fauxqs = await startSqsEmulator();
+  sqs = client(fauxqs.endpoint);
 });
 
 afterAll(async () => {
@@ -56,7 +58,7 @@ afterAll(async () => {
 
 describe("createTurnEventPublisher on SQS FIFO (fauxqs)", () => {
   it("enqueues the event in the thread's group under the turn's deduplication id", async () => {
-    const queueUrl = fifoQueue();
+    const queueUrl = await fifoQueue();
     const outcome = await createTurnEventPublisher({ queueUrl, sqs }).publishTurnEnded(TURN);
 
     const [message, ...rest] = await receiveAll(queueUrl);
@@ -70,7 +72,7 @@ describe("createTurnEventPublisher on SQS FIFO (fauxqs)", () => {
   });
 
   it("collapses a repeated publish of the same turn into one message", async () => {
-    const queueUrl = fifoQueue();
+    const queueUrl = await fifoQueue();
     const publisher = createTurnEventPublisher({ queueUrl, sqs });
     const first = await publisher.publishTurnEnded(TURN);
     const again = await publisher.publishTurnEnded({ ...TURN, turnEndedAt: "2026-03-01T13:00:00+01:00" });
@@ -85,7 +87,7 @@ describe("createTurnEventPublisher on SQS FIFO (fauxqs)", () => {
   });
 
   it("returns failed, without throwing, when SQS cannot be reached", async () => {
-    const closed = await startFauxqs({ port: 0, logger: false });
+    const closed = await startSqsEmulator();
     const endpoint = `http://127.0.0.1:${closed.port}`;
     await closed.stop();
     const unreachable = client(endpoint);

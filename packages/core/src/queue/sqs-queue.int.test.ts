@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { type FauxqsServer, startFauxqs } from "fauxqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type SqsEmulator, startSqsEmulator } from "../../../../test/services/sqs-emulator";
 import { describeDigestQueueConformance } from "../../test/conformance/digest-queue-conformance";
 import { DigestQueueError } from "../errors";
 import { createSqsDigestQueue } from "./sqs-queue";
 
-// fauxqs listens on every interface; the tests only ever talk to loopback.
-let server: FauxqsServer;
+// fauxqs on loopback.
+let server: SqsEmulator;
 let client: SQSClient;
 let queues = 0;
 
@@ -21,8 +21,8 @@ function sqsClient(endpoint: string): SQSClient {
 }
 
 beforeAll(async () => {
-  server = await startFauxqs({ port: 0, logger: false });
-  client = sqsClient(`http://127.0.0.1:${server.port}`);
+  server = await startSqsEmulator();
+  client = sqsClient(server.endpoint);
 });
 
 afterAll(async () => {
@@ -32,20 +32,19 @@ afterAll(async () => {
 
 describeDigestQueueConformance("SQS (fauxqs)", async (settings) => {
   queues += 1;
-  const dlq = server.createQueue(`digest-dlq-${queues}.fifo`, {
-    attributes: { FifoQueue: "true", ContentBasedDeduplication: "false" },
+  const dlq = await server.createQueue(`digest-dlq-${queues}.fifo`, {
+    FifoQueue: "true",
+    ContentBasedDeduplication: "false",
   });
-  const main = server.createQueue(`digest-${queues}.fifo`, {
-    attributes: {
-      FifoQueue: "true",
-      ContentBasedDeduplication: "false",
-      VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
-      DelaySeconds: String(settings.delaySeconds),
-      RedrivePolicy: JSON.stringify({
-        deadLetterTargetArn: dlq.queueArn,
-        maxReceiveCount: settings.maxReceiveCount,
-      }),
-    },
+  const main = await server.createQueue(`digest-${queues}.fifo`, {
+    FifoQueue: "true",
+    ContentBasedDeduplication: "false",
+    VisibilityTimeout: String(settings.visibilityTimeoutSeconds),
+    DelaySeconds: String(settings.delaySeconds),
+    RedrivePolicy: JSON.stringify({
+      deadLetterTargetArn: dlq.queueArn,
+      maxReceiveCount: settings.maxReceiveCount,
+    }),
   });
   return {
     queue: createSqsDigestQueue({ client, queueUrl: main.queueUrl, dlqUrl: dlq.queueUrl }),
@@ -56,15 +55,15 @@ describeDigestQueueConformance("SQS (fauxqs)", async (settings) => {
 });
 
 describe("createSqsDigestQueue", () => {
-  it("has no dead letters without a dead-letter queue URL", () => {
-    const { queueUrl } = server.createQueue("no-dlq.fifo", { attributes: { FifoQueue: "true" } });
+  it("has no dead letters without a dead-letter queue URL", async () => {
+    const { queueUrl } = await server.createQueue("no-dlq.fifo", { FifoQueue: "true" });
     expect(createSqsDigestQueue({ client, queueUrl }).deadLetters).toBeUndefined();
   });
 
   it("names the SQS error code of a refused request, not retryable", async () => {
     const queue = createSqsDigestQueue({
       client,
-      queueUrl: `http://127.0.0.1:${server.port}/000000000000/missing.fifo`,
+      queueUrl: `${server.endpoint}/000000000000/missing.fifo`,
     });
     const error = await queue
       .send({ body: "x", groupId: "g", deduplicationId: "d" })
@@ -75,7 +74,7 @@ describe("createSqsDigestQueue", () => {
   });
 
   it("marks an unreachable endpoint retryable", async () => {
-    const closed = await startFauxqs({ port: 0, logger: false });
+    const closed = await startSqsEmulator();
     const port = closed.port;
     await closed.stop();
     const unreachable = sqsClient(`http://127.0.0.1:${port}`);
