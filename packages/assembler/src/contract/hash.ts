@@ -55,8 +55,8 @@ function isFlatInOrder(record: Record<string, unknown>, keys: readonly string[])
 const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
- * Whether a string has no lone surrogate: `String.prototype.isWellFormed` (Node 20 and
- * later, not yet in the ES2023 lib types), a native scan several times faster than a regex.
+ * Whether a string has no lone surrogate: `String.prototype.isWellFormed` (every Node this
+ * package supports; not yet in the ES2023 lib types), a native scan several times faster than a regex.
  */
 function isWellFormed(text: string): boolean {
   return (text as string & { isWellFormed(): boolean }).isWellFormed();
