@@ -34,5 +34,6 @@ export type {
   ThreadClaimInput,
   ThreadDigestSummary,
   ThreadKey,
+  ThreadPassCoverage,
 } from "./repository-types";
 export { contextDigest, spendLedger, threadPass } from "./schema/index";

@@ -116,6 +116,14 @@ export interface ThreadKey {
   threadId: string;
 }
 
+/** A thread's pass record as the sweep sees it: the turns its passes covered and saw. */
+export interface ThreadPassCoverage extends ThreadKey {
+  /** The latest turn end whose messages the digests cover. */
+  coveredTurnEndedAt: Date | null;
+  /** The latest turn end any pass (or claim) saw. */
+  latestTurnEndedAt: Date | null;
+}
+
 /** What the digests of one thread amount to. */
 export interface ThreadDigestSummary {
   /** Rows of the thread (digests and superseded-search stubs). */
@@ -156,8 +164,9 @@ export interface DigestRepository {
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
   /**
-   * Which of `threads` have a pass record, across orgs, as the sweeper role (which reads
-   * routing columns only): the sweep enqueues the others, whose event was lost.
+   * Which of `threads` have a pass record, and the turns it covers and saw, across orgs, as
+   * the sweeper role (which reads routing columns only): the sweep enqueues the others, and
+   * those whose checkpoint activity is later than their record saw (their event was lost).
    */
-  threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadKey[]>;
+  threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadPassCoverage[]>;
 }

@@ -200,3 +200,52 @@ describe("runSweep", () => {
     );
   });
 });
+
+describe("runSweep: lost events of threads that had a pass", () => {
+  it("enqueues a thread whose checkpoint activity is later than its pass record covers", async () => {
+    const clock = manualClock(NOW);
+    // Covered up to 10 h ago; the checkpoint store saw turns 3 h ago whose events never came.
+    await repository.recordPass("initech", "long", {
+      status: "done",
+      coveredTurnEndedAt: hoursAgo(10),
+      at: hoursAgo(10),
+    });
+    // Its pass saw the latest activity: nothing was lost.
+    await repository.recordPass("initech", "current", {
+      status: "done",
+      coveredTurnEndedAt: hoursAgo(3),
+      at: hoursAgo(3),
+    });
+    const report = await runSweep(
+      {
+        store: repository,
+        directory: listDirectory([
+          { orgId: "initech", threadId: "long", lastActivityAt: hoursAgo(3) },
+          { orgId: "initech", threadId: "current", lastActivityAt: hoursAgo(3) },
+        ]),
+        clock,
+      },
+      { dryRun: true },
+    );
+    const initech = report.threads.filter((thread) => thread.orgId === "initech");
+    expect(initech).toEqual([
+      { orgId: "initech", threadId: "long", reason: "lost_event", turnEndedAt: hoursAgo(3).toISOString() },
+    ]);
+  });
+
+  it("does not enqueue a thread twice in one run when both scans find it", async () => {
+    const clock = manualClock(NOW);
+    // Left behind (failed 6 h ago) and active later than that: one job, from the first scan.
+    const report = await runSweep(
+      {
+        store: repository,
+        directory: listDirectory([{ orgId: "acme", threadId: "failed", lastActivityAt: hoursAgo(2) }]),
+        clock,
+      },
+      { dryRun: true },
+    );
+    expect(report.threads.filter((thread) => thread.threadId === "failed")).toEqual([
+      { orgId: "acme", threadId: "failed", reason: "failed", turnEndedAt: hoursAgo(6).toISOString() },
+    ]);
+  });
+});

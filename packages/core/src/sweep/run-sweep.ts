@@ -20,9 +20,10 @@ export interface SweepStore {
     }[];
     nextCursor: string | null;
   }>;
+  /** The pass records of `threads` that have one, with the latest turn end they saw. */
   threadsWithPass(
     threads: readonly { orgId: string; threadId: string }[],
-  ): Promise<{ orgId: string; threadId: string }[]>;
+  ): Promise<{ orgId: string; threadId: string; latestTurnEndedAt: Date | null }[]>;
 }
 
 /** What the sweep runs on. */
@@ -30,7 +31,10 @@ export interface SweepPorts {
   store: SweepStore;
   /** Where jobs go; left out on a dry run. */
   queue?: Pick<DigestQueue, "send">;
-  /** Finds active threads without a pass record (lost events); without it that scan is skipped. */
+  /**
+   * Finds threads active later than their pass record saw, or with none (lost events);
+   * without it that scan is skipped.
+   */
   directory?: ThreadDirectory;
   clock: Clock;
   metrics?: MetricsSink;
@@ -111,8 +115,9 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
 /**
  * The nightly sweep: re-enqueues threads left behind (their last pass failed, ended
  * partial, was skipped for the turn lock or the budget, or the thread was active after it)
- * and, with a directory, threads active recently that have no pass record at all (their
- * turn event was lost). Each job carries the same group and deduplication ids the runtime's
+ * and, with a directory, threads whose checkpoint activity is later than any turn their
+ * pass record saw, or that have no pass record at all (their turn event was lost). A thread
+ * both scans find is enqueued once, by the first. Each job carries the same group and deduplication ids the runtime's
  * publisher gives that thread and turn, so a sweep retried within the queue's window sends
  * nothing twice, and the job's coalescing skips a turn a pass already covered.
  *
@@ -151,6 +156,9 @@ class SweepRun {
     this.report = { dryRun: settings.dryRun, threads: [], byReason: {}, failed: 0, truncated: false };
   }
 
+  /** Threads enqueued (or attempted) so far, so the second scan never sends one twice. */
+  private readonly seen = new Set<string>();
+
   private full(): boolean {
     return this.report.threads.length >= this.settings.maxThreads;
   }
@@ -160,6 +168,7 @@ class SweepRun {
     const { ports, settings, report } = this;
     const swept: SweptThread = { ...thread };
     report.threads.push(swept);
+    this.seen.add(threadKey(thread));
     if (!settings.dryRun && ports.queue) {
       try {
         swept.messageId = (await ports.queue.send(sweepMessage(thread, settings.rawToolChars))).messageId;
@@ -223,29 +232,42 @@ class SweepRun {
     );
   }
 
-  /** Threads the directory saw active since `since`, settled, that have no pass record: their event was lost. */
+  /**
+   * Threads the directory saw active since `since`, settled, whose pass record saw no turn
+   * as late as that activity, or that have none: their event was lost. A thread the
+   * left-behind scan already enqueued is passed over.
+   */
   sweepLostEvents(directory: ThreadDirectory, since: Date): Promise<void> {
-    let known = new Set<string>();
+    let latestSeen = new Map<string, Date | null>();
     return this.scan(
       async (cursor) => {
         const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
         const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
-        known = new Set(
-          (await this.ports.store.threadsWithPass(settled)).map((thread) =>
-            JSON.stringify([thread.orgId, thread.threadId]),
-          ),
+        latestSeen = new Map(
+          (await this.ports.store.threadsWithPass(settled)).map((pass) => [
+            threadKey(pass),
+            pass.latestTurnEndedAt,
+          ]),
         );
         return { threads: settled, nextCursor: found.nextCursor };
       },
-      (thread) =>
-        known.has(JSON.stringify([thread.orgId, thread.threadId]))
-          ? undefined
-          : {
-              orgId: thread.orgId,
-              threadId: thread.threadId,
-              reason: "lost_event",
-              turnEndedAt: thread.lastActivityAt.toISOString(),
-            },
+      (thread) => {
+        const key = threadKey(thread);
+        if (this.seen.has(key)) return undefined;
+        const seen = latestSeen.get(key);
+        if (seen && seen >= thread.lastActivityAt) return undefined;
+        return {
+          orgId: thread.orgId,
+          threadId: thread.threadId,
+          reason: "lost_event",
+          turnEndedAt: thread.lastActivityAt.toISOString(),
+        };
+      },
     );
   }
+}
+
+/** The key of an (org, thread) pair; JSON keeps any two strings apart. */
+function threadKey(thread: { orgId: string; threadId: string }): string {
+  return JSON.stringify([thread.orgId, thread.threadId]);
 }

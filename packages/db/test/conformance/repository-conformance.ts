@@ -425,12 +425,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       );
     });
 
-    it("says which threads have a pass record, across orgs, in the order asked", async () => {
+    it("says which threads have a pass record and what it covers, across orgs, in the order asked", async () => {
       const orgA = uniqueOrg("known-a");
       const orgB = uniqueOrg("known-b");
       const at = new Date("2026-11-30T03:00:00Z");
-      await repository().recordPass(orgA, "t1", { status: "done", at });
-      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", at });
+      const turn = new Date("2026-11-30T02:00:00Z");
+      await repository().recordPass(orgA, "t1", { status: "done", coveredTurnEndedAt: turn, at });
+      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", turnEndedAt: turn, at });
       const asked = [
         { orgId: orgB, threadId: "t2" },
         { orgId: orgA, threadId: "lost" },
@@ -439,8 +440,8 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         { orgId: orgB, threadId: "t1" },
       ];
       expect(await repository().threadsWithPass(asked)).toEqual([
-        { orgId: orgB, threadId: "t2" },
-        { orgId: orgA, threadId: "t1" },
+        { orgId: orgB, threadId: "t2", coveredTurnEndedAt: null, latestTurnEndedAt: turn },
+        { orgId: orgA, threadId: "t1", coveredTurnEndedAt: turn, latestTurnEndedAt: turn },
       ]);
       expect(await repository().threadsWithPass([])).toEqual([]);
       await expect(repository().threadsWithPass([{ orgId: orgA, threadId: "" }])).rejects.toBeInstanceOf(
