@@ -431,7 +431,12 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       const at = new Date("2026-11-30T03:00:00Z");
       const turn = new Date("2026-11-30T02:00:00Z");
       await repository().recordPass(orgA, "t1", { status: "done", coveredTurnEndedAt: turn, at });
-      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", turnEndedAt: turn, at });
+      await repository().recordPass(orgB, "t2", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: turn,
+        at,
+      });
       const asked = [
         { orgId: orgB, threadId: "t2" },
         { orgId: orgA, threadId: "lost" },
