@@ -1,7 +1,9 @@
 /**
  * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
- * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`. The
+ * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
+ * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
+ * or `table`) locate the checkpoint tables and where a thread's owning org is read. The
  * handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
@@ -10,7 +12,11 @@ import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import { Resource } from "sst";
-import { createDigestDependencies } from "./lib/digest-dependencies";
+import {
+  createDigestDependencies,
+  THREAD_OWNER_SOURCES,
+  type ThreadOwnerSource,
+} from "./lib/digest-dependencies";
 import { createDigestHandler } from "./lib/digest-handler";
 import { lazyHandler } from "./lib/lazy-handler";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
@@ -33,6 +39,17 @@ async function readSecrets(
   };
 }
 
+/** `THREAD_OWNER_SOURCE`: `checkpoint` (the default) or `table`; anything else stops the function. */
+function threadOwnerSource(value: string): ThreadOwnerSource {
+  const source = THREAD_OWNER_SOURCES.find((known) => known === value);
+  if (source === undefined) {
+    throw new Error(
+      `THREAD_OWNER_SOURCE must be one of ${THREAD_OWNER_SOURCES.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return source;
+}
+
 export const handler = lazyHandler(async () => {
   const environment = process.env;
   const logger = new Logger({ serviceName: "context-cleaner-digest" });
@@ -46,6 +63,12 @@ export const handler = lazyHandler(async () => {
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
     ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
+    ...(environment.CHECKPOINT_ORG_METADATA_KEY
+      ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
+      : {}),
+    ...(environment.THREAD_OWNER_SOURCE
+      ? { threadOwner: threadOwnerSource(environment.THREAD_OWNER_SOURCE) }
+      : {}),
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }

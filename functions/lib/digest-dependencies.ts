@@ -1,5 +1,6 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createPostgresThreadOwner, createTableThreadOwner } from "@context-cleaner/core/thread-directory";
 import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import {
   type CheckpointReader,
@@ -23,7 +24,18 @@ export const DIGEST_CONFIG_DEFAULTS = {
   lockTimeoutMs: 1_000,
   /** The schema LangGraph's `PostgresSaver` writes its tables in. */
   checkpointSchema: "public",
+  /** Where a thread's owner is read: the org on its first checkpoint's metadata. */
+  threadOwner: "checkpoint",
 } as const;
+
+/**
+ * Where the digest function reads a thread's owning org: `checkpoint`, the org under
+ * `orgMetadataKey` in the metadata of the thread's first checkpoint (server-set, never
+ * client-writable); `table`, the owner row the runtime records when it creates the thread
+ * (`recordThreadOwner`), for apps whose checkpoint metadata a client can influence.
+ */
+export const THREAD_OWNER_SOURCES = ["checkpoint", "table"] as const;
+export type ThreadOwnerSource = (typeof THREAD_OWNER_SOURCES)[number];
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
 export interface DigestConfig {
@@ -35,6 +47,10 @@ export interface DigestConfig {
   checkpointDatabaseUrl: string;
   /** @default "public" */
   checkpointSchema?: string;
+  /** @default "checkpoint" */
+  threadOwner?: ThreadOwnerSource;
+  /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
+  orgMetadataKey?: string;
   /** Without a key, digests are extractive only. */
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
@@ -126,7 +142,8 @@ function digesterFor(config: DigestConfig): DigestModel {
 
 /**
  * The digest handler's dependencies from configuration values: the Neon database and its
- * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
+ * repository (checked reachable once, here), the thread's owner (every job's org is checked
+ * against it), the checkpoint reader (loaded on first read),
  * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
  * records come from; `close()` releases the connections.
  *
@@ -138,15 +155,27 @@ export async function createDigestDependencies(
   const database = await createNeonDatabase(config.databaseUrl, {
     ...(config.neon ? { neon: config.neon } : {}),
   });
+  const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
   const checkpoints = lazyPostgresCheckpointReader(
     config.checkpointDatabaseUrl,
-    config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
+    checkpointSchema,
     config.logger,
   );
+  const store = createDigestRepository(database);
+  const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
+  const checkpointOwner =
+    ownerSource === "checkpoint"
+      ? createPostgresThreadOwner({
+          connectionString: config.checkpointDatabaseUrl,
+          schema: checkpointSchema,
+          ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
+        })
+      : undefined;
   return {
     ports: {
       checkpoints,
-      store: createDigestRepository(database),
+      store,
+      threadOwner: checkpointOwner ?? createTableThreadOwner(store),
       digester: digesterFor(config),
       clock: systemClock,
       lock: config.redis
@@ -165,6 +194,7 @@ export async function createDigestDependencies(
     // Lambda never calls it (connections live as long as the container); embedded runs and tests do.
     async close() {
       await checkpoints.close();
+      await checkpointOwner?.close();
       await database.close();
     },
   };

@@ -37,6 +37,8 @@ export type {
   MetricsSink,
   MetricUnit,
   ThreadDirectory,
+  ThreadOwner,
+  ThreadOwnership,
   TurnLock,
 } from "./ports";
 export { NO_TURN_LOCK } from "./ports";

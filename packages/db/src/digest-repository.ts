@@ -9,14 +9,15 @@ import {
 } from "./digest-queries";
 import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind, threadsWithPass } from "./left-behind-query";
+import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordPass } from "./pass-queries";
 import type { DigestRepository } from "./repository-types";
 import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
 
 /**
- * The storage port over a {@link Database}. Every method but `listLeftBehind` and
- * `threadsWithPass` (the sweep's, as `app_sweeper`) takes an org id and runs in a
- * transaction scoped to it under row-level security.
+ * The storage port over a {@link Database}. Every method but `listLeftBehind`,
+ * `threadsWithPass` and `getThreadOwner` (read across orgs, as `app_sweeper`) takes an org id
+ * and runs in a transaction scoped to it under row-level security.
  * @example
  * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));
  * const digests = await repository.loadThreadDigests(orgId, threadId);
@@ -40,5 +41,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),
     threadsWithPass: (threads) => threadsWithPass(database, threads),
+    recordThreadOwner: (orgId, threadId) => recordThreadOwner(database, orgId, threadId),
+    getThreadOwner: (threadId) => getThreadOwner(database, threadId),
   };
 }

@@ -36,4 +36,4 @@ export type {
   ThreadKey,
   ThreadPassCoverage,
 } from "./repository-types";
-export { contextDigest, spendLedger, threadPass } from "./schema/index";
+export { contextDigest, spendLedger, threadOwner, threadPass } from "./schema/index";

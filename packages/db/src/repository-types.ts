@@ -169,4 +169,11 @@ export interface DigestRepository {
    * those whose checkpoint activity is later than their record saw (their event was lost).
    */
   threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadPassCoverage[]>;
+  /**
+   * Records that `orgId` owns `threadId` (the runtime calls it when it creates a thread);
+   * the first org to record a thread owns it for good. Returns whether `orgId` owns it now.
+   */
+  recordThreadOwner(orgId: string, threadId: string): Promise<boolean>;
+  /** The org that owns `threadId`, read across orgs as the sweeper role, or null when none was recorded. */
+  getThreadOwner(threadId: string): Promise<string | null>;
 }

@@ -143,8 +143,8 @@ function toActiveThread(row: unknown): ActiveThread {
 /**
  * The default {@link ThreadDirectory}: threads listed from LangGraph's `checkpoints` table
  * (`@langchain/langgraph-checkpoint-postgres`), read with SELECTs only. The org is the one
- * a checkpoint-metadata key names on the thread's first checkpoint (server-set, never
- * client-writable); a thread whose recent checkpoints name another org is
+ * a checkpoint-metadata key names on the thread's first checkpoint (server-set: see
+ * {@link createPostgresThreadOwner}); a thread whose recent checkpoints name another org is
  * not listed. Recency comes from the checkpoint's own timestamp (`checkpoint.ts`); a
  * checkpoint whose timestamp cannot be read is passed over. It needs `SELECT` on
  * `<schema>.checkpoints` and nothing else; it never loads LangChain.
@@ -213,3 +213,12 @@ export function createPostgresThreadDirectory(
   };
 }
 
+// The thread-directory entry point also carries the owner readers, which the digest and sweep functions wire beside it.
+export {
+  createPostgresThreadOwner,
+  createTableThreadOwner,
+  POSTGRES_THREAD_OWNER_DEFAULTS,
+  type PostgresThreadOwner,
+  type PostgresThreadOwnerOptions,
+  type ThreadOwnerRows,
+} from "./postgres-thread-owner";

@@ -453,5 +453,20 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         InvalidStorageInputError,
       );
     });
+    it("records a thread's owner once: the first org keeps it, another org learns only that it is taken", async () => {
+      const owner = uniqueOrg("owner");
+      const other = uniqueOrg("other");
+      const threadId = `owned-${owner}`;
+      expect(await repository().getThreadOwner(threadId)).toBeNull();
+      expect(await repository().recordThreadOwner(owner, threadId)).toBe(true);
+      // Recording again is a no-op that still says yes.
+      expect(await repository().recordThreadOwner(owner, threadId)).toBe(true);
+      expect(await repository().recordThreadOwner(other, threadId)).toBe(false);
+      expect(await repository().getThreadOwner(threadId)).toBe(owner);
+      await expect(repository().recordThreadOwner(owner, "")).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+      await expect(repository().getThreadOwner(" padded ")).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
   });
 }
