@@ -12,15 +12,12 @@ import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import { Resource } from "sst";
-import {
-  createDigestDependencies,
-  THREAD_OWNER_SOURCES,
-  type ThreadOwnerSource,
-} from "./lib/digest-dependencies";
+import { createDigestDependencies } from "./lib/digest-dependencies";
 import { createDigestHandler } from "./lib/digest-handler";
 import { lazyHandler } from "./lib/lazy-handler";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+import { parseThreadOwnerSource } from "./lib/thread-owner-source";
 
 async function readSecrets(
   secretArn: string | undefined,
@@ -37,17 +34,6 @@ async function readSecrets(
     },
     source: "the SST secrets linked to this function",
   };
-}
-
-/** `THREAD_OWNER_SOURCE`: `checkpoint` (the default) or `table`; anything else stops the function. */
-function threadOwnerSource(value: string): ThreadOwnerSource {
-  const source = THREAD_OWNER_SOURCES.find((known) => known === value);
-  if (source === undefined) {
-    throw new Error(
-      `THREAD_OWNER_SOURCE must be one of ${THREAD_OWNER_SOURCES.join(", ")}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return source;
 }
 
 export const handler = lazyHandler(async () => {
@@ -67,7 +53,7 @@ export const handler = lazyHandler(async () => {
       ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
       : {}),
     ...(environment.THREAD_OWNER_SOURCE
-      ? { threadOwner: threadOwnerSource(environment.THREAD_OWNER_SOURCE) }
+      ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
     ...(upstashRedisUrl && upstashRedisToken

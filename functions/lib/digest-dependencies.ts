@@ -17,6 +17,7 @@ import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+import type { ThreadOwnerSource } from "./thread-owner-source";
 
 /** Defaults of {@link DigestConfig}. */
 export const DIGEST_CONFIG_DEFAULTS = {
@@ -27,15 +28,6 @@ export const DIGEST_CONFIG_DEFAULTS = {
   /** Where a thread's owner is read: the org on its first checkpoint's metadata. */
   threadOwner: "checkpoint",
 } as const;
-
-/**
- * Where the digest function reads a thread's owning org: `checkpoint`, the org under
- * `orgMetadataKey` in the metadata of the thread's first checkpoint (server-set, never
- * client-writable); `table`, the owner row the runtime records when it creates the thread
- * (`recordThreadOwner`), for apps whose checkpoint metadata a client can influence.
- */
-export const THREAD_OWNER_SOURCES = ["checkpoint", "table"] as const;
-export type ThreadOwnerSource = (typeof THREAD_OWNER_SOURCES)[number];
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
 export interface DigestConfig {

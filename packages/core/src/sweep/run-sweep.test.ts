@@ -249,3 +249,55 @@ describe("runSweep: lost events of threads that had a pass", () => {
     ]);
   });
 });
+
+describe("runSweep: with a thread owner", () => {
+  it("enqueues each thread under its owner's org, and passes over threads another org owns or nobody does", async () => {
+    const clock = manualClock(NOW);
+    // A pass record an earlier, unchecked job left under the victim's org for the attacker's thread.
+    await repository.recordPass("victim", "attacker-thread", {
+      status: "failed",
+      turnEndedAt: hoursAgo(6),
+      at: hoursAgo(6),
+    });
+    await repository.recordPass("hooli", "hooli-failed", {
+      status: "failed",
+      turnEndedAt: hoursAgo(6),
+      at: hoursAgo(6),
+    });
+    const owners: Record<string, string> = {
+      "attacker-thread": "attacker",
+      "hooli-failed": "hooli",
+      // The directory's metadata says "victim"; the owner table says otherwise.
+      "hooli-lost": "hooli",
+    };
+    const report = await runSweep(
+      {
+        store: {
+          // Only this test's threads: the shared records of the other tests stay out of it.
+          listLeftBehind: async (query) => {
+            const page = await repository.listLeftBehind(query);
+            return { ...page, threads: page.threads.filter((thread) => thread.orgId !== "acme") };
+          },
+          threadsWithPass: (threads) => repository.threadsWithPass(threads),
+        },
+        directory: listDirectory([
+          { orgId: "victim", threadId: "hooli-lost", lastActivityAt: hoursAgo(3) },
+          { orgId: "victim", threadId: "nobodys", lastActivityAt: hoursAgo(3) },
+        ]),
+        threadOwner: {
+          ownerOf: async (threadId) => {
+            const orgId = owners[threadId];
+            return orgId ? { status: "owned", orgId } : { status: "unknown" };
+          },
+        },
+        clock,
+      },
+      { dryRun: true },
+    );
+    const swept = report.threads.map((thread) => `${thread.orgId}/${thread.threadId}:${thread.reason}`);
+    expect(swept).toContain("hooli/hooli-failed:failed");
+    expect(swept).toContain("hooli/hooli-lost:lost_event");
+    expect(swept.filter((line) => line.includes("attacker-thread") || line.includes("nobodys"))).toEqual([]);
+    expect(report.notOwned).toBe(2);
+  });
+});

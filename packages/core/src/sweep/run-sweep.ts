@@ -1,7 +1,7 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import type { LeftBehindReason } from "@context-cleaner/assembler/internal";
 import { DIGEST_JOB_DEFAULTS } from "../job/options";
-import type { Clock, MetricsSink, ThreadDirectory } from "../ports";
+import type { Clock, MetricsSink, ThreadDirectory, ThreadOwner } from "../ports";
 import type { DigestQueue } from "../queue/digest-queue";
 import { sweepMessage } from "./sweep-message";
 
@@ -36,6 +36,13 @@ export interface SweepPorts {
    * without it that scan is skipped.
    */
   directory?: ThreadDirectory;
+  /**
+   * The threads' owners: each thread is enqueued under its owner's org, and one another org
+   * owns (a pass record left by an unchecked job) or nobody does is passed over and counted
+   * in `notOwned`. Without it, the pass record's org and the directory's (the org of the
+   * thread's first checkpoint) are taken as they are.
+   */
+  threadOwner?: ThreadOwner;
   clock: Clock;
   metrics?: MetricsSink;
 }
@@ -89,6 +96,8 @@ export interface SweepReport {
   byReason: Partial<Record<SweepReason, number>>;
   /** Sends that failed. */
   failed: number;
+  /** Threads passed over because their org is not their owner's (only with a `threadOwner`). */
+  notOwned: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
 }
@@ -153,7 +162,14 @@ class SweepRun {
     /** Passes and activity after this are left alone (their own job may still be queued). */
     private readonly settledBefore: Date,
   ) {
-    this.report = { dryRun: settings.dryRun, threads: [], byReason: {}, failed: 0, truncated: false };
+    this.report = {
+      dryRun: settings.dryRun,
+      threads: [],
+      byReason: {},
+      failed: 0,
+      notOwned: 0,
+      truncated: false,
+    };
   }
 
   /** Threads enqueued (or attempted) so far, so the second scan never sends one twice. */
@@ -214,15 +230,40 @@ class SweepRun {
     if (cursor !== null) this.report.truncated = true;
   }
 
+  /**
+   * With a `threadOwner`: each thread under its owner's org (`replace`), or only those whose
+   * org is their owner's (`keep`); the rest are counted in `notOwned`. Without one, as given.
+   */
+  private async owned<Thread extends { orgId: string; threadId: string }>(
+    threads: readonly Thread[],
+    mode: "keep" | "replace",
+  ): Promise<Thread[]> {
+    const owner = this.ports.threadOwner;
+    if (owner === undefined) return [...threads];
+    const owned: Thread[] = [];
+    for (const thread of threads) {
+      const ownership = await owner.ownerOf(thread.threadId);
+      if (ownership.status === "owned" && (mode === "replace" || ownership.orgId === thread.orgId)) {
+        owned.push({ ...thread, orgId: ownership.orgId });
+        continue;
+      }
+      this.report.notOwned += 1;
+      this.ports.metrics?.record({ name: "SweepNotOwnedThreads", value: 1, unit: "Count" });
+    }
+    return owned;
+  }
+
   /** Threads whose pass record left them behind, at their latest turn (or the record's time). */
   sweepLeftBehind(): Promise<void> {
     return this.scan(
-      (cursor) =>
-        this.ports.store.listLeftBehind({
+      async (cursor) => {
+        const found = await this.ports.store.listLeftBehind({
           limit: this.settings.pageSize,
           cursor,
           recordedBefore: this.settledBefore,
-        }),
+        });
+        return { threads: await this.owned(found.threads, "keep"), nextCursor: found.nextCursor };
+      },
       (thread) => ({
         orgId: thread.orgId,
         threadId: thread.threadId,
@@ -242,7 +283,10 @@ class SweepRun {
     return this.scan(
       async (cursor) => {
         const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
-        const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
+        const settled = await this.owned(
+          found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
+          "replace",
+        );
         latestSeen = new Map(
           (await this.ports.store.threadsWithPass(settled)).map((pass) => [
             threadKey(pass),
