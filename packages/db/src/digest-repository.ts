@@ -11,6 +11,7 @@ import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordPass } from "./pass-queries";
+import { purgeContent, purgeOrganization, purgeThread } from "./purge-queries";
 import type { DigestRepository } from "./repository-types";
 import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
 
@@ -29,6 +30,9 @@ export function createDigestRepository(database: Database): DigestRepository {
     findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
     findReusableDigests: (orgId, sha256s) => findReusableDigests(database, orgId, sha256s),
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
+    purgeThread: (orgId, threadId, at) => purgeThread(database, orgId, threadId, at),
+    purgeContent: (orgId, sha256, at) => purgeContent(database, orgId, sha256, at),
+    purgeOrganization: (orgId, at) => purgeOrganization(database, orgId, at),
     summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd),

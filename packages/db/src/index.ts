@@ -28,6 +28,7 @@ export type {
   PassInput,
   PassRecord,
   PassStatus,
+  PurgeResult,
   SpendReservation,
   StoredDigest,
   ThreadClaim,

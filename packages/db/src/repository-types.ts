@@ -124,6 +124,14 @@ export interface ThreadPassCoverage extends ThreadKey {
   latestTurnEndedAt: Date | null;
 }
 
+/** What a purge removed. */
+export interface PurgeResult {
+  /** Digest rows deleted. */
+  digests: number;
+  /** Threads whose pass record is now `skipped` / `purged`. */
+  threads: number;
+}
+
 /** What the digests of one thread amount to. */
 export interface ThreadDigestSummary {
   /** Rows of the thread (digests and superseded-search stubs). */
@@ -150,7 +158,19 @@ export interface DigestRepository {
   findReusableDigest(orgId: string, contentSha256: string): Promise<StoredDigest | null>;
   /** Reusable digests for many hashes in one query (the worker's batch form). */
   findReusableDigests(orgId: string, contentSha256s: readonly string[]): Promise<Map<string, StoredDigest>>;
+  /** Deletes a thread's digests and nothing else (see {@link DigestRepository.purgeThread}). */
   deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
+  /**
+   * The recovery path from a cleaner bug: deletes the thread's digests and marks its pass
+   * `skipped` / `purged` at `at`, so neither the sweep nor an earlier turn's event rewrites
+   * them; the next turn after `at` runs as usual. The same text in the org's other threads
+   * stays (content-hash reuse crosses threads): see `purgeContent`.
+   */
+  purgeThread(orgId: string, threadId: string, at: Date): Promise<PurgeResult>;
+  /** Deletes every digest of one content hash in the org and marks each thread it was in purged. */
+  purgeContent(orgId: string, contentSha256: string, at: Date): Promise<PurgeResult>;
+  /** Deletes all of the org's digests and marks every thread with digests or a pass record purged. */
+  purgeOrganization(orgId: string, at: Date): Promise<PurgeResult>;
   /** Counts and sizes of a thread's digests, in one query. */
   summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
   reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
