@@ -78,11 +78,11 @@ function publisher(sqs: SQSClient = services.sqs) {
 }
 
 /** A fresh org's heavy thread, published as the runtime does when its turn ends. */
-async function publishTurn(turnEndedAt = new Date("2026-11-30T10:00:00Z")) {
+async function publishTurn(turnEndedAt = new Date("2026-11-30T10:00:00Z"), threadId = THREAD) {
   const orgId = `org-${randomUUID()}`;
   const outcome = await publisher().publishTurnEnded({
     orgId,
-    threadId: THREAD,
+    threadId,
     rawToolChars: rawToolChars(heavyThread().messages),
     turnEndedAt,
   });
@@ -134,10 +134,12 @@ async function rowsOf(orgId: string): Promise<Map<string, string>> {
 describe("the digest function end to end", () => {
   it("publishTurnEnded → SQS → handler wired as deployed (Neon driver, LangGraph checkpoint, Upstash, Anthropic) → rows; the next view is smaller and keeps its probes", async () => {
     const fixture = heavyThread();
-    const { orgId } = await publishTurn();
+    // A thread of its own: its first checkpoint names its org, which the deployed owner check reads.
+    const threadId = `${THREAD}-${randomUUID()}`;
+    const { orgId } = await publishTurn(undefined, threadId);
     await writeCheckpoint(services.saver, {
       orgId,
-      threadId: THREAD,
+      threadId,
       messages: fixture.messages,
       at: new Date(),
     });

@@ -1,7 +1,9 @@
 /**
  * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
- * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`. The
+ * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
+ * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
+ * or `table`) locate the checkpoint tables and where a thread's owning org is read. The
  * handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
@@ -15,6 +17,7 @@ import { createDigestHandler } from "./lib/digest-handler";
 import { lazyHandler } from "./lib/lazy-handler";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+import { parseThreadOwnerSource } from "./lib/thread-owner-source";
 
 async function readSecrets(
   secretArn: string | undefined,
@@ -46,6 +49,12 @@ export const handler = lazyHandler(async () => {
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
     ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
+    ...(environment.CHECKPOINT_ORG_METADATA_KEY
+      ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
+      : {}),
+    ...(environment.THREAD_OWNER_SOURCE
+      ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
+      : {}),
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }

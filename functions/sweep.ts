@@ -2,7 +2,8 @@
  * The nightly sweep function (Cron): the edge where configuration is read, from SST's
  * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
  * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
- * tables and the org in their metadata. Built on the first invocation.
+ * tables and the org in their metadata; `THREAD_OWNER_SOURCE=table` reads threads' owners
+ * from the owner table instead. Built on the first invocation.
  * See docs/architecture.md#the-nightly-sweep.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -14,6 +15,7 @@ import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { requireSecret, secretsFromSecretsManager } from "./lib/secrets";
 import { createSweepDependencies } from "./lib/sweep-dependencies";
 import { createSweepHandler } from "./lib/sweep-handler";
+import { parseThreadOwnerSource } from "./lib/thread-owner-source";
 
 export const handler = lazyHandler(async () => {
   const environment = process.env;
@@ -36,6 +38,9 @@ export const handler = lazyHandler(async () => {
     ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
     ...(environment.CHECKPOINT_ORG_METADATA_KEY
       ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
+      : {}),
+    ...(environment.THREAD_OWNER_SOURCE
+      ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
     queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
     sqs: new SQSClient({}),

@@ -11,11 +11,13 @@ import {
   withFallback,
 } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
+import { createPostgresThreadOwner, createTableThreadOwner } from "@context-cleaner/core/thread-directory";
 import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+import type { ThreadOwnerSource } from "./thread-owner-source";
 
 /** Defaults of {@link DigestConfig}. */
 export const DIGEST_CONFIG_DEFAULTS = {
@@ -23,6 +25,8 @@ export const DIGEST_CONFIG_DEFAULTS = {
   lockTimeoutMs: 1_000,
   /** The schema LangGraph's `PostgresSaver` writes its tables in. */
   checkpointSchema: "public",
+  /** Where a thread's owner is read: the org on its first checkpoint's metadata. */
+  threadOwner: "checkpoint",
 } as const;
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
@@ -35,6 +39,10 @@ export interface DigestConfig {
   checkpointDatabaseUrl: string;
   /** @default "public" */
   checkpointSchema?: string;
+  /** @default "checkpoint" */
+  threadOwner?: ThreadOwnerSource;
+  /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
+  orgMetadataKey?: string;
   /** Without a key, digests are extractive only. */
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
@@ -126,7 +134,8 @@ function digesterFor(config: DigestConfig): DigestModel {
 
 /**
  * The digest handler's dependencies from configuration values: the Neon database and its
- * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
+ * repository (checked reachable once, here), the thread's owner (every job's org is checked
+ * against it), the checkpoint reader (loaded on first read),
  * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
  * records come from; `close()` releases the connections.
  *
@@ -138,15 +147,27 @@ export async function createDigestDependencies(
   const database = await createNeonDatabase(config.databaseUrl, {
     ...(config.neon ? { neon: config.neon } : {}),
   });
+  const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
   const checkpoints = lazyPostgresCheckpointReader(
     config.checkpointDatabaseUrl,
-    config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,
+    checkpointSchema,
     config.logger,
   );
+  const store = createDigestRepository(database);
+  const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
+  const checkpointOwner =
+    ownerSource === "checkpoint"
+      ? createPostgresThreadOwner({
+          connectionString: config.checkpointDatabaseUrl,
+          schema: checkpointSchema,
+          ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
+        })
+      : undefined;
   return {
     ports: {
       checkpoints,
-      store: createDigestRepository(database),
+      store,
+      threadOwner: checkpointOwner ?? createTableThreadOwner(store),
       digester: digesterFor(config),
       clock: systemClock,
       lock: config.redis
@@ -165,6 +186,7 @@ export async function createDigestDependencies(
     // Lambda never calls it (connections live as long as the container); embedded runs and tests do.
     async close() {
       await checkpoints.close();
+      await checkpointOwner?.close();
       await database.close();
     },
   };

@@ -2,10 +2,15 @@ import type { SQSClient } from "@aws-sdk/client-sqs";
 import { systemClock } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import type { SweepOptions } from "@context-cleaner/core/sweep";
-import { createPostgresThreadDirectory } from "@context-cleaner/core/thread-directory";
+import {
+  createPostgresThreadDirectory,
+  createPostgresThreadOwner,
+  createTableThreadOwner,
+} from "@context-cleaner/core/thread-directory";
 import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
 import type { SweepHandlerDependencies } from "./sweep-handler";
+import type { ThreadOwnerSource } from "./thread-owner-source";
 
 /** Everything the sweep function is configured with, as values: the edge reads them. */
 export interface SweepConfig {
@@ -19,6 +24,12 @@ export interface SweepConfig {
   checkpointSchema?: string;
   /** @default "org_id" */
   orgMetadataKey?: string;
+  /**
+   * Where each thread's owner is read, as the digest function reads it: the sweep enqueues
+   * threads under their owner's org and passes over the others. `checkpoint` needs the
+   * checkpoint store (without it, no owner check). @default "checkpoint"
+   */
+  threadOwner?: ThreadOwnerSource;
   queueUrl: string;
   sqs: Pick<SQSClient, "send">;
   logger: FunctionLogger;
@@ -28,7 +39,8 @@ export interface SweepConfig {
 
 /**
  * The sweep handler's dependencies from configuration values: the Neon database's
- * repository (checked reachable once), the thread directory over the checkpoint tables, and
+ * repository (checked reachable once), the thread directory and the threads' owners over
+ * the checkpoint tables (or the owner table), and
  * the SQS digest queue; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
@@ -46,11 +58,22 @@ export async function createSweepDependencies(
         ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
       })
     : undefined;
+  const store = createDigestRepository(database);
+  const checkpointOwner =
+    (config.threadOwner ?? "checkpoint") === "checkpoint" && config.checkpointDatabaseUrl
+      ? createPostgresThreadOwner({
+          connectionString: config.checkpointDatabaseUrl,
+          ...(config.checkpointSchema ? { schema: config.checkpointSchema } : {}),
+          ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
+        })
+      : undefined;
+  const threadOwner = config.threadOwner === "table" ? createTableThreadOwner(store) : checkpointOwner;
   return {
     ports: {
-      store: createDigestRepository(database),
+      store,
       queue: createSqsDigestQueue({ client: config.sqs, queueUrl: config.queueUrl }),
       ...(directory ? { directory } : {}),
+      ...(threadOwner ? { threadOwner } : {}),
       clock: systemClock,
     },
     logger: config.logger,
@@ -59,6 +82,7 @@ export async function createSweepDependencies(
     // Lambda never calls it; embedded runs and tests do.
     async close() {
       await directory?.close();
+      await checkpointOwner?.close();
       await database.close();
     },
   };

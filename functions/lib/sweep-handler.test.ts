@@ -40,6 +40,7 @@ describe("createSweepHandler", () => {
       dryRun: false,
       enqueued: 2,
       failed: 0,
+      notOwned: 0,
       truncated: false,
       byReason: { failed: 1, turn_lock: 1 },
     });

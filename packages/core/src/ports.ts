@@ -127,6 +127,30 @@ export interface ThreadDirectory {
   listActiveThreads(query: ActiveThreadsQuery): Promise<ActiveThreadsPage>;
 }
 
+/** Who owns a thread, as a {@link ThreadOwner} establishes it. */
+export type ThreadOwnership =
+  | { readonly status: "owned"; readonly orgId: string }
+  /** No owner is established: no record of the thread yet, or its first names no org. */
+  | { readonly status: "unknown" }
+  /** The thread's records name more than one org: it is refused for every one of them. */
+  | { readonly status: "conflicting"; readonly orgIds: readonly string[] };
+
+/**
+ * The org that owns a thread, established once for it and checked on every job before any
+ * paid call: a job whose payload names another org is refused (`not_owner`), writes nothing
+ * and is never billed, so content-hash reuse within an org only ever sees the owner's rows.
+ *
+ * Two implementations: {@link createPostgresThreadOwner} takes the org recorded in the
+ * metadata of the thread's first checkpoint, which the runtime's server sets and no client
+ * may write; {@link createTableThreadOwner} reads an owner row the runtime writes when it
+ * creates the thread (`recordThreadOwner`), for apps whose checkpoint metadata a client can
+ * influence.
+ */
+export interface ThreadOwner {
+  /** @throws {CheckpointReadError} `store_failed` (retryable) when the owner cannot be read. */
+  ownerOf(threadId: string): Promise<ThreadOwnership>;
+}
+
 /**
  * Best-effort peek at whether a turn is running on a thread. Safety never depends on it:
  * a mid-turn pass only adds rows for pre-existing messages, and a turn loads digests once.

@@ -9,14 +9,16 @@ import {
 } from "./digest-queries";
 import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind, threadsWithPass } from "./left-behind-query";
+import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordPass } from "./pass-queries";
+import { purgeContent, purgeOrganization, purgeThread } from "./purge-queries";
 import type { DigestRepository } from "./repository-types";
 import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
 
 /**
- * The storage port over a {@link Database}. Every method but `listLeftBehind` and
- * `threadsWithPass` (the sweep's, as `app_sweeper`) takes an org id and runs in a
- * transaction scoped to it under row-level security.
+ * The storage port over a {@link Database}. Every method but `listLeftBehind`,
+ * `threadsWithPass` and `getThreadOwner` (read across orgs, as `app_sweeper`) takes an org id
+ * and runs in a transaction scoped to it under row-level security.
  * @example
  * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));
  * const digests = await repository.loadThreadDigests(orgId, threadId);
@@ -28,6 +30,9 @@ export function createDigestRepository(database: Database): DigestRepository {
     findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
     findReusableDigests: (orgId, sha256s) => findReusableDigests(database, orgId, sha256s),
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
+    purgeThread: (orgId, threadId, at) => purgeThread(database, orgId, threadId, at),
+    purgeContent: (orgId, sha256, at) => purgeContent(database, orgId, sha256, at),
+    purgeOrganization: (orgId, at) => purgeOrganization(database, orgId, at),
     summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd),
@@ -40,5 +45,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),
     threadsWithPass: (threads) => threadsWithPass(database, threads),
+    recordThreadOwner: (orgId, threadId) => recordThreadOwner(database, orgId, threadId),
+    getThreadOwner: (threadId) => getThreadOwner(database, threadId),
   };
 }

@@ -29,11 +29,13 @@ export type {
   PassInput,
   PassRecord,
   PassStatus,
+  PurgeResult,
   SpendReservation,
   StoredDigest,
   ThreadClaim,
   ThreadClaimInput,
   ThreadDigestSummary,
   ThreadKey,
+  ThreadPassCoverage,
 } from "./repository-types";
-export { contextDigest, spendLedger, threadPass } from "./schema/index";
+export { contextDigest, spendLedger, threadOwner, threadPass } from "./schema/index";

@@ -2,7 +2,13 @@ import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import { decodePageCursor, encodePageCursor } from "./page-cursor";
-import type { LeftBehindPage, LeftBehindQuery, LeftBehindReason, ThreadKey } from "./repository-types";
+import type {
+  LeftBehindPage,
+  LeftBehindQuery,
+  LeftBehindReason,
+  ThreadKey,
+  ThreadPassCoverage,
+} from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireId, requireInteger } from "./validation";
 
@@ -69,21 +75,26 @@ export async function listLeftBehind(
 }
 
 /**
- * Which of `threads` have a pass record, in one query as `app_sweeper` (routing columns
- * only), in the order given. At most 1,000 threads per call.
+ * Which of `threads` have a pass record, with the turns it covers and saw, in one query as
+ * `app_sweeper` (routing columns only), in the order given. At most 1,000 threads per call.
  * @throws {InvalidStorageInputError} for an empty id or more than 1,000 threads.
  */
 export async function threadsWithPass(
   database: Database,
   threads: readonly ThreadKey[],
-): Promise<ThreadKey[]> {
+): Promise<ThreadPassCoverage[]> {
   requireInteger(threads.length, "threads.length", 0, DEFAULTS.maxThreadsPerLookup);
   const orgIds = threads.map((thread) => requireId(thread.orgId, "orgId", "orgId"));
   const threadIds = threads.map((thread) => requireId(thread.threadId, "threadId"));
   if (threads.length === 0) return [];
   const rows = await database.withSweeper((transaction) =>
     transaction
-      .select({ orgId: threadPass.orgId, threadId: threadPass.threadId })
+      .select({
+        orgId: threadPass.orgId,
+        threadId: threadPass.threadId,
+        coveredTurnEndedAt: threadPass.coveredTurnEndedAt,
+        latestTurnEndedAt: threadPass.latestTurnEndedAt,
+      })
       .from(threadPass)
       .where(
         sql`(${threadPass.orgId}, ${threadPass.threadId}) in (${sql.join(
@@ -92,8 +103,11 @@ export async function threadsWithPass(
         )})`,
       ),
   );
-  const known = new Set(rows.map((row) => JSON.stringify([row.orgId, row.threadId])));
-  return threads.filter((thread) => known.has(JSON.stringify([thread.orgId, thread.threadId])));
+  const known = new Map(rows.map((row) => [JSON.stringify([row.orgId, row.threadId]), row]));
+  return threads.flatMap((thread) => {
+    const row = known.get(JSON.stringify([thread.orgId, thread.threadId]));
+    return row ? [{ ...row }] : [];
+  });
 }
 
 function decodeCursor(cursor: string): [string, string] {

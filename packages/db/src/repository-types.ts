@@ -116,6 +116,22 @@ export interface ThreadKey {
   threadId: string;
 }
 
+/** A thread's pass record as the sweep sees it: the turns its passes covered and saw. */
+export interface ThreadPassCoverage extends ThreadKey {
+  /** The latest turn end whose messages the digests cover. */
+  coveredTurnEndedAt: Date | null;
+  /** The latest turn end any pass (or claim) saw. */
+  latestTurnEndedAt: Date | null;
+}
+
+/** What a purge removed. */
+export interface PurgeResult {
+  /** Digest rows deleted. */
+  digests: number;
+  /** Threads whose pass record is now `skipped` / `purged`. */
+  threads: number;
+}
+
 /** What the digests of one thread amount to. */
 export interface ThreadDigestSummary {
   /** Rows of the thread (digests and superseded-search stubs). */
@@ -142,7 +158,19 @@ export interface DigestRepository {
   findReusableDigest(orgId: string, contentSha256: string): Promise<StoredDigest | null>;
   /** Reusable digests for many hashes in one query (the worker's batch form). */
   findReusableDigests(orgId: string, contentSha256s: readonly string[]): Promise<Map<string, StoredDigest>>;
+  /** Deletes a thread's digests and nothing else (see {@link DigestRepository.purgeThread}). */
   deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
+  /**
+   * The recovery path from a cleaner bug: deletes the thread's digests and marks its pass
+   * `skipped` / `purged` at `at`, so neither the sweep nor an earlier turn's event rewrites
+   * them; the next turn after `at` runs as usual. The same text in the org's other threads
+   * stays (content-hash reuse crosses threads): see `purgeContent`.
+   */
+  purgeThread(orgId: string, threadId: string, at: Date): Promise<PurgeResult>;
+  /** Deletes every digest of one content hash in the org and marks each thread it was in purged. */
+  purgeContent(orgId: string, contentSha256: string, at: Date): Promise<PurgeResult>;
+  /** Deletes all of the org's digests and marks every thread with digests or a pass record purged. */
+  purgeOrganization(orgId: string, at: Date): Promise<PurgeResult>;
   /** Counts and sizes of a thread's digests, in one query. */
   summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
   reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
@@ -156,8 +184,16 @@ export interface DigestRepository {
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
   /**
-   * Which of `threads` have a pass record, across orgs, as the sweeper role (which reads
-   * routing columns only): the sweep enqueues the others, whose event was lost.
+   * Which of `threads` have a pass record, and the turns it covers and saw, across orgs, as
+   * the sweeper role (which reads routing columns only): the sweep enqueues the others, and
+   * those whose checkpoint activity is later than their record saw (their event was lost).
    */
-  threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadKey[]>;
+  threadsWithPass(threads: readonly ThreadKey[]): Promise<ThreadPassCoverage[]>;
+  /**
+   * Records that `orgId` owns `threadId` (the runtime calls it when it creates a thread);
+   * the first org to record a thread owns it for good. Returns whether `orgId` owns it now.
+   */
+  recordThreadOwner(orgId: string, threadId: string): Promise<boolean>;
+  /** The org that owns `threadId`, read across orgs as the sweeper role, or null when none was recorded. */
+  getThreadOwner(threadId: string): Promise<string | null>;
 }

@@ -19,7 +19,8 @@ export type PassStatus = (typeof PASS_STATUSES)[number];
  * Why a pass was skipped (`disabled` … `budget`, `claimed`) or ended partial (`call_cap`,
  * `budget`, `digest_failed`, `out_of_time`). `budget` is both: no candidate fit, or the
  * budget ran out mid-pass. `claimed`: another run holds the thread's lease. `out_of_time`:
- * the function's remaining time could not fit one more digest call.
+ * the function's remaining time could not fit one more digest call. `not_owner`: the
+ * payload's org is not the thread's owner. `purged`: an operator deleted the digests.
  */
 export const PASS_REASONS = [
   "disabled",
@@ -33,6 +34,8 @@ export const PASS_REASONS = [
   "digest_failed",
   "claimed",
   "out_of_time",
+  "not_owner",
+  "purged",
 ] as const;
 export type PassReason = (typeof PASS_REASONS)[number];
 

@@ -1,5 +1,6 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import { PGlite } from "@electric-sql/pglite";
+import { v6 } from "@langchain/core/utils/uuid";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckpointReadError } from "../errors";
 import { createPostgresThreadDirectory } from "./postgres-thread-directory";
@@ -18,6 +19,14 @@ const CHECKPOINTS_TABLE = `create table lg.checkpoints (
 )`;
 
 let pglite: PGlite;
+
+/**
+ * The id LangGraph gives a checkpoint written at `ts` (a UUID v6, time-ordered); `step`
+ * keeps ids of one instant apart, as LangGraph's clock sequence does.
+ */
+function checkpointIdAt(ts: string, step = 0): string {
+  return v6({ msecs: Date.parse(ts), nsecs: 0, clockseq: step });
+}
 
 async function checkpoint(
   threadId: string,
@@ -38,23 +47,33 @@ async function checkpoint(
   );
 }
 
+/** A checkpoint of `threadId` written at `ts`, with LangGraph's id for that instant. */
+async function checkpointAt(
+  threadId: string,
+  ts: string,
+  metadata: Record<string, unknown>,
+  namespace = "",
+): Promise<void> {
+  await checkpoint(threadId, checkpointIdAt(ts), ts, metadata, namespace);
+}
+
 beforeAll(async () => {
   pglite = await PGlite.create();
   await pglite.exec(`create schema lg; ${CHECKPOINTS_TABLE}`);
-  // t-a: two checkpoints, the latest on Nov 30; its org from the latest checkpoint.
-  await checkpoint("t-a", "0001", "2026-11-29T08:00:00.000Z", { source: "input", org_id: "acme" });
-  await checkpoint("t-a", "0002", "2026-11-30T08:00:00.000Z", { source: "loop", org_id: "acme" });
+  // t-a: two checkpoints, the latest on Nov 30; its org from the first checkpoint.
+  await checkpointAt("t-a", "2026-11-29T08:00:00.000Z", { source: "input", org_id: "acme" });
+  await checkpointAt("t-a", "2026-11-30T08:00:00.000Z", { source: "loop", org_id: "acme" });
   // t-b: active long ago only.
-  await checkpoint("t-b", "0001", "2026-10-01T08:00:00.000Z", { org_id: "acme" });
+  await checkpointAt("t-b", "2026-10-01T08:00:00.000Z", { org_id: "acme" });
   // t-c: active, another org, Python-style offset timestamp.
-  await checkpoint("t-c", "0001", "2026-11-30T09:30:00.000000+00:00", { org_id: "globex" });
+  await checkpointAt("t-c", "2026-11-30T09:30:00.000000+00:00", { org_id: "globex" });
   // t-d: active, but no org in its metadata: not listed.
-  await checkpoint("t-d", "0001", "2026-11-30T09:00:00.000Z", { source: "loop" });
+  await checkpointAt("t-d", "2026-11-30T09:00:00.000Z", { source: "loop" });
   // t-e: only a subgraph checkpoint is recent; the root's is old.
-  await checkpoint("t-e", "0001", "2026-10-01T08:00:00.000Z", { org_id: "acme" });
-  await checkpoint("t-e", "0002", "2026-11-30T08:00:00.000Z", { org_id: "acme" }, "child:1");
+  await checkpointAt("t-e", "2026-10-01T08:00:00.000Z", { org_id: "acme" });
+  await checkpointAt("t-e", "2026-11-30T08:00:00.000Z", { org_id: "acme" }, "child:1");
   // t-f: another metadata key.
-  await checkpoint("t-f", "0001", "2026-11-30T10:00:00.000Z", { tenant: "initech" });
+  await checkpointAt("t-f", "2026-11-30T10:00:00.000Z", { tenant: "initech" });
 });
 
 afterAll(async () => {
@@ -91,6 +110,73 @@ describe("createPostgresThreadDirectory", () => {
     });
     expect(second.threads.map((thread) => thread.threadId)).toEqual(["t-c", "t-e"]);
     expect(second.nextCursor).toBeNull();
+  });
+
+  it("takes the org of the thread's first checkpoint, and leaves out a thread whose checkpoints disagree", async () => {
+    // Created by initech a month ago; a later checkpoint claims another org.
+    await checkpointAt("t-owned", "2026-10-30T08:00:00.000Z", { org_id: "initech" });
+    await checkpointAt("t-owned", "2026-11-30T08:00:00.000Z", { org_id: "initech" });
+    await checkpointAt("t-owned", "2026-11-30T08:05:00.000Z", {});
+    await checkpointAt("t-spoofed", "2026-10-30T08:00:00.000Z", { org_id: "initech" });
+    await checkpointAt("t-spoofed", "2026-11-30T08:00:00.000Z", { org_id: "victim" });
+    try {
+      const directory = createPostgresThreadDirectory({ pool: pglite, schema: "lg" });
+      const page = await directory.listActiveThreads({ since });
+      expect(
+        page.threads.filter(
+          (thread) => thread.threadId.startsWith("t-owned") || thread.threadId.startsWith("t-spoofed"),
+        ),
+      ).toEqual([
+        { orgId: "initech", threadId: "t-owned", lastActivityAt: new Date("2026-11-30T08:05:00.000Z") },
+      ]);
+    } finally {
+      await pglite.query("delete from lg.checkpoints where thread_id in ('t-owned', 't-spoofed')");
+    }
+  });
+
+  it("skips a checkpoint whose timestamp is not a timestamp instead of failing the scan", async () => {
+    for (const [index, ts] of ["yesterday", "2026-02-30T08:00:00Z", "2026-11-30T25:00:00Z", ""].entries()) {
+      await checkpoint(`t-bad-${index}`, checkpointIdAt("2026-11-30T08:00:00.000Z", index), ts, {
+        org_id: "acme",
+      });
+    }
+    // A thread with one bad checkpoint is still listed by its good ones.
+    await checkpoint("t-a", checkpointIdAt("2026-11-30T08:30:00.000Z"), "not a time", { org_id: "acme" });
+    try {
+      const directory = createPostgresThreadDirectory({ pool: pglite, schema: "lg" });
+      const page = await directory.listActiveThreads({ since });
+      expect(page.threads.map((thread) => thread.threadId)).toEqual(["t-a", "t-c"]);
+      expect(page.threads[0]?.lastActivityAt).toEqual(new Date("2026-11-30T08:00:00.000Z"));
+    } finally {
+      await pglite.query(
+        "delete from lg.checkpoints where thread_id like 't-bad-%' or checkpoint ->> 'ts' = 'not a time'",
+      );
+    }
+  });
+
+  it("bounds its scan by the checkpoint id, which an index can serve, not by a cast of every row", async () => {
+    const statements: { text: string; values: unknown[] }[] = [];
+    const recording = {
+      query: (text: string, values: unknown[]) => {
+        statements.push({ text, values });
+        return pglite.query(text, values);
+      },
+    };
+    await pglite.exec("create index checkpoints_checkpoint_id_idx on lg.checkpoints (checkpoint_id)");
+    try {
+      await createPostgresThreadDirectory({ pool: recording, schema: "lg" }).listActiveThreads({ since });
+      const [statement] = statements;
+      if (statement === undefined) throw new Error("no query was made");
+      const plan = await pglite.transaction(async (transaction) => {
+        await transaction.exec("set local enable_seqscan = off");
+        return transaction.query<Record<string, string>>(`explain ${statement.text}`, statement.values);
+      });
+      const lines = plan.rows.map((row) => Object.values(row).join(" "));
+      expect(lines.join("\n")).not.toMatch(/Seq Scan on checkpoints/);
+      expect(lines.join("\n")).toMatch(/Index (Only )?Scan using checkpoints_checkpoint_id_idx/);
+    } finally {
+      await pglite.exec("drop index lg.checkpoints_checkpoint_id_idx");
+    }
   });
 
   it("refuses bad options and a foreign cursor, and reports an unreadable store as retryable", async () => {

@@ -2,14 +2,9 @@ import { InvalidOptionError } from "@context-cleaner/assembler";
 import { decodePageCursor, encodePageCursor } from "@context-cleaner/db/internal";
 import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
 import type { ActiveThread, ActiveThreadsPage, ActiveThreadsQuery, ThreadDirectory } from "../ports";
+import { checkpointPool, type QueryPool, SQL_IDENTIFIER } from "./query-pool";
 
-/**
- * The one call the directory makes on a pool: a parameterised query. A `pg` `Pool` and a
- * `@neondatabase/serverless` `Pool` both satisfy it.
- */
-export interface QueryPool {
-  query(text: string, values: unknown[]): Promise<{ rows: unknown[] }>;
-}
+export type { QueryPool } from "./query-pool";
 
 /** Options of {@link createPostgresThreadDirectory}: exactly one of `pool` or `connectionString`. */
 export interface PostgresThreadDirectoryOptions {
@@ -48,26 +43,71 @@ export const POSTGRES_THREAD_DIRECTORY_DEFAULTS = {
   maxLimit: 1_000,
 } as const;
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/**
+ * `text` as a timestamptz when it is an ISO 8601 date-time Postgres reads (`2026-11-30T08:00:00.000Z`,
+ * `2026-11-30T09:30:00.000000+00:00`), else NULL, never an error: the shape is checked by a
+ * pattern, the day of the month against the month's length, and only then is it cast (a CASE
+ * evaluates its branches in order, unlike AND).
+ */
+function safeTimestamp(text: string): string {
+  const year = `substr(${text}, 1, 4)::int`;
+  const monthDays = `case substr(${text}, 6, 2)
+        when '02' then case when (${year} % 4 = 0 and ${year} % 100 <> 0) or ${year} % 400 = 0 then 29 else 28 end
+        when '04' then 30 when '06' then 30 when '09' then 30 when '11' then 30
+        else 31 end`;
+  return `case when ${text} ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)$'
+      and substr(${text}, 1, 4) <> '0000'
+    then case when substr(${text}, 9, 2)::int <= ${monthDays}
+      then (${text})::timestamptz end end`;
+}
 
 function activeThreadsSql(schema: string): string {
-  // One row per thread whose root-namespace checkpoints include one written since $3: its
-  // latest checkpoint's org (by checkpoint id, which LangGraph makes time-ordered) and the
-  // newest checkpoint timestamp. Pages follow the primary key's leading column.
-  return `select thread_id, org_id, last_activity_at from (
-    select thread_id,
-      (array_agg(metadata ->> $1 order by checkpoint_id desc)
-        filter (where coalesce(metadata ->> $1, '') <> ''))[1] as org_id,
-      max((checkpoint ->> 'ts')::timestamptz) as last_activity_at
+  // The scan is bounded by checkpoint id ($3), which LangGraph makes a time-ordered UUID v6,
+  // so an index on checkpoint_id serves it; the timestamp is then read safely from the rows
+  // in the window only. One row per thread with a root-namespace checkpoint written since
+  // $4: the org of its FIRST checkpoint (read by the primary key), unless a checkpoint of
+  // the window names another org, and the newest timestamp. Pages follow thread id.
+  return `with recent as (
+    select thread_id, nullif(metadata ->> $1, '') as org_id, ${safeTimestamp("checkpoint ->> 'ts'")} as ts
     from "${schema}".checkpoints
     where checkpoint_ns = $2
-      and (checkpoint ->> 'ts')::timestamptz >= $3
-      and ($4::text is null or thread_id > $4::text)
+      and checkpoint_id >= $3
+      and ($5::text is null or thread_id > $5::text)
+  ), active as (
+    select thread_id, max(ts) as last_activity_at, array_agg(distinct org_id) filter (where org_id is not null) as org_ids
+    from recent
     group by thread_id
-  ) active
-  where org_id is not null
-  order by thread_id
-  limit $5`;
+    having max(ts) >= $4::timestamptz
+  )
+  select active.thread_id, first.org_id, active.last_activity_at
+  from active
+  cross join lateral (
+    select nullif(metadata ->> $1, '') as org_id
+    from "${schema}".checkpoints
+    where thread_id = active.thread_id and checkpoint_ns = $2
+    order by checkpoint_id
+    limit 1
+  ) first
+  where first.org_id is not null
+    and (active.org_ids is null or active.org_ids <@ array[first.org_id])
+  order by active.thread_id
+  limit $6`;
+}
+
+/** How much earlier than `since` the checkpoint-id bound lies: ids and timestamps come from one clock, so this is only a margin. */
+const ID_BOUND_MARGIN_MS = 3_600_000;
+
+/** 100-ns intervals between the Gregorian epoch of UUID time (1582-10-15) and 1970-01-01. */
+const UUID_EPOCH_OFFSET_MS = 12_219_292_800_000;
+
+/**
+ * The smallest UUID v6 of an instant: the lower bound, as text, of every checkpoint id
+ * LangGraph writes at or after it (a v6 UUID's hex begins with its 60-bit timestamp).
+ */
+export function checkpointIdLowerBound(instant: Date): string {
+  const ticks = (BigInt(instant.getTime()) + BigInt(UUID_EPOCH_OFFSET_MS)) * 10_000n;
+  const hex = (ticks < 0n ? 0n : ticks).toString(16).padStart(15, "0").slice(-15);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-6${hex.slice(12, 15)}-0000-000000000000`;
 }
 
 function decodeCursor(cursor: string): string {
@@ -97,12 +137,16 @@ function toActiveThread(row: unknown): ActiveThread {
 
 /**
  * The default {@link ThreadDirectory}: threads listed from LangGraph's `checkpoints` table
- * (`@langchain/langgraph-checkpoint-postgres`), read with SELECTs only. The org comes from
- * a checkpoint-metadata key, recency from the checkpoint's own timestamp (`checkpoint.ts`).
- * It needs `SELECT` on `<schema>.checkpoints` and nothing else; it never loads LangChain.
+ * (`@langchain/langgraph-checkpoint-postgres`), read with SELECTs only. The org is the one
+ * a checkpoint-metadata key names on the thread's first checkpoint (server-set: see
+ * {@link createPostgresThreadOwner}); a thread whose recent checkpoints name another org is
+ * not listed. Recency comes from the checkpoint's own timestamp (`checkpoint.ts`); a
+ * checkpoint whose timestamp cannot be read is passed over. It needs `SELECT` on
+ * `<schema>.checkpoints` and nothing else; it never loads LangChain.
  *
- * Each page scans the checkpoints written since `since` (the table has no index on the
- * timestamp), so keep `since` to the sweep's window.
+ * Each page reads the checkpoints whose id (a time-ordered UUID v6) is at least that of
+ * `since` less an hour: give the table an index on `checkpoint_id`
+ * (`create index on <schema>.checkpoints (checkpoint_id)`) and that range is all it reads.
  *
  * @throws {InvalidOptionError} unless exactly one of `pool` and `connectionString` is given,
  *   or for a schema or metadata key that is not a plain identifier.
@@ -114,16 +158,10 @@ function toActiveThread(row: unknown): ActiveThread {
 export function createPostgresThreadDirectory(
   options: PostgresThreadDirectoryOptions,
 ): PostgresThreadDirectory {
-  const { pool, connectionString } = options;
-  if ((pool === undefined) === (connectionString === undefined)) {
-    throw new InvalidOptionError(
-      "createPostgresThreadDirectory needs exactly one of pool or connectionString",
-      pool === undefined ? "connectionString" : "pool",
-    );
-  }
+  const pool = checkpointPool("createPostgresThreadDirectory", options);
   const defaults = POSTGRES_THREAD_DIRECTORY_DEFAULTS;
   const schema = options.schema ?? defaults.schema;
-  if (!IDENTIFIER.test(schema)) {
+  if (!SQL_IDENTIFIER.test(schema)) {
     throw new InvalidOptionError(
       `schema: must be a plain identifier, got ${JSON.stringify(schema)}`,
       "schema",
@@ -135,30 +173,6 @@ export function createPostgresThreadDirectory(
   }
   const namespace = options.checkpointNamespace ?? defaults.checkpointNamespace;
   const statement = activeThreadsSql(schema);
-  let ownedPool: Promise<QueryPool & { end(): Promise<void> }> | undefined;
-
-  async function queryPool(): Promise<QueryPool> {
-    if (pool !== undefined) return pool;
-    ownedPool ??= import("pg").then(
-      ({ default: pg }) => {
-        const created = new pg.Pool({
-          connectionString,
-          options: "-c default_transaction_read_only=on",
-          max: 2,
-        });
-        // An idle connection the server drops is replaced on the next query; unhandled, the
-        // pool's error event would end the process.
-        created.on("error", () => undefined);
-        return created;
-      },
-      (error: unknown) => {
-        ownedPool = undefined;
-        throw error;
-      },
-    );
-    return ownedPool;
-  }
-
   return {
     async listActiveThreads(query: ActiveThreadsQuery): Promise<ActiveThreadsPage> {
       const limit = pageLimit(query.limit);
@@ -168,10 +182,11 @@ export function createPostgresThreadDirectory(
       }
       let rows: unknown[];
       try {
-        const client = await queryPool();
+        const client = await pool.pool();
         ({ rows } = await client.query(statement, [
           orgMetadataKey,
           namespace,
+          checkpointIdLowerBound(new Date(query.since.getTime() - ID_BOUND_MARGIN_MS)),
           query.since.toISOString(),
           after,
           limit + 1,
@@ -189,10 +204,17 @@ export function createPostgresThreadDirectory(
         nextCursor: rows.length > limit && last ? encodePageCursor([last.threadId]) : null,
       };
     },
-    async close(): Promise<void> {
-      const owned = ownedPool;
-      ownedPool = undefined;
-      if (owned) await (await owned).end();
-    },
+    close: () => pool.close(),
   };
 }
+
+export type { ThreadOwner, ThreadOwnership } from "../ports";
+// The thread-directory entry point also carries the owner readers, which the digest and sweep functions wire beside it.
+export {
+  createPostgresThreadOwner,
+  createTableThreadOwner,
+  POSTGRES_THREAD_OWNER_DEFAULTS,
+  type PostgresThreadOwner,
+  type PostgresThreadOwnerOptions,
+  type ThreadOwnerRows,
+} from "./postgres-thread-owner";

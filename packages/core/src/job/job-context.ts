@@ -8,6 +8,7 @@ import type {
   Logger,
   MetricsSink,
   MetricUnit,
+  ThreadOwner,
   TurnLock,
 } from "../ports";
 import type { DigestJobOptions } from "./options";
@@ -20,6 +21,14 @@ export interface DigestJobPorts {
   store: DigestStore;
   digester: DigestModel;
   clock: Clock;
+  /**
+   * The thread's owner, checked before any I/O but the trigger's: a payload naming another
+   * org is refused as `not_owner`. Deployed workers always wire one (functions/digest);
+   * leave it out only where the payload is built in the same process from a thread it
+   * owns (the CLI's one-shot `clean`, tests).
+   * @default no check: the payload's org is trusted
+   */
+  threadOwner?: ThreadOwner;
   /** @default no lock: the job never waits for a turn */
   lock?: TurnLock;
   /** @default no metrics */

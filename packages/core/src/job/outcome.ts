@@ -13,6 +13,8 @@ export const SKIP_REASONS = {
   claimed: "claimed",
   /** The function's time ran short before any digest worth writing was made. */
   outOfTime: "out_of_time",
+  /** The payload's org is not the thread's owner (or the owner is unknown or disputed): refused, nothing recorded. */
+  notOwner: "not_owner",
 } as const satisfies Record<string, PassReason>;
 export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
 

@@ -68,7 +68,8 @@ function sameContent(a: DigestRow, b: DigestRow): boolean {
  * port, checked by the same conformance suite: org-scoped rows, idempotent upserts (an
  * identical row is left untouched), the newest row of a hash for reuse, budget
  * reservations that never overspend, a pass record whose turn times only move forward and
- * that a late pass never overwrites, and the same input rules and error codes. Rows are
+ * that a late pass never overwrites, a claim that gives a thread with no record a
+ * `skipped` / `claimed` one, and the same input rules and error codes. Rows are
  * copied in and out, so callers never share state with the store.
  *
  * @example
@@ -219,6 +220,25 @@ export function createInMemoryDigestStore(): DigestStore & {
         return { claimed: false, heldUntil: new Date(held.expiresAt) };
       }
       leases.set(passKey, { owner, expiresAt: new Date(claim.at.getTime() + claim.leaseMs) });
+      // As the repository's claim: a thread with no record gets one, skipped / claimed, so a
+      // run that dies before recording its pass leaves it to the sweep; an existing record
+      // only has its latest turn moved forward.
+      const turn = claim.turnEndedAt ? new Date(claim.turnEndedAt) : null;
+      const existing = passes.get(passKey);
+      if (existing) existing.latestTurnEndedAt = later(existing.latestTurnEndedAt, turn);
+      else {
+        passes.set(passKey, {
+          orgId,
+          threadId,
+          status: "skipped",
+          reason: "claimed",
+          coveredTurnEndedAt: null,
+          latestTurnEndedAt: turn,
+          rawToolChars: 0,
+          digestsWritten: 0,
+          at: new Date(claim.at),
+        });
+      }
       const covered = passes.get(passKey)?.coveredTurnEndedAt ?? null;
       return { claimed: true, coveredTurnEndedAt: covered ? new Date(covered) : null };
     },

@@ -194,3 +194,104 @@ describe("runSweep", () => {
     ).rejects.toThrow(/maxPages/);
   });
 });
+
+describe("runSweep: lost events of threads that had a pass", () => {
+  it("enqueues a thread whose checkpoint activity is later than its pass record covers", async () => {
+    const clock = manualClock(NOW);
+    // Covered up to 10 h ago; the checkpoint store saw turns 3 h ago whose events never came.
+    await storage.repository.recordPass("initech", "long", {
+      status: "done",
+      coveredTurnEndedAt: hoursAgo(10),
+      at: hoursAgo(10),
+    });
+    // Its pass saw the latest activity: nothing was lost.
+    await storage.repository.recordPass("initech", "current", {
+      status: "done",
+      coveredTurnEndedAt: hoursAgo(3),
+      at: hoursAgo(3),
+    });
+    const report = await runSweep(
+      {
+        store: storage.repository,
+        directory: listDirectory([
+          { orgId: "initech", threadId: "long", lastActivityAt: hoursAgo(3) },
+          { orgId: "initech", threadId: "current", lastActivityAt: hoursAgo(3) },
+        ]),
+        clock,
+      },
+      { dryRun: true },
+    );
+    const initech = report.threads.filter((thread) => thread.orgId === "initech");
+    expect(initech).toEqual([
+      { orgId: "initech", threadId: "long", reason: "lost_event", turnEndedAt: hoursAgo(3).toISOString() },
+    ]);
+  });
+
+  it("does not enqueue a thread twice in one run when both scans find it", async () => {
+    const clock = manualClock(NOW);
+    // Left behind (failed 6 h ago) and active later than that: one job, from the first scan.
+    const report = await runSweep(
+      {
+        store: storage.repository,
+        directory: listDirectory([{ orgId: "acme", threadId: "failed", lastActivityAt: hoursAgo(2) }]),
+        clock,
+      },
+      { dryRun: true },
+    );
+    expect(report.threads.filter((thread) => thread.threadId === "failed")).toEqual([
+      { orgId: "acme", threadId: "failed", reason: "failed", turnEndedAt: hoursAgo(6).toISOString() },
+    ]);
+  });
+});
+
+describe("runSweep: with a thread owner", () => {
+  it("enqueues each thread under its owner's org, and passes over threads another org owns or nobody does", async () => {
+    const clock = manualClock(NOW);
+    // A pass record an earlier, unchecked job left under the victim's org for the attacker's thread.
+    await storage.repository.recordPass("victim", "attacker-thread", {
+      status: "failed",
+      turnEndedAt: hoursAgo(6),
+      at: hoursAgo(6),
+    });
+    await storage.repository.recordPass("hooli", "hooli-failed", {
+      status: "failed",
+      turnEndedAt: hoursAgo(6),
+      at: hoursAgo(6),
+    });
+    const owners: Record<string, string> = {
+      "attacker-thread": "attacker",
+      "hooli-failed": "hooli",
+      // The directory's metadata says "victim"; the owner table says otherwise.
+      "hooli-lost": "hooli",
+    };
+    const report = await runSweep(
+      {
+        store: {
+          // Only this test's threads: the shared records of the other tests stay out of it.
+          listLeftBehind: async (query) => {
+            const page = await storage.repository.listLeftBehind(query);
+            return { ...page, threads: page.threads.filter((thread) => thread.orgId !== "acme") };
+          },
+          threadsWithPass: (threads) => storage.repository.threadsWithPass(threads),
+        },
+        directory: listDirectory([
+          { orgId: "victim", threadId: "hooli-lost", lastActivityAt: hoursAgo(3) },
+          { orgId: "victim", threadId: "nobodys", lastActivityAt: hoursAgo(3) },
+        ]),
+        threadOwner: {
+          ownerOf: async (threadId) => {
+            const orgId = owners[threadId];
+            return orgId ? { status: "owned", orgId } : { status: "unknown" };
+          },
+        },
+        clock,
+      },
+      { dryRun: true },
+    );
+    const swept = report.threads.map((thread) => `${thread.orgId}/${thread.threadId}:${thread.reason}`);
+    expect(swept).toContain("hooli/hooli-failed:failed");
+    expect(swept).toContain("hooli/hooli-lost:lost_event");
+    expect(swept.filter((line) => line.includes("attacker-thread") || line.includes("nobodys"))).toEqual([]);
+    expect(report.notOwned).toBe(2);
+  });
+});

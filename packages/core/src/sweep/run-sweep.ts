@@ -1,7 +1,7 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import type { LeftBehindReason } from "@context-cleaner/assembler/internal";
 import { DIGEST_JOB_DEFAULTS } from "../job/options";
-import type { Clock, MetricsSink, ThreadDirectory } from "../ports";
+import type { Clock, MetricsSink, ThreadDirectory, ThreadOwner } from "../ports";
 import type { DigestQueue } from "../queue/digest-queue";
 import { sweepMessage } from "./sweep-message";
 
@@ -20,9 +20,10 @@ export interface SweepStore {
     }[];
     nextCursor: string | null;
   }>;
+  /** The pass records of `threads` that have one, with the latest turn end they saw. */
   threadsWithPass(
     threads: readonly { orgId: string; threadId: string }[],
-  ): Promise<{ orgId: string; threadId: string }[]>;
+  ): Promise<{ orgId: string; threadId: string; latestTurnEndedAt: Date | null }[]>;
 }
 
 /** What the sweep runs on. */
@@ -30,8 +31,18 @@ export interface SweepPorts {
   store: SweepStore;
   /** Where jobs go; left out on a dry run. */
   queue?: Pick<DigestQueue, "send">;
-  /** Finds active threads without a pass record (lost events); without it that scan is skipped. */
+  /**
+   * Finds threads active later than their pass record saw, or with none (lost events);
+   * without it that scan is skipped.
+   */
   directory?: ThreadDirectory;
+  /**
+   * The threads' owners: each thread is enqueued under its owner's org, and one another org
+   * owns (a pass record left by an unchecked job) or nobody does is passed over and counted
+   * in `notOwned`. Without it, the pass record's org and the directory's (the org of the
+   * thread's first checkpoint) are taken as they are.
+   */
+  threadOwner?: ThreadOwner;
   clock: Clock;
   metrics?: MetricsSink;
 }
@@ -85,6 +96,8 @@ export interface SweepReport {
   byReason: Partial<Record<SweepReason, number>>;
   /** Sends that failed. */
   failed: number;
+  /** Threads passed over because their org is not their owner's (only with a `threadOwner`). */
+  notOwned: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
 }
@@ -111,8 +124,9 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
 /**
  * The nightly sweep: re-enqueues threads left behind (their last pass failed, ended
  * partial, was skipped for the turn lock or the budget, or the thread was active after it)
- * and, with a directory, threads active recently that have no pass record at all (their
- * turn event was lost). Each job carries the same group and deduplication ids the runtime's
+ * and, with a directory, threads whose checkpoint activity is later than any turn their
+ * pass record saw, or that have no pass record at all (their turn event was lost). A thread
+ * both scans find is enqueued once, by the first. Each job carries the same group and deduplication ids the runtime's
  * publisher gives that thread and turn, so a sweep retried within the queue's window sends
  * nothing twice, and the job's coalescing skips a turn a pass already covered.
  *
@@ -148,8 +162,18 @@ class SweepRun {
     /** Passes and activity after this are left alone (their own job may still be queued). */
     private readonly settledBefore: Date,
   ) {
-    this.report = { dryRun: settings.dryRun, threads: [], byReason: {}, failed: 0, truncated: false };
+    this.report = {
+      dryRun: settings.dryRun,
+      threads: [],
+      byReason: {},
+      failed: 0,
+      notOwned: 0,
+      truncated: false,
+    };
   }
+
+  /** Threads enqueued (or attempted) so far, so the second scan never sends one twice. */
+  private readonly seen = new Set<string>();
 
   private full(): boolean {
     return this.report.threads.length >= this.settings.maxThreads;
@@ -160,6 +184,7 @@ class SweepRun {
     const { ports, settings, report } = this;
     const swept: SweptThread = { ...thread };
     report.threads.push(swept);
+    this.seen.add(threadKey(thread));
     if (!settings.dryRun && ports.queue) {
       try {
         swept.messageId = (await ports.queue.send(sweepMessage(thread, settings.rawToolChars))).messageId;
@@ -205,15 +230,40 @@ class SweepRun {
     if (cursor !== null) this.report.truncated = true;
   }
 
+  /**
+   * With a `threadOwner`: each thread under its owner's org (`replace`), or only those whose
+   * org is their owner's (`keep`); the rest are counted in `notOwned`. Without one, as given.
+   */
+  private async owned<Thread extends { orgId: string; threadId: string }>(
+    threads: readonly Thread[],
+    mode: "keep" | "replace",
+  ): Promise<Thread[]> {
+    const owner = this.ports.threadOwner;
+    if (owner === undefined) return [...threads];
+    const owned: Thread[] = [];
+    for (const thread of threads) {
+      const ownership = await owner.ownerOf(thread.threadId);
+      if (ownership.status === "owned" && (mode === "replace" || ownership.orgId === thread.orgId)) {
+        owned.push({ ...thread, orgId: ownership.orgId });
+        continue;
+      }
+      this.report.notOwned += 1;
+      this.ports.metrics?.record({ name: "SweepNotOwnedThreads", value: 1, unit: "Count" });
+    }
+    return owned;
+  }
+
   /** Threads whose pass record left them behind, at their latest turn (or the record's time). */
   sweepLeftBehind(): Promise<void> {
     return this.scan(
-      (cursor) =>
-        this.ports.store.listLeftBehind({
+      async (cursor) => {
+        const found = await this.ports.store.listLeftBehind({
           limit: this.settings.pageSize,
           cursor,
           recordedBefore: this.settledBefore,
-        }),
+        });
+        return { threads: await this.owned(found.threads, "keep"), nextCursor: found.nextCursor };
+      },
       (thread) => ({
         orgId: thread.orgId,
         threadId: thread.threadId,
@@ -223,29 +273,45 @@ class SweepRun {
     );
   }
 
-  /** Threads the directory saw active since `since`, settled, that have no pass record: their event was lost. */
+  /**
+   * Threads the directory saw active since `since`, settled, whose pass record saw no turn
+   * as late as that activity, or that have none: their event was lost. A thread the
+   * left-behind scan already enqueued is passed over.
+   */
   sweepLostEvents(directory: ThreadDirectory, since: Date): Promise<void> {
-    let known = new Set<string>();
+    let latestSeen = new Map<string, Date | null>();
     return this.scan(
       async (cursor) => {
         const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
-        const settled = found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore);
-        known = new Set(
-          (await this.ports.store.threadsWithPass(settled)).map((thread) =>
-            JSON.stringify([thread.orgId, thread.threadId]),
-          ),
+        const settled = await this.owned(
+          found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
+          "replace",
+        );
+        latestSeen = new Map(
+          (await this.ports.store.threadsWithPass(settled)).map((pass) => [
+            threadKey(pass),
+            pass.latestTurnEndedAt,
+          ]),
         );
         return { threads: settled, nextCursor: found.nextCursor };
       },
-      (thread) =>
-        known.has(JSON.stringify([thread.orgId, thread.threadId]))
-          ? undefined
-          : {
-              orgId: thread.orgId,
-              threadId: thread.threadId,
-              reason: "lost_event",
-              turnEndedAt: thread.lastActivityAt.toISOString(),
-            },
+      (thread) => {
+        const key = threadKey(thread);
+        if (this.seen.has(key)) return undefined;
+        const seen = latestSeen.get(key);
+        if (seen && seen >= thread.lastActivityAt) return undefined;
+        return {
+          orgId: thread.orgId,
+          threadId: thread.threadId,
+          reason: "lost_event",
+          turnEndedAt: thread.lastActivityAt.toISOString(),
+        };
+      },
     );
   }
+}
+
+/** The key of an (org, thread) pair; JSON keeps any two strings apart. */
+function threadKey(thread: { orgId: string; threadId: string }): string {
+  return JSON.stringify([thread.orgId, thread.threadId]);
 }

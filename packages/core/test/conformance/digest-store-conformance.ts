@@ -246,5 +246,31 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
       ).toBe(true);
       await refusal(store().claimThread(org, "t", { owner: "", at, leaseMs: 60_000 }));
     });
+
+    it("records a claimed thread that had no pass as skipped / claimed at its turn, and moves an existing record's latest turn only forward", async () => {
+      const org = uniqueOrg("claim-record");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const turn = new Date("2026-11-30T09:59:00Z");
+      await store().claimThread(org, "new", { owner: "run-a", at, leaseMs: 60_000, turnEndedAt: turn });
+      // A run that dies now leaves a record the sweep sees (active since its pass).
+      expect(await store().getPass(org, "new")).toMatchObject({
+        status: "skipped",
+        reason: "claimed",
+        coveredTurnEndedAt: null,
+        latestTurnEndedAt: turn,
+      });
+      const covered = new Date("2026-11-30T09:00:00Z");
+      await store().recordPass(org, "old", { status: "done", coveredTurnEndedAt: covered, at: covered });
+      await store().claimThread(org, "old", { owner: "run-b", at, leaseMs: 60_000, turnEndedAt: turn });
+      expect(await store().getPass(org, "old")).toMatchObject({
+        status: "done",
+        reason: null,
+        coveredTurnEndedAt: covered,
+        latestTurnEndedAt: turn,
+      });
+      await store().releaseThread(org, "old", "run-b");
+      await store().claimThread(org, "old", { owner: "run-c", at, leaseMs: 60_000, turnEndedAt: covered });
+      expect(await store().getPass(org, "old")).toMatchObject({ latestTurnEndedAt: turn });
+    });
   });
 }

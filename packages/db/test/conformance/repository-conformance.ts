@@ -425,12 +425,18 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       );
     });
 
-    it("says which threads have a pass record, across orgs, in the order asked", async () => {
+    it("says which threads have a pass record and what it covers, across orgs, in the order asked", async () => {
       const orgA = uniqueOrg("known-a");
       const orgB = uniqueOrg("known-b");
       const at = new Date("2026-11-30T03:00:00Z");
-      await repository().recordPass(orgA, "t1", { status: "done", at });
-      await repository().recordPass(orgB, "t2", { status: "skipped", reason: "turn_lock", at });
+      const turn = new Date("2026-11-30T02:00:00Z");
+      await repository().recordPass(orgA, "t1", { status: "done", coveredTurnEndedAt: turn, at });
+      await repository().recordPass(orgB, "t2", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: turn,
+        at,
+      });
       const asked = [
         { orgId: orgB, threadId: "t2" },
         { orgId: orgA, threadId: "lost" },
@@ -439,13 +445,28 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         { orgId: orgB, threadId: "t1" },
       ];
       expect(await repository().threadsWithPass(asked)).toEqual([
-        { orgId: orgB, threadId: "t2" },
-        { orgId: orgA, threadId: "t1" },
+        { orgId: orgB, threadId: "t2", coveredTurnEndedAt: null, latestTurnEndedAt: turn },
+        { orgId: orgA, threadId: "t1", coveredTurnEndedAt: turn, latestTurnEndedAt: turn },
       ]);
       expect(await repository().threadsWithPass([])).toEqual([]);
       await expect(repository().threadsWithPass([{ orgId: orgA, threadId: "" }])).rejects.toBeInstanceOf(
         InvalidStorageInputError,
       );
+    });
+    it("records a thread's owner once: the first org keeps it, another org learns only that it is taken", async () => {
+      const owner = uniqueOrg("owner");
+      const other = uniqueOrg("other");
+      const threadId = `owned-${owner}`;
+      expect(await repository().getThreadOwner(threadId)).toBeNull();
+      expect(await repository().recordThreadOwner(owner, threadId)).toBe(true);
+      // Recording again is a no-op that still says yes.
+      expect(await repository().recordThreadOwner(owner, threadId)).toBe(true);
+      expect(await repository().recordThreadOwner(other, threadId)).toBe(false);
+      expect(await repository().getThreadOwner(threadId)).toBe(owner);
+      await expect(repository().recordThreadOwner(owner, "")).rejects.toBeInstanceOf(
+        InvalidStorageInputError,
+      );
+      await expect(repository().getThreadOwner(" padded ")).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
   });
 }

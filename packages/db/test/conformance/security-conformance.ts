@@ -7,6 +7,7 @@ import { RowSecurityError } from "../../src/errors";
 import { defaultMigrationsFolder } from "../../src/migrations-folder";
 import { contextDigest } from "../../src/schema/context-digest";
 import { spendLedger } from "../../src/schema/spend-ledger";
+import { threadOwner } from "../../src/schema/thread-owner";
 import { threadPass } from "../../src/schema/thread-pass";
 import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
 
@@ -174,6 +175,53 @@ export function describeSecurityConformance(engine: string, harness: () => Confo
     });
   });
 
+  describe(`thread owner rows on ${engine}`, () => {
+    it("an org sees only its own owner rows and can change none, not even its own", async () => {
+      const orgA = uniqueOrg("own-a");
+      const orgB = uniqueOrg("own-b");
+      await repository().recordThreadOwner(orgA, `t-${orgA}`);
+      await repository().recordThreadOwner(orgB, `t-${orgB}`);
+      const seenByA = await harness().database.withOrganization(orgA, (transaction) =>
+        transaction.select().from(threadOwner),
+      );
+      expect(seenByA.map((row) => row.orgId)).toEqual([orgA]);
+      for (const statement of [
+        sql`update thread_owner set org_id = ${orgA} where thread_id = ${`t-${orgA}`}`,
+        sql`delete from thread_owner where thread_id = ${`t-${orgA}`}`,
+      ]) {
+        await expect(
+          harness().database.withOrganization(orgA, (transaction) => transaction.execute(statement)),
+        ).rejects.toBeInstanceOf(RowSecurityError);
+      }
+      await expect(
+        harness().database.withOrganization(orgA, (transaction) =>
+          transaction.insert(threadOwner).values({ orgId: orgB, threadId: `t2-${orgB}` }),
+        ),
+      ).rejects.toBeInstanceOf(RowSecurityError);
+      const rowsOfB = await harness().ownerTransaction([
+        `select count(*)::int as n from thread_owner where org_id = '${orgB}'`,
+      ]);
+      expect(Number(rowsOfB[0]?.n)).toBe(1);
+    });
+
+    it("the sweeper reads an owner row's thread and org only, and writes none", async () => {
+      const org = uniqueOrg("own-sweep");
+      await repository().recordThreadOwner(org, `t-${org}`);
+      const rows = await harness().database.withSweeper((transaction) =>
+        transaction
+          .select({ threadId: threadOwner.threadId, orgId: threadOwner.orgId })
+          .from(threadOwner)
+          .where(eq(threadOwner.orgId, org)),
+      );
+      expect(rows).toEqual([{ threadId: `t-${org}`, orgId: org }]);
+      await expect(
+        harness().database.withSweeper((transaction) =>
+          transaction.select({ at: threadOwner.createdAt }).from(threadOwner).limit(1),
+        ),
+      ).rejects.toBeInstanceOf(RowSecurityError);
+    });
+  });
+
   describe(`migrations on ${engine}`, () => {
     it("applied from scratch: every journal entry, RLS forced, policies and grants in place", async () => {
       const journal = JSON.parse(
@@ -186,6 +234,7 @@ export function describeSecurityConformance(engine: string, harness: () => Confo
       expect(state.tables).toContain("context_digest:true:true");
       expect(state.tables).toContain("spend_ledger:true:true");
       expect(state.tables).toContain("thread_pass:true:true");
+      expect(state.tables).toContain("thread_owner:true:true");
       expect(state.policies).toContain("thread_pass.thread_pass_sweeper_read:SELECT:app_sweeper");
       expect(state.indexes).toContain("context_digest_org_sha256_idx");
     });

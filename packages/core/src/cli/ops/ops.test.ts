@@ -227,6 +227,15 @@ describe("context-cleaner dlq", () => {
 });
 
 describe("context-cleaner sweep", () => {
+  // A thread of its own: the purge above marked acme/lease purged, which the sweep leaves alone.
+  beforeAll(async () => {
+    await repository.recordPass("acme", "deed", {
+      status: "partial",
+      reason: "call_cap",
+      turnEndedAt: new Date("2026-11-30T10:00:00Z"),
+      at: new Date("2026-11-30T10:01:00Z"),
+    });
+  });
   const lost: ActiveThread = {
     orgId: "globex",
     threadId: "lost",
@@ -241,7 +250,7 @@ describe("context-cleaner sweep", () => {
     const { ops, opened, queue } = context(run, { active: [lost] });
     expect(await runOpsCommand(["sweep", "--dry-run"], run.io, ops)).toBe(0);
     expect(run.stdout()).toContain("sweep would enqueue 2 threads");
-    expect(run.stdout()).toContain("acme/lease  partial  turn 2026-11-30T10:00:00.000Z");
+    expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
     expect(opened.queues).toEqual([]);
     expect(await queue.receive(10)).toEqual([]);
@@ -253,9 +262,9 @@ describe("context-cleaner sweep", () => {
     expect(await runOpsCommand(["sweep", "--json"], run.io, ops)).toBe(0);
     expect(JSON.parse(run.stdout())).toMatchObject({ dryRun: false, failed: 0, byReason: { partial: 1 } });
     const [message] = await queue.receive(10);
-    expect(message?.groupId).toBe(turnEventGroupId("acme", "lease"));
+    expect(message?.groupId).toBe(turnEventGroupId("acme", "deed"));
     expect(message?.deduplicationId).toBe(
-      turnEventDeduplicationId("acme", "lease", "2026-11-30T10:00:00.000Z"),
+      turnEventDeduplicationId("acme", "deed", "2026-11-30T10:00:00.000Z"),
     );
   });
 });

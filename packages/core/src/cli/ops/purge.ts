@@ -1,24 +1,61 @@
 import { parseArgs } from "node:util";
 import { createDigestRepository } from "@context-cleaner/db";
+import { UsageError } from "../../errors";
 import { databaseUrlOf, type OpsContext, required, withDatabase } from "./ops-context";
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /**
- * `context-cleaner purge --org O --thread T`: deletes the thread's digests, the recovery
- * path from any cleaner bug. The next turn's assembly shows the raw thread (subject only
- * to the history backstop). The pass record stays, so no job rewrites them until a later
- * turn ends.
+ * `context-cleaner purge --org O (--thread T | --sha256 H | --all)`: the recovery path from
+ * any cleaner bug. Deletes the digests of one thread, of one content hash in every thread of
+ * the org, or of the whole org, and marks each affected thread's pass `purged`: the nightly
+ * sweep leaves it alone and a queued event of an earlier turn coalesces, so nothing rewrites
+ * them until a later turn ends. The next turn's assembly shows the raw thread (subject only
+ * to the history backstop).
+ *
+ * Content-hash reuse crosses threads: a thread's digest may have been copied into, or from,
+ * other threads of the org, so purging one thread leaves those copies (and the next pass of
+ * any thread with the same content could copy them back). Purge by `--sha256` (or `--all`)
+ * to remove a bad digest everywhere.
  */
 export async function purgeCommand(args: string[], context: OpsContext): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { org: { type: "string" }, thread: { type: "string" }, database: { type: "string" } },
+    options: {
+      org: { type: "string" },
+      thread: { type: "string" },
+      sha256: { type: "string" },
+      all: { type: "boolean" },
+      database: { type: "string" },
+    },
   });
   const orgId = required(values.org, "org", "purge");
-  const threadId = required(values.thread, "thread", "purge");
-  const deleted = await withDatabase(context, databaseUrlOf(values.database, context.io), (database) =>
-    createDigestRepository(database).deleteThreadDigests(orgId, threadId),
-  );
-  context.io.stdout(
-    `deleted ${deleted} digest${deleted === 1 ? "" : "s"} of thread ${threadId} (org ${orgId}); its next turn sees the raw thread\n`,
-  );
+  const selectors = [values.thread !== undefined, values.sha256 !== undefined, values.all === true];
+  if (selectors.filter(Boolean).length > 1) {
+    throw new UsageError("purge takes one of --thread, --sha256 and --all");
+  }
+  if (values.sha256 !== undefined && !SHA256_HEX.test(values.sha256)) {
+    throw new UsageError(`--sha256 must be 64 lowercase hex chars, got ${JSON.stringify(values.sha256)}`);
+  }
+  const threadId =
+    values.sha256 === undefined && !values.all ? required(values.thread, "thread", "purge") : undefined;
+  const at = context.clock.now();
+  const { sha256 } = values;
+  const result = await withDatabase(context, databaseUrlOf(values.database, context.io), (database) => {
+    const repository = createDigestRepository(database);
+    if (threadId !== undefined) return repository.purgeThread(orgId, threadId, at);
+    if (sha256 !== undefined) return repository.purgeContent(orgId, sha256, at);
+    return repository.purgeOrganization(orgId, at);
+  });
+  const digests = `${result.digests} digest${result.digests === 1 ? "" : "s"}`;
+  const threads = `${result.threads} thread${result.threads === 1 ? "" : "s"}`;
+  let line: string;
+  if (threadId !== undefined) {
+    line = `deleted ${digests} of thread ${threadId} (org ${orgId}); its next turn sees the raw thread`;
+  } else if (sha256 !== undefined) {
+    line = `deleted ${digests} of content ${sha256} in ${threads} (org ${orgId}); their passes are marked purged`;
+  } else {
+    line = `deleted ${digests} of org ${orgId}; the passes of its ${threads} are marked purged`;
+  }
+  context.io.stdout(`${line}\n`);
 }

@@ -1,0 +1,135 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database, ScopedTransaction } from "./database-types";
+import { InvalidStorageInputError } from "./errors";
+import type { PurgeResult } from "./repository-types";
+import { contextDigest } from "./schema/context-digest";
+import { threadPass } from "./schema/thread-pass";
+import { optionalDate, requireId, requireOrganizationId } from "./validation";
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Pass records per INSERT: 7 parameters each stays far below Postgres' 65,535. */
+const MARK_CHUNK_ROWS = 1_000;
+
+function requireAt(value: Date): Date {
+  const at = optionalDate(value, "at");
+  if (at === null) throw new InvalidStorageInputError("at", "required");
+  return at;
+}
+
+/**
+ * Marks the threads' pass records `skipped` / `purged` at `at`, creating the missing ones:
+ * every turn up to `at` (or the latest one seen, if later) counts as covered, so the sweep
+ * neither re-enqueues a partial or failed pass nor earlier checkpoint activity, and a queued
+ * event of an earlier turn coalesces. The next turn after the purge runs as usual. Leases
+ * are left as they are.
+ */
+async function markPurged(
+  transaction: ScopedTransaction,
+  orgId: string,
+  threadIds: readonly string[],
+  at: Date,
+): Promise<void> {
+  const unique = [...new Set(threadIds)];
+  for (let start = 0; start < unique.length; start += MARK_CHUNK_ROWS) {
+    await transaction
+      .insert(threadPass)
+      .values(
+        unique.slice(start, start + MARK_CHUNK_ROWS).map((threadId) => ({
+          orgId,
+          threadId,
+          status: "skipped" as const,
+          reason: "purged",
+          coveredTurnEndedAt: at,
+          latestTurnEndedAt: at,
+          recordedAt: at,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [threadPass.orgId, threadPass.threadId],
+        set: {
+          status: sql`excluded.status`,
+          reason: sql`excluded.reason`,
+          coveredTurnEndedAt: sql`greatest(${threadPass.coveredTurnEndedAt}, ${threadPass.latestTurnEndedAt}, excluded.covered_turn_ended_at)`,
+          latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at)`,
+          digestsWritten: sql`0`,
+          recordedAt: sql`greatest(${threadPass.recordedAt}, excluded.recorded_at)`,
+        },
+      });
+  }
+}
+
+/**
+ * Purges one thread (the recovery path from a cleaner bug): deletes its digests and marks its
+ * pass purged (see {@link markPurged}), in one transaction. Copies of the same text in the
+ * org's other threads stay: purge by content hash to remove them too.
+ * @throws {InvalidStorageInputError} for an empty thread id or a missing instant.
+ */
+export async function purgeThread(
+  database: Database,
+  orgId: string,
+  threadId: string,
+  at: Date,
+): Promise<PurgeResult> {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireId(threadId, "threadId");
+  const instant = requireAt(at);
+  return database.withOrganization(organization, async (transaction) => {
+    const deleted = await transaction
+      .delete(contextDigest)
+      .where(and(eq(contextDigest.orgId, organization), eq(contextDigest.threadId, thread)))
+      .returning({ threadId: contextDigest.threadId });
+    await markPurged(transaction, organization, [thread], instant);
+    return { digests: deleted.length, threads: 1 };
+  });
+}
+
+/**
+ * Purges one content from every thread of the org: deletes each digest of that hash (so no
+ * pass can copy it back by content-hash reuse) and marks the pass of each thread it was in
+ * purged, in one transaction.
+ * @throws {InvalidStorageInputError} for a hash that is not 64 lowercase hex chars.
+ */
+export async function purgeContent(
+  database: Database,
+  orgId: string,
+  contentSha256: string,
+  at: Date,
+): Promise<PurgeResult> {
+  const organization = requireOrganizationId(orgId);
+  if (typeof contentSha256 !== "string" || !SHA256_HEX.test(contentSha256)) {
+    throw new InvalidStorageInputError("contentSha256", "expected 64 lowercase hex chars");
+  }
+  const instant = requireAt(at);
+  return database.withOrganization(organization, async (transaction) => {
+    const deleted = await transaction
+      .delete(contextDigest)
+      .where(and(eq(contextDigest.orgId, organization), eq(contextDigest.contentSha256, contentSha256)))
+      .returning({ threadId: contextDigest.threadId });
+    const threads = [...new Set(deleted.map((row) => row.threadId))];
+    await markPurged(transaction, organization, threads, instant);
+    return { digests: deleted.length, threads: threads.length };
+  });
+}
+
+/**
+ * Purges a whole org: deletes all its digests and marks the pass of every thread that had
+ * digests or a pass record purged, in one transaction. Spend and owner rows stay.
+ */
+export async function purgeOrganization(database: Database, orgId: string, at: Date): Promise<PurgeResult> {
+  const organization = requireOrganizationId(orgId);
+  const instant = requireAt(at);
+  return database.withOrganization(organization, async (transaction) => {
+    const deleted = await transaction
+      .delete(contextDigest)
+      .where(eq(contextDigest.orgId, organization))
+      .returning({ threadId: contextDigest.threadId });
+    const passes = await transaction
+      .select({ threadId: threadPass.threadId })
+      .from(threadPass)
+      .where(eq(threadPass.orgId, organization));
+    const threads = [...new Set([...deleted, ...passes].map((row) => row.threadId))];
+    await markPurged(transaction, organization, threads, instant);
+    return { digests: deleted.length, threads: threads.length };
+  });
+}
