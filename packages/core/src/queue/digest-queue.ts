@@ -4,9 +4,9 @@
  * tests). Both pass one conformance suite.
  *
  * Semantics every adapter keeps:
- * - messages of one group are delivered in send order, and none of a group while an
- *   earlier message of it is in flight (one job per thread at a time); a receive may
- *   return several messages of one group, in order;
+ * - messages of one group are delivered in send order; a receive returns as many of one
+ *   group as it can (up to its `maxMessages`), in order, and none of a group while any of
+ *   its messages is in flight (one batch per thread at a time);
  * - a send whose deduplication id was sent in the last 5 minutes is accepted and dropped,
  *   whether or not the first message was deleted since;
  * - a received message stays invisible for the visibility timeout, then comes back with
@@ -69,7 +69,10 @@ export interface DeadLetterQueue {
 export interface DigestQueue {
   /** Enqueues a message; a duplicate within the deduplication window is accepted and dropped. */
   send(message: DigestQueueMessage): Promise<{ messageId: string }>;
-  /** Up to `maxMessages` (1–10) visible messages, at most the head of each free group first. */
+  /**
+   * Up to `maxMessages` (1–10) visible messages: of each group with none in flight, as many
+   * as fit, in send order.
+   */
   receive(maxMessages: number, options?: ReceiveOptions): Promise<ReceivedDigestMessage[]>;
   /** Deletes a received message. A receipt handle that is no longer current deletes nothing. */
   delete(receiptHandle: string): Promise<void>;

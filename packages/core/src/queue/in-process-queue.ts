@@ -72,9 +72,14 @@ class FifoStore {
     visibilityTimeoutSeconds = this.visibilityTimeoutSeconds,
   ): ReceivedDigestMessage[] {
     const now = this.clock.now().getTime();
-    // Messages are kept in send order, so a group's first message is the one in flight or
-    // delayed: a group stops at its first message not yet available, and after one delivery.
-    const waiting = new Set<string>();
+    // As SQS FIFO documents ("FIFO queue delivery logic"), a receive returns as many messages
+    // of one group as it can, in order, and later receives return none of that group until
+    // the messages received are deleted or visible again. Messages are kept in send order:
+    // a group stops at its first message not yet available, and a group with a message in
+    // flight gives nothing.
+    const waiting = new Set(
+      this.messages.filter((message) => this.inFlight(message, now)).map((message) => message.groupId),
+    );
     const received: ReceivedDigestMessage[] = [];
     for (const message of [...this.messages]) {
       if (received.length >= maxMessages) break;
@@ -91,7 +96,6 @@ class FifoStore {
       }
       message.receiptHandle = randomUUID();
       message.availableAt = now + visibilityTimeoutSeconds * 1000;
-      waiting.add(message.groupId);
       received.push({
         messageId: message.messageId,
         receiptHandle: message.receiptHandle,
@@ -234,8 +238,8 @@ function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLe
 }
 
 /**
- * A digest queue in this process with SQS FIFO semantics (see the port): per-group order
- * with one receive in flight per group, a deduplication window that outlives deletes,
+ * A digest queue in this process with SQS FIFO semantics (see the port): per-group order,
+ * several messages of a group per receive and none of it while any are in flight, a deduplication window that outlives deletes,
  * visibility timeouts with redelivery, dead letters after `maxReceiveCount` receives, and
  * a queue delay. For embedded runs and tests; its messages live as long as the process.
  *
