@@ -130,6 +130,7 @@ describe("sst.config.ts", () => {
       "AnthropicApiKey",
       "CheckpointDatabaseUrl",
       "DatabaseUrl",
+      "DigestDeadLetterQueue",
       "DigestQueue",
       "UpstashRedisToken",
       "UpstashRedisUrl",

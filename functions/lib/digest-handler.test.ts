@@ -58,6 +58,7 @@ function setup(
     lock?: TurnLock;
     disabled?: boolean;
     visibility?: DigestHandlerDependencies["queue"];
+    deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
     onJobFinished?: DigestHandlerDependencies["onJobFinished"];
   } = {},
 ) {
@@ -73,7 +74,10 @@ function setup(
       clock,
       ...(options.lock ? { lock: options.lock } : {}),
     },
-    queue: options.visibility ?? queue,
+    queue: options.visibility ?? {
+      changeVisibility: queue.changeVisibility,
+      deadLetters: options.deadLetters ?? queue.deadLetters,
+    },
     logger,
     metrics,
     disabled: () => options.disabled ?? false,
@@ -126,7 +130,7 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual(["onJobFinished threw: ignored"]);
   });
 
-  it("sends a poison record to the dead letters within its receives, logging its reason, while other threads go on", async () => {
+  it("dead-letters a poison record with its reason and acks it at once, logging and counting it, while other threads go on", async () => {
     const { queue, logger, metrics, handler } = setup();
     const good = turn();
     await queue.send({
@@ -139,23 +143,66 @@ describe("createDigestHandler", () => {
 
     const first = await deliverOnce(queue, handler);
     expect(first?.received).toHaveLength(3);
-    expect(first?.failed).toHaveLength(2);
+    expect(first?.failed).toEqual([]);
     expect((await repository.loadThreadDigests(good.orgId, good.threadId)).size).toBeGreaterThan(0);
-    // Visible again at once: no clock moves, yet each receive brings them back until the
-    // queue's fifth and last.
-    let rounds = 1;
-    while (await deliverOnce(queue, handler)) rounds += 1;
-    expect(rounds).toBe(5);
+    expect(await queue.receive(10)).toEqual([]);
     const dead = await queue.deadLetters.receive(10);
-    expect(dead.map((letter) => letter.groupId).sort()).toEqual(["poison", "poison-2"]);
-    const reasons = logger.at("error").map((entry) => String(entry.attributes.reason));
-    expect(reasons).toHaveLength(10);
-    expect(
-      reasons.filter((reason) => reason.includes("rawToolChars: Invalid input: expected number")),
-    ).toHaveLength(5);
-    expect(reasons.filter((reason) => reason.startsWith("body is not JSON"))).toHaveLength(5);
-    expect(metrics.count("PoisonRecords")).toBe(10);
+    expect(dead.map((letter) => [letter.groupId, letter.receiveCount]).sort()).toEqual([
+      ["poison", 1],
+      ["poison-2", 1],
+    ]);
+    expect(dead.find((letter) => letter.groupId === "poison")?.deadLetterReason).toMatch(
+      /rawToolChars: Invalid input: expected number/,
+    );
+    expect(dead.find((letter) => letter.groupId === "poison-2")?.deadLetterReason).toMatch(
+      /^body is not JSON/,
+    );
+    expect(logger.at("error").map((entry) => String(entry.attributes.reason))).toHaveLength(2);
+    expect(metrics.count("PoisonRecords")).toBe(2);
     expect(metrics.count("FailedJobs")).toBe(0);
+  });
+
+  it("tries the valid later records of a poison record's thread in the same batch, never dead-lettering them", async () => {
+    const { queue, metrics, handler } = setup();
+    const thread = turn();
+    const poison = JSON.stringify({ ...thread.event, threadId: " padded " });
+    await queue.send({
+      body: poison,
+      groupId: thread.message.groupId,
+      deduplicationId: "poison",
+    });
+    await queue.send(thread.message);
+
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.received.map((message) => message.deduplicationId)).toEqual([
+      "poison",
+      thread.message.deduplicationId,
+    ]);
+    expect(batch?.failed).toEqual([]);
+    expect((await repository.loadThreadDigests(thread.orgId, thread.threadId)).size).toBeGreaterThan(0);
+    expect(await repository.getPass(thread.orgId, thread.threadId)).toMatchObject({ status: "partial" });
+    const dead = await queue.deadLetters.receive(10);
+    expect(dead.map((letter) => [letter.body, letter.groupId])).toEqual([[poison, thread.message.groupId]]);
+    expect(metrics.count("PoisonRecords")).toBe(1);
+  });
+
+  it("hands a poison record back at once when it cannot be dead-lettered, to reach the dead letters through the queue", async () => {
+    const { queue, logger, metrics, handler } = setup({
+      deadLetters: {
+        send: async () => {
+          throw new Error("dead-letter queue unreachable");
+        },
+      },
+    });
+    await queue.send({ body: "{not json", groupId: "poison", deduplicationId: "p" });
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(logger.at("warn")[0]).toMatchObject({
+      message: "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      attributes: { error: "dead-letter queue unreachable" },
+    });
+    expect(metrics.count("PoisonRecords")).toBe(1);
+    const again = await deliverOnce(queue, handler);
+    expect(again?.received[0]?.receiveCount).toBe(2);
   });
 
   it("takes a turn that ends far ahead of the clock for poison: no failed pass is recorded for the sweep to resend", async () => {
@@ -163,7 +210,8 @@ describe("createDigestHandler", () => {
     // The clock reads 10:05; the turn claims to end an hour later.
     const { orgId, threadId, message } = turn("ground-lease", "2026-11-30T11:05:00.000Z");
     await queue.send(message);
-    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect((await queue.deadLetters.receive(10)).map((letter) => letter.body)).toEqual([message.body]);
     expect(metrics.count("PoisonRecords")).toBe(1);
     expect(metrics.count("FailedJobs")).toBe(0);
     expect(String(logger.at("error")[0]?.attributes.reason)).toMatch(/ahead of the worker's clock/);

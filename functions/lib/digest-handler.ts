@@ -1,5 +1,5 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
-import type { DigestQueue } from "@context-cleaner/core/queue";
+import type { DeadLetterQueue, DigestQueue } from "@context-cleaner/core/queue";
 import {
   type DigestJobOptions,
   type DigestJobOutcome,
@@ -55,8 +55,12 @@ export function retryDelaySeconds(
 export interface DigestHandlerDependencies {
   /** The job's ports; the handler adds `metrics`. */
   ports: Omit<DigestJobPorts, "metrics">;
-  /** The queue the records come from: the handler changes their visibility to hand them back. */
-  queue: Pick<DigestQueue, "changeVisibility">;
+  /**
+   * The queue the records come from: the handler changes their visibility to hand them
+   * back, and sends poison records to its dead letters (without them, a poison record is
+   * handed back at once and reaches them through the queue's redrive policy).
+   */
+  queue: Pick<DigestQueue, "changeVisibility"> & { readonly deadLetters?: Pick<DeadLetterQueue, "send"> };
   logger: FunctionLogger;
   metrics: FunctionMetrics;
   /** The kill switch, read per record. @default never disabled */
@@ -97,9 +101,8 @@ export class RecordHandedBack extends Error {
 }
 
 /**
- * A record whose body is not a valid turn event. It is made visible again at once, so the
- * queue's own redrive policy moves it to the dead letters within a few receives instead of
- * holding its thread's message group for a visibility timeout each time.
+ * A record whose body is not a valid turn event (or whose turn ends too far ahead of the
+ * worker's clock). It is sent to the dead letters with this reason and acked.
  */
 export class PoisonRecordError extends Error {
   constructor(readonly reason: string) {
@@ -146,8 +149,9 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  * other threads'). Per record:
  *
  * - an invalid body (not JSON, or not a turn event) is logged with its reason, counted
- *   (`PoisonRecords`) and made visible again at once, so the queue's redrive policy moves
- *   it to the dead letters after its maximum receives;
+ *   (`PoisonRecords`), sent to the dead letters with its reason and acked: it has no
+ *   ordering meaning, so the later records of its thread in the batch are still tried
+ *   (if the dead letters cannot take it, it is handed back at once instead);
  * - too little time left: not started, handed back at once (`RecordsNotStarted`);
  * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
@@ -184,6 +188,39 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     }
   }
 
+  /**
+   * Sends a poison record to the dead letters with its reason. A poison record has no
+   * ordering meaning: once it is there it is acked, and the later records of its thread
+   * in the batch are tried. When it cannot be sent, it is handed back at once instead, to
+   * reach the dead letters through the queue's redrive policy (its thread's later records
+   * in the batch come back with it).
+   */
+  async function deadLetter(
+    record: SQSRecord,
+    reason: string,
+    log: Record<string, unknown>,
+  ): Promise<boolean> {
+    const fields = {
+      body: record.body,
+      groupId: record.attributes.MessageGroupId ?? "",
+      deduplicationId: record.attributes.MessageDeduplicationId ?? record.messageId,
+    };
+    try {
+      if (queue.deadLetters === undefined) throw new Error("the digest queue has no dead-letter queue");
+      await queue.deadLetters.send(fields, reason, record.messageId);
+      return true;
+    } catch (error) {
+      logger.warn(
+        "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+        {
+          ...log,
+          ...describeError(error),
+        },
+      );
+      return false;
+    }
+  }
+
   async function recordFailedPass(job: DigestJobPayload, log: Record<string, unknown>): Promise<void> {
     try {
       await ports.store.recordPass(job.orgId, job.threadId, {
@@ -202,7 +239,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     record: SQSRecord,
     context: Context,
     handedBack: Map<string, number>,
-  ): Promise<DigestJobOutcome> {
+  ): Promise<DigestJobOutcome | undefined> {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
     const groupId = record.attributes.MessageGroupId ?? "";
     const log: Record<string, unknown> = { messageId: record.messageId, receiveCount };
@@ -221,12 +258,13 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       });
     } catch (error) {
       const reason = error instanceof PoisonRecordError ? error.reason : String(error);
-      logger.error("poison record: it goes to the dead letters after its last receive", {
+      logger.error("poison record: not a valid turn event, for the dead letters", {
         ...log,
         reason,
         body: record.body.slice(0, 1_000),
       });
       count("PoisonRecords");
+      if (await deadLetter(record, reason, log)) return undefined;
       await giveBack(0);
       throw error;
     }

@@ -38,6 +38,8 @@ export interface ReceivedDigestMessage {
   /** Receives of this message so far, this one included. */
   readonly receiveCount: number;
   readonly sentAt: Date;
+  /** Why a dead letter was put in the dead letters, when it was sent there on purpose (a poison record). */
+  readonly deadLetterReason?: string;
 }
 
 export interface ReceiveOptions {
@@ -55,6 +57,13 @@ export interface DeadLetterQueue {
    * collapses), then deletes it from the dead letters.
    */
   redrive(message: ReceivedDigestMessage): Promise<{ messageId: string }>;
+  /**
+   * Puts a message straight into the dead letters with the reason it is there (a record
+   * with no ordering meaning, such as a body that is not a turn event), so the digest
+   * queue can let it go without holding its group. The deduplication id is derived from
+   * `sourceMessageId`, so a retried send collapses.
+   */
+  send(message: DigestQueueMessage, reason: string, sourceMessageId: string): Promise<{ messageId: string }>;
   /** Drops a received dead letter for good. */
   delete(receiptHandle: string): Promise<void>;
   /**

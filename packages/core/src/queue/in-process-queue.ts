@@ -10,7 +10,14 @@ import type {
   ReceivedDigestMessage,
   ReceiveOptions,
 } from "./digest-queue";
-import { checkMessage, checkReceive, checkVisibility, redriveDeduplicationId } from "./queue-limits";
+import {
+  checkMessage,
+  checkReceive,
+  checkVisibility,
+  deadLetterDeduplicationId,
+  deadLetterReason,
+  redriveDeduplicationId,
+} from "./queue-limits";
 
 export interface InProcessDigestQueueOptions {
   /** The time source; a test moves it by hand. @default the wall clock */
@@ -43,6 +50,8 @@ interface StoredMessage {
   receiveCount: number;
   /** The handle of the latest receive; the message is in flight while `availableAt` is ahead. */
   receiptHandle: string | undefined;
+  /** Why it was sent to the dead letters on purpose. */
+  readonly deadLetterReason?: string;
 }
 
 function integerOption(value: number, field: string, min: number, max: number): number {
@@ -104,6 +113,7 @@ class FifoStore {
         deduplicationId: message.deduplicationId,
         receiveCount: message.receiveCount,
         sentAt: message.sentAt,
+        ...(message.deadLetterReason === undefined ? {} : { deadLetterReason: message.deadLetterReason }),
       });
     }
     return received;
@@ -212,8 +222,30 @@ function mainQueue(store: FifoStore, settings: QueueSettings): DigestQueue {
 }
 
 /** The dead letters over their store: a redrive sends the message to `queue` again under a new deduplication id. */
-function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLetterQueue {
+function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue, clock: Clock): DeadLetterQueue {
+  const window = new DeduplicationWindow(IN_PROCESS_QUEUE_DEFAULTS.dedupeWindowSeconds * 1000);
   return {
+    async send(message: DigestQueueMessage, reason: string, sourceMessageId: string) {
+      checkMessage(message);
+      const now = clock.now().getTime();
+      const deduplicationId = deadLetterDeduplicationId(sourceMessageId);
+      const earlier = window.earlier(deduplicationId, now);
+      if (earlier !== undefined) return { messageId: earlier };
+      const messageId = randomUUID();
+      window.remember(deduplicationId, messageId, now);
+      deadLetterStore.add({
+        messageId,
+        body: message.body,
+        groupId: message.groupId,
+        deduplicationId,
+        sentAt: new Date(now),
+        availableAt: now,
+        receiveCount: 0,
+        receiptHandle: undefined,
+        deadLetterReason: deadLetterReason(reason),
+      });
+      return { messageId };
+    },
     async receive(maxMessages: number, receiveOptions: ReceiveOptions = {}) {
       checkReceive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
       return deadLetterStore.receive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
@@ -255,5 +287,5 @@ export function createInProcessDigestQueue(options: InProcessDigestQueueOptions 
     deadLetterStore.add({ ...message, availableAt: clock.now().getTime(), receiptHandle: undefined });
   });
   const queue = mainQueue(store, settings);
-  return { ...queue, deadLetters: deadLetterQueue(deadLetterStore, queue) };
+  return { ...queue, deadLetters: deadLetterQueue(deadLetterStore, queue, clock) };
 }

@@ -14,7 +14,14 @@ import type {
   ReceivedDigestMessage,
   ReceiveOptions,
 } from "./digest-queue";
-import { checkMessage, checkReceive, checkVisibility, redriveDeduplicationId } from "./queue-limits";
+import {
+  checkMessage,
+  checkReceive,
+  checkVisibility,
+  deadLetterDeduplicationId,
+  deadLetterReason,
+  redriveDeduplicationId,
+} from "./queue-limits";
 
 export interface SqsDigestQueueOptions {
   /** The SQS client (region, credentials and endpoint are the caller's). */
@@ -31,6 +38,9 @@ const SYSTEM_ATTRIBUTES = [
   "MessageDeduplicationId",
   "SentTimestamp",
 ] as const;
+
+/** The message attribute a dead letter sent on purpose carries its reason in. */
+const DEAD_LETTER_REASON_ATTRIBUTE = "DeadLetterReason";
 
 interface SdkError {
   name?: string;
@@ -67,6 +77,7 @@ function toReceived(message: Message): ReceivedDigestMessage {
   const { MessageId, ReceiptHandle, Body } = message;
   const groupId = attributes.MessageGroupId;
   const deduplicationId = attributes.MessageDeduplicationId;
+  const reason = message.MessageAttributes?.[DEAD_LETTER_REASON_ATTRIBUTE]?.StringValue;
   if (!MessageId || !ReceiptHandle || Body === undefined || !groupId || !deduplicationId) {
     throw new DigestQueueError(
       "receive: a message lacks its id, receipt handle, body, group or deduplication id",
@@ -84,6 +95,7 @@ function toReceived(message: Message): ReceivedDigestMessage {
     deduplicationId,
     receiveCount: Number(attributes.ApproximateReceiveCount ?? "1"),
     sentAt: new Date(Number(attributes.SentTimestamp ?? "0")),
+    ...(reason === undefined ? {} : { deadLetterReason: reason }),
   };
 }
 
@@ -108,6 +120,7 @@ function receiver(client: Pick<SQSClient, "send">, queueUrl: string) {
             VisibilityTimeout: options.visibilityTimeoutSeconds,
             WaitTimeSeconds: 0,
             MessageSystemAttributeNames: [...SYSTEM_ATTRIBUTES],
+            MessageAttributeNames: [DEAD_LETTER_REASON_ATTRIBUTE],
           }),
         );
         return (output.Messages ?? []).map(toReceived);
@@ -143,15 +156,25 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
   const { client, queueUrl, dlqUrl } = options;
   const main = receiver(client, queueUrl);
 
-  const send = (message: DigestQueueMessage) =>
+  const sendTo = (url: string, message: DigestQueueMessage, reason?: string) =>
     call("send", async () => {
       checkMessage(message);
       const output = await client.send(
         new SendMessageCommand({
-          QueueUrl: queueUrl,
+          QueueUrl: url,
           MessageBody: message.body,
           MessageGroupId: message.groupId,
           MessageDeduplicationId: message.deduplicationId,
+          ...(reason === undefined
+            ? {}
+            : {
+                MessageAttributes: {
+                  [DEAD_LETTER_REASON_ATTRIBUTE]: {
+                    DataType: "String",
+                    StringValue: deadLetterReason(reason),
+                  },
+                },
+              }),
         }),
       );
       if (!output.MessageId) {
@@ -162,6 +185,7 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
       }
       return { messageId: output.MessageId };
     });
+  const send = (message: DigestQueueMessage) => sendTo(queueUrl, message);
 
   const queue: DigestQueue = { send, ...main };
   if (dlqUrl === undefined) return queue;
@@ -171,6 +195,8 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
     receive: dead.receive,
     delete: dead.delete,
     changeVisibility: dead.changeVisibility,
+    send: (message, reason, sourceMessageId) =>
+      sendTo(dlqUrl, { ...message, deduplicationId: deadLetterDeduplicationId(sourceMessageId) }, reason),
     async redrive(message: ReceivedDigestMessage) {
       const sent = await send({
         body: message.body,

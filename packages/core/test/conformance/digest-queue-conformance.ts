@@ -259,6 +259,23 @@ export function describeDigestQueueConformance(
       expect(await deadLetters.receive(10)).toEqual([]);
     });
 
+    it("takes a message straight into the dead letters with its reason, once per source message", async () => {
+      const { queue } = await harness();
+      const deadLetters = queue.deadLetters;
+      if (deadLetters === undefined) throw new Error("the harness must give a queue with dead letters");
+      const poison = message("{not json", "org_1:t3", "turn-3");
+      await deadLetters.send(poison, "body is not JSON", "source-1");
+      await deadLetters.send(poison, "body is not JSON", "source-1");
+      const [dead, ...more] = await deadLetters.receive(10);
+      expect(more).toEqual([]);
+      expect(dead).toMatchObject({
+        body: "{not json",
+        groupId: "org_1:t3",
+        deadLetterReason: "body is not JSON",
+      });
+      expect(await queue.receive(10)).toEqual([]);
+    });
+
     it("holds every message back for the queue's delivery delay", async () => {
       const { queue, advance } = await harness({ delaySeconds: 1 });
       await queue.send(message("settling"));
