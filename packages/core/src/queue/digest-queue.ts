@@ -64,6 +64,11 @@ export interface DeadLetterQueue {
    * `sourceMessageId`, so a retried send collapses.
    */
   send(message: DigestQueueMessage, reason: string, sourceMessageId: string): Promise<{ messageId: string }>;
+  /**
+   * How many dead letters are visible and not received now: on SQS FIFO, those waiting
+   * behind received ones of their group among them (approximate on SQS).
+   */
+  countVisible(): Promise<number>;
   /** Drops a received dead letter for good. */
   delete(receiptHandle: string): Promise<void>;
   /**

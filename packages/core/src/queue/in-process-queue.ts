@@ -119,6 +119,12 @@ class FifoStore {
     return received;
   }
 
+  /** Messages available now (neither in flight nor delayed). */
+  countVisible(): number {
+    const now = this.clock.now().getTime();
+    return this.messages.filter((message) => message.availableAt <= now).length;
+  }
+
   delete(receiptHandle: string): void {
     const message = this.messages.find((candidate) => candidate.receiptHandle === receiptHandle);
     if (message !== undefined) this.remove(message);
@@ -258,6 +264,9 @@ function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue, clock: 
       });
       deadLetterStore.delete(message.receiptHandle);
       return sent;
+    },
+    async countVisible() {
+      return deadLetterStore.countVisible();
     },
     async delete(receiptHandle: string) {
       deadLetterStore.delete(receiptHandle);

@@ -1,6 +1,7 @@
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -195,6 +196,16 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
     receive: dead.receive,
     delete: dead.delete,
     changeVisibility: dead.changeVisibility,
+    countVisible: () =>
+      call("count", async () => {
+        const output = await client.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: dlqUrl,
+            AttributeNames: ["ApproximateNumberOfMessages"],
+          }),
+        );
+        return Number(output.Attributes?.ApproximateNumberOfMessages ?? "0");
+      }),
     send: (message, reason, sourceMessageId) =>
       sendTo(dlqUrl, { ...message, deduplicationId: deadLetterDeduplicationId(sourceMessageId) }, reason),
     async redrive(message: ReceivedDigestMessage) {

@@ -276,6 +276,20 @@ export function describeDigestQueueConformance(
       expect(await queue.receive(10)).toEqual([]);
     });
 
+    it("counts the dead letters visible and not received", async () => {
+      const { queue } = await harness();
+      const deadLetters = queue.deadLetters;
+      if (deadLetters === undefined) throw new Error("the harness must give a queue with dead letters");
+      expect(await deadLetters.countVisible()).toBe(0);
+      await deadLetters.send(message("a", "org_1:ta"), "poison", "source-a");
+      await deadLetters.send(message("b", "org_1:tb"), "poison", "source-b");
+      expect(await deadLetters.countVisible()).toBe(2);
+      const [received] = await deadLetters.receive(1);
+      expect(await deadLetters.countVisible()).toBe(1);
+      await deadLetters.delete(received?.receiptHandle ?? "");
+      expect(await deadLetters.countVisible()).toBe(1);
+    });
+
     it("holds every message back for the queue's delivery delay", async () => {
       const { queue, advance } = await harness({ delaySeconds: 1 });
       await queue.send(message("settling"));
