@@ -274,6 +274,61 @@ describe("createDigestHandler", () => {
     });
   });
 
+  it("hands a record back while another run holds the thread, and past the cap records its turn for the sweep before acking, counted apart from the turn lock", async () => {
+    const { orgId, threadId, message, event } = turn();
+    // Another run took the thread's lease (a run whose delivery timed out, or the sweep's).
+    await repository.claimThread(orgId, threadId, {
+      owner: "the-other-run",
+      at: new Date("2026-11-30T10:04:00Z"),
+      leaseMs: 900_000,
+    });
+    const { clock, queue, logger, metrics, handler } = setup();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    clock.advance(60);
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    clock.advance(60);
+    const third = await deliverOnce(queue, handler);
+    expect(third?.received[0]?.receiveCount).toBe(3);
+    expect(third?.failed).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+
+    expect(metrics.count("ClaimRequeues")).toBe(2);
+    expect(metrics.count("ClaimRequeuesCapped")).toBe(1);
+    expect(metrics.count("LockRequeues")).toBe(0);
+    expect(metrics.count("LockRequeuesCapped")).toBe(0);
+    expect(logger.at("warn").map((entry) => entry.message)).toEqual([
+      "another run still holds the thread: its turn is recorded for the nightly sweep",
+    ]);
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({
+      latestTurnEndedAt: new Date(event.turnEndedAt),
+      coveredTurnEndedAt: null,
+      leaseOwner: "the-other-run",
+    });
+    const leftBehind = await repository.listLeftBehind({ limit: 1000 });
+    expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({ threadId });
+  });
+
+  it("hands a record back at once when its job stops for the clock before any call", async () => {
+    const { queue, metrics, handler } = setup();
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+    // 50 s left: enough to start (30 s), too little for one call and the commit (70 s).
+    const batch = await deliverOnce(queue, handler, { functionTimeoutMs: 50_000 });
+    expect(batch?.failed).toHaveLength(1);
+    expect(metrics.count("RecordsNotStarted")).toBe(1);
+    expect(metrics.count("DigestCalls")).toBe(0);
+    const retry = await deliverOnce(queue, handler);
+    expect(retry?.received[0]?.receiveCount).toBe(2);
+    expect(retry?.failed).toEqual([]);
+    expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({
+      status: "partial",
+      reason: "call_cap",
+    });
+  });
+
   it("brings a thread's later records back with one handed back, while other threads go on", async () => {
     const locked = turn();
     const free = turn();

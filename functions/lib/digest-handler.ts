@@ -87,12 +87,13 @@ export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 
 /**
  * A record handed back to the queue on purpose, to come back in `delaySeconds`: a turn was
- * running, or too little time was left to start it. Reported as a batch item failure so
- * the event source mapping does not delete it, but neither logged nor counted as a failure.
+ * running, another run held the thread, or too little time was left to run it. Reported as
+ * a batch item failure so the event source mapping does not delete it, but neither logged
+ * nor counted as a failure.
  */
 export class RecordHandedBack extends Error {
   constructor(
-    readonly reason: "turn_lock" | "no_time",
+    readonly reason: "turn_lock" | "claimed" | "no_time",
     readonly delaySeconds: number,
   ) {
     super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`);
@@ -152,11 +153,15 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  *   (`PoisonRecords`), sent to the dead letters with its reason and acked: it has no
  *   ordering meaning, so the later records of its thread in the batch are still tried
  *   (if the dead letters cannot take it, it is handed back at once instead);
- * - too little time left: not started, handed back at once (`RecordsNotStarted`);
+ * - too little time left: not started, handed back at once (`RecordsNotStarted`); so is a
+ *   job that stopped for the clock before any call (`skipped/out_of_time`);
  * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
+ * - skipped because another run holds the thread's lease: the same, counted as
+ *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is recorded as the
+ *   thread's latest (unless already covered), so the sweep finds it uncovered;
  * - a job that throws: logged, counted (`FailedJobs`), its pass recorded as failed (best
  *   effort, so the sweep finds it even if the message dead-letters), and handed back for
  *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
@@ -219,6 +224,24 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       );
       return false;
     }
+  }
+
+  /**
+   * Records the job's turn as the thread's latest seen (a skipped `claimed` pass; the latest
+   * turn never moves back, and the lease holder's own record, written later, wins). A
+   * turn already covered is left alone.
+   */
+  async function recordSeenTurn(job: DigestJobPayload): Promise<void> {
+    const turnEndedAt = new Date(job.turnEndedAt);
+    const pass = await ports.store.getPass(job.orgId, job.threadId);
+    if (pass?.coveredTurnEndedAt && pass.coveredTurnEndedAt >= turnEndedAt) return;
+    await ports.store.recordPass(job.orgId, job.threadId, {
+      status: "skipped",
+      reason: "claimed",
+      turnEndedAt,
+      rawToolChars: job.rawToolChars,
+      at: ports.clock.now(),
+    });
   }
 
   async function recordFailedPass(job: DigestJobPayload, log: Record<string, unknown>): Promise<void> {
@@ -297,21 +320,49 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       throw error;
     }
 
+    if (outcome.status === "skipped" && outcome.reason === "out_of_time") {
+      // Stopped for the clock before any call: nothing was done, so it goes back at once
+      // for an invocation with time to run it, rather than waiting for the nightly sweep.
+      logger.info("not run: too little time left for a digest call", { ...log, ...outcomeSummary(outcome) });
+      count("RecordsNotStarted");
+      await giveBack(0);
+      throw new RecordHandedBack("no_time", 0);
+    }
     if (outcome.status === "skipped" && outcome.requeueAfterSeconds !== undefined) {
+      const claimed = outcome.reason === "claimed";
+      const metric = claimed ? "ClaimRequeues" : "LockRequeues";
       if (receiveCount < maxLockRequeueReceives) {
-        logger.info("a turn is running: handed back to the queue", {
-          ...log,
-          delaySeconds: outcome.requeueAfterSeconds,
-        });
-        count("LockRequeues");
+        logger.info(
+          claimed
+            ? "another run holds the thread: handed back to the queue"
+            : "a turn is running: handed back to the queue",
+          { ...log, delaySeconds: outcome.requeueAfterSeconds },
+        );
+        count(metric);
         await giveBack(outcome.requeueAfterSeconds);
-        throw new RecordHandedBack("turn_lock", outcome.requeueAfterSeconds);
+        throw new RecordHandedBack(claimed ? "claimed" : "turn_lock", outcome.requeueAfterSeconds);
       }
-      logger.warn("a turn is still running: left to the nightly sweep", {
-        ...log,
-        ...outcomeSummary(outcome),
-      });
-      count("LockRequeuesCapped");
+      if (claimed) {
+        // The run holding the lease covers the turn it was claimed for, not necessarily
+        // this one: record this turn as the thread's latest, so the sweep finds it uncovered.
+        try {
+          await recordSeenTurn(job);
+        } catch (error) {
+          logger.warn("turn not recorded: handed back to the queue", { ...log, ...describeError(error) });
+          await giveBack(outcome.requeueAfterSeconds);
+          throw new RecordHandedBack("claimed", outcome.requeueAfterSeconds);
+        }
+        logger.warn("another run still holds the thread: its turn is recorded for the nightly sweep", {
+          ...log,
+          ...outcomeSummary(outcome),
+        });
+      } else {
+        logger.warn("a turn is still running: left to the nightly sweep", {
+          ...log,
+          ...outcomeSummary(outcome),
+        });
+      }
+      count(`${metric}Capped`);
       return finished(outcome, record.messageId, log);
     }
     logger.info("digest job finished", { ...log, ...outcomeSummary(outcome) });
