@@ -8,6 +8,7 @@ declare module "sst" {
     AnthropicApiKey: { type: "sst.sst.Secret"; value: string };
     CheckpointDatabaseUrl: { type: "sst.sst.Secret"; value: string };
     DatabaseUrl: { type: "sst.sst.Secret"; value: string };
+    DigestDeadLetterQueue: { type: "sst.aws.Queue"; url: string };
     DigestQueue: { type: "sst.aws.Queue"; url: string };
     UpstashRedisToken: { type: "sst.sst.Secret"; value: string };
     UpstashRedisUrl: { type: "sst.sst.Secret"; value: string };

@@ -79,6 +79,8 @@ export default $config({
           upstashRedisUrl,
           upstashRedisToken,
           queue,
+          // Poison records are sent to the dead letters with their reason.
+          deadLetters,
         ],
         nodejs: { install: DIGEST_INSTALL, splitting: true },
       },

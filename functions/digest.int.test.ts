@@ -33,12 +33,7 @@ import { lambdaContext } from "./lib/lambda-context";
 import { deliverOnce } from "./lib/local-worker";
 import { sqsEvent } from "./lib/sqs-event";
 import { recordingLogger, recordingMetrics } from "./test/recorders";
-import {
-  type FunctionServices,
-  MAX_RECEIVE_COUNT,
-  startFunctionServices,
-  writeCheckpoint,
-} from "./test/services";
+import { type FunctionServices, startFunctionServices, writeCheckpoint } from "./test/services";
 import { heavyThread, probeRetention, rawToolChars, viewChars } from "./test/threads";
 
 const THREAD = "ground-lease";
@@ -155,6 +150,7 @@ describe("the digest function end to end", () => {
       anthropicBaseUrl: anthropic.baseURL,
       redis: { url: upstash.url, token: upstash.token },
       queueUrl: services.queueUrl,
+      deadLetterQueueUrl: services.dlqUrl,
       sqs: services.sqs,
       logger,
       metrics,
@@ -282,7 +278,7 @@ describe("faults: nothing is lost", () => {
     expect(metrics.count("DigestCalls")).toBe(calls);
   });
 
-  it("a poison record reaches the dead-letter queue, its reason logged on each receive, without holding other threads", async () => {
+  it("a poison record is sent to the dead-letter queue with its reason on its first receive, without holding other threads", async () => {
     await services.sqs.send(
       new SendMessageCommand({
         QueueUrl: services.queueUrl,
@@ -298,15 +294,16 @@ describe("faults: nothing is lost", () => {
     );
     const { orgId } = await publishTurn();
     const { handler, logger, metrics } = directHandler();
-    expect(await drain(handler)).toBe(MAX_RECEIVE_COUNT);
+    expect(await drain(handler)).toBe(1);
     expect((await rowsOf(orgId)).size).toBeGreaterThan(0);
     const dead = await queue().deadLetters?.receive(10);
     expect(dead?.map((letter) => letter.groupId)).toEqual(["poison"]);
+    expect(dead?.[0]?.deadLetterReason).toContain("rawToolChars");
     const reasons = logger.at("error").map((entry) => String(entry.attributes.reason));
-    expect(reasons).toHaveLength(MAX_RECEIVE_COUNT);
+    expect(reasons).toHaveLength(1);
     expect(reasons[0]).toContain("rawToolChars");
     expect(reasons[0]).toContain("turnEndedAt");
-    expect(metrics.count("PoisonRecords")).toBe(MAX_RECEIVE_COUNT);
+    expect(metrics.count("PoisonRecords")).toBe(1);
     for (const letter of dead ?? []) await queue().deadLetters?.delete(letter.receiptHandle);
   });
 

@@ -10,6 +10,7 @@ const SET = [
   "SST_RESOURCE_UpstashRedisUrl",
   "SST_RESOURCE_UpstashRedisToken",
   "SST_RESOURCE_DigestQueue",
+  "SST_RESOURCE_DigestDeadLetterQueue",
 ];
 
 afterAll(() => {
@@ -31,6 +32,10 @@ describe("functions/digest handler (the edge)", () => {
     process.env.SST_RESOURCE_DigestQueue = JSON.stringify({
       type: "sst.aws.Queue",
       url: "https://sqs.eu-west-1.amazonaws.com/123456789012/digest.fifo",
+    });
+    process.env.SST_RESOURCE_DigestDeadLetterQueue = JSON.stringify({
+      type: "sst.aws.Queue",
+      url: "https://sqs.eu-west-1.amazonaws.com/123456789012/digest-dlq.fifo",
     });
     const event = sqsEvent([{ body: "{}", groupId: "g" }]);
     const context = lambdaContext({ functionName: "digest", timeoutMs: 300_000 });

@@ -60,6 +60,7 @@ export const handler = lazyHandler(async () => {
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
       : {}),
     queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
+    deadLetterQueueUrl: environment.DIGEST_DLQ_URL ?? Resource.DigestDeadLetterQueue.url,
     sqs: new SQSClient({}),
     logger,
     metrics,

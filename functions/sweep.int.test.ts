@@ -95,6 +95,7 @@ async function digestHandler() {
     checkpointDatabaseUrl: services.checkpointReaderUrl,
     checkpointSchema: services.checkpointSchema,
     queueUrl: services.queueUrl,
+    deadLetterQueueUrl: services.dlqUrl,
     sqs: services.sqs,
     logger: recordingLogger(),
     metrics: recordingMetrics(),

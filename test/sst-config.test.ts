@@ -148,6 +148,7 @@ describe("sst.config.ts", () => {
       "AnthropicApiKey",
       "CheckpointDatabaseUrl",
       "DatabaseUrl",
+      "DigestDeadLetterQueue",
       "DigestQueue",
       "UpstashRedisToken",
       "UpstashRedisUrl",

@@ -52,6 +52,8 @@ export interface DigestConfig {
   lockTimeoutMs?: number;
   /** The digest queue, for handing records back. */
   queueUrl: string;
+  /** Its dead-letter queue, where poison records are sent with their reason. */
+  deadLetterQueueUrl: string;
   sqs: Pick<SQSClient, "send">;
   logger: FunctionLogger;
   metrics: FunctionMetrics;
@@ -137,7 +139,7 @@ function digesterFor(config: DigestConfig): DigestModel {
  * repository (checked reachable once, here), the thread's owner (every job's org is checked
  * against it), the checkpoint reader (loaded on first read),
  * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
- * records come from; `close()` releases the connections.
+ * records come from with its dead letters; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
  */
@@ -178,7 +180,11 @@ export async function createDigestDependencies(
           )
         : NO_TURN_LOCK,
     },
-    queue: createSqsDigestQueue({ client: config.sqs, queueUrl: config.queueUrl }),
+    queue: createSqsDigestQueue({
+      client: config.sqs,
+      queueUrl: config.queueUrl,
+      dlqUrl: config.deadLetterQueueUrl,
+    }),
     logger: config.logger,
     metrics: config.metrics,
     disabled: config.disabled,

@@ -42,6 +42,7 @@ function setup(
     lock?: TurnLock;
     disabled?: boolean;
     visibility?: DigestHandlerDependencies["queue"];
+    deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
     onJobFinished?: DigestHandlerDependencies["onJobFinished"];
   } = {},
 ) {
@@ -57,7 +58,10 @@ function setup(
       clock,
       ...(options.lock ? { lock: options.lock } : {}),
     },
-    queue: options.visibility ?? queue,
+    queue: options.visibility ?? {
+      changeVisibility: queue.changeVisibility,
+      deadLetters: options.deadLetters ?? queue.deadLetters,
+    },
     logger,
     metrics,
     disabled: () => options.disabled ?? false,
@@ -110,7 +114,7 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual(["onJobFinished threw: ignored"]);
   });
 
-  it("sends a poison record to the dead letters within its receives, logging its reason, while other threads go on", async () => {
+  it("dead-letters a poison record with its reason and acks it at once, logging and counting it, while other threads go on", async () => {
     const { queue, logger, metrics, handler } = setup();
     const good = turn();
     await queue.send({
@@ -123,23 +127,66 @@ describe("createDigestHandler", () => {
 
     const first = await deliverOnce(queue, handler);
     expect(first?.received).toHaveLength(3);
-    expect(first?.failed).toHaveLength(2);
+    expect(first?.failed).toEqual([]);
     expect((await storage.repository.loadThreadDigests(good.orgId, good.threadId)).size).toBeGreaterThan(0);
-    // Visible again at once: no clock moves, yet each receive brings them back until the
-    // queue's fifth and last.
-    let rounds = 1;
-    while (await deliverOnce(queue, handler)) rounds += 1;
-    expect(rounds).toBe(5);
+    expect(await queue.receive(10)).toEqual([]);
     const dead = await queue.deadLetters.receive(10);
-    expect(dead.map((letter) => letter.groupId).sort()).toEqual(["poison", "poison-2"]);
-    const reasons = logger.at("error").map((entry) => String(entry.attributes.reason));
-    expect(reasons).toHaveLength(10);
-    expect(
-      reasons.filter((reason) => reason.includes("rawToolChars: Invalid input: expected number")),
-    ).toHaveLength(5);
-    expect(reasons.filter((reason) => reason.startsWith("body is not JSON"))).toHaveLength(5);
-    expect(metrics.count("PoisonRecords")).toBe(10);
+    expect(dead.map((letter) => [letter.groupId, letter.receiveCount]).sort()).toEqual([
+      ["poison", 1],
+      ["poison-2", 1],
+    ]);
+    expect(dead.find((letter) => letter.groupId === "poison")?.deadLetterReason).toMatch(
+      /rawToolChars: Invalid input: expected number/,
+    );
+    expect(dead.find((letter) => letter.groupId === "poison-2")?.deadLetterReason).toMatch(
+      /^body is not JSON/,
+    );
+    expect(logger.at("error").map((entry) => String(entry.attributes.reason))).toHaveLength(2);
+    expect(metrics.count("PoisonRecords")).toBe(2);
     expect(metrics.count("FailedJobs")).toBe(0);
+  });
+
+  it("tries the valid later records of a poison record's thread in the same batch, never dead-lettering them", async () => {
+    const { queue, metrics, handler } = setup();
+    const thread = turn();
+    const poison = JSON.stringify({ ...thread.event, threadId: " padded " });
+    await queue.send({
+      body: poison,
+      groupId: thread.message.groupId,
+      deduplicationId: "poison",
+    });
+    await queue.send(thread.message);
+
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.received.map((message) => message.deduplicationId)).toEqual([
+      "poison",
+      thread.message.deduplicationId,
+    ]);
+    expect(batch?.failed).toEqual([]);
+    expect((await storage.repository.loadThreadDigests(thread.orgId, thread.threadId)).size).toBeGreaterThan(0);
+    expect(await storage.repository.getPass(thread.orgId, thread.threadId)).toMatchObject({ status: "partial" });
+    const dead = await queue.deadLetters.receive(10);
+    expect(dead.map((letter) => [letter.body, letter.groupId])).toEqual([[poison, thread.message.groupId]]);
+    expect(metrics.count("PoisonRecords")).toBe(1);
+  });
+
+  it("hands a poison record back at once when it cannot be dead-lettered, to reach the dead letters through the queue", async () => {
+    const { queue, logger, metrics, handler } = setup({
+      deadLetters: {
+        send: async () => {
+          throw new Error("dead-letter queue unreachable");
+        },
+      },
+    });
+    await queue.send({ body: "{not json", groupId: "poison", deduplicationId: "p" });
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(logger.at("warn")[0]).toMatchObject({
+      message: "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      attributes: { error: "dead-letter queue unreachable" },
+    });
+    expect(metrics.count("PoisonRecords")).toBe(1);
+    const again = await deliverOnce(queue, handler);
+    expect(again?.received[0]?.receiveCount).toBe(2);
   });
 
   it("takes a turn that ends far ahead of the clock for poison: no failed pass is recorded for the sweep to resend", async () => {
@@ -147,7 +194,8 @@ describe("createDigestHandler", () => {
     // The clock reads 10:05; the turn claims to end an hour later.
     const { orgId, threadId, message } = turn("ground-lease", "2026-11-30T11:05:00.000Z");
     await queue.send(message);
-    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect((await queue.deadLetters.receive(10)).map((letter) => letter.body)).toEqual([message.body]);
     expect(metrics.count("PoisonRecords")).toBe(1);
     expect(metrics.count("FailedJobs")).toBe(0);
     expect(String(logger.at("error")[0]?.attributes.reason)).toMatch(/ahead of the worker's clock/);
@@ -207,6 +255,61 @@ describe("createDigestHandler", () => {
     const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
     expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({
       reason: "turn_lock",
+    });
+  });
+
+  it("hands a record back while another run holds the thread, and past the cap records its turn for the sweep before acking, counted apart from the turn lock", async () => {
+    const { orgId, threadId, message, event } = turn();
+    // Another run took the thread's lease (a run whose delivery timed out, or the sweep's).
+    await storage.repository.claimThread(orgId, threadId, {
+      owner: "the-other-run",
+      at: new Date("2026-11-30T10:04:00Z"),
+      leaseMs: 900_000,
+    });
+    const { clock, queue, logger, metrics, handler } = setup();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    clock.advance(60);
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    clock.advance(60);
+    const third = await deliverOnce(queue, handler);
+    expect(third?.received[0]?.receiveCount).toBe(3);
+    expect(third?.failed).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+
+    expect(metrics.count("ClaimRequeues")).toBe(2);
+    expect(metrics.count("ClaimRequeuesCapped")).toBe(1);
+    expect(metrics.count("LockRequeues")).toBe(0);
+    expect(metrics.count("LockRequeuesCapped")).toBe(0);
+    expect(logger.at("warn").map((entry) => entry.message)).toEqual([
+      "another run still holds the thread: its turn is recorded for the nightly sweep",
+    ]);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
+      latestTurnEndedAt: new Date(event.turnEndedAt),
+      coveredTurnEndedAt: null,
+      leaseOwner: "the-other-run",
+    });
+    const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
+    expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({ threadId });
+  });
+
+  it("hands a record back at once when its job stops for the clock before any call", async () => {
+    const { queue, metrics, handler } = setup();
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+    // 50 s left: enough to start (30 s), too little for one call and the commit (70 s).
+    const batch = await deliverOnce(queue, handler, { functionTimeoutMs: 50_000 });
+    expect(batch?.failed).toHaveLength(1);
+    expect(metrics.count("RecordsNotStarted")).toBe(1);
+    expect(metrics.count("DigestCalls")).toBe(0);
+    const retry = await deliverOnce(queue, handler);
+    expect(retry?.received[0]?.receiveCount).toBe(2);
+    expect(retry?.failed).toEqual([]);
+    expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
+      status: "partial",
+      reason: "call_cap",
     });
   });
 

@@ -8,7 +8,7 @@ import {
   parseDigestJobPayload,
   type TurnClockCheck,
 } from "@context-cleaner/core";
-import type { DigestQueue } from "@context-cleaner/core/queue";
+import type { DeadLetterQueue, DigestQueue } from "@context-cleaner/core/queue";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 import { runJob } from "./run-job";
@@ -55,8 +55,12 @@ export function retryDelaySeconds(
 export interface DigestHandlerDependencies {
   /** The job's ports; the handler adds `metrics`. */
   ports: Omit<DigestJobPorts, "metrics">;
-  /** The queue the records come from: the handler changes their visibility to hand them back. */
-  queue: Pick<DigestQueue, "changeVisibility">;
+  /**
+   * The queue the records come from: the handler changes their visibility to hand them
+   * back, and sends poison records to its dead letters (without them, a poison record is
+   * handed back at once and reaches them through the queue's redrive policy).
+   */
+  queue: Pick<DigestQueue, "changeVisibility"> & { readonly deadLetters?: Pick<DeadLetterQueue, "send"> };
   logger: FunctionLogger;
   metrics: FunctionMetrics;
   /** The kill switch, read per record. @default never disabled */
@@ -83,12 +87,13 @@ export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 
 /**
  * A record handed back to the queue on purpose, to come back in `delaySeconds`: a turn was
- * running, or too little time was left to start it. Reported as a batch item failure so
- * the event source mapping does not delete it, but neither logged nor counted as a failure.
+ * running, another run held the thread, or too little time was left to run it. Reported as
+ * a batch item failure so the event source mapping does not delete it, but neither logged
+ * nor counted as a failure.
  */
 export class RecordHandedBack extends Error {
   constructor(
-    readonly reason: "turn_lock" | "no_time",
+    readonly reason: "turn_lock" | "claimed" | "no_time",
     readonly delaySeconds: number,
   ) {
     super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`);
@@ -97,9 +102,8 @@ export class RecordHandedBack extends Error {
 }
 
 /**
- * A record whose body is not a valid turn event. It is made visible again at once, so the
- * queue's own redrive policy moves it to the dead letters within a few receives instead of
- * holding its thread's message group for a visibility timeout each time.
+ * A record whose body is not a valid turn event (or whose turn ends too far ahead of the
+ * worker's clock). It is sent to the dead letters with this reason and acked.
  */
 export class PoisonRecordError extends Error {
   constructor(readonly reason: string) {
@@ -146,13 +150,18 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  * other threads'). Per record:
  *
  * - an invalid body (not JSON, or not a turn event) is logged with its reason, counted
- *   (`PoisonRecords`) and made visible again at once, so the queue's redrive policy moves
- *   it to the dead letters after its maximum receives;
- * - too little time left: not started, handed back at once (`RecordsNotStarted`);
+ *   (`PoisonRecords`), sent to the dead letters with its reason and acked: it has no
+ *   ordering meaning, so the later records of its thread in the batch are still tried
+ *   (if the dead letters cannot take it, it is handed back at once instead);
+ * - too little time left: not started, handed back at once (`RecordsNotStarted`); so is a
+ *   job that stopped for the clock before any call (`skipped/out_of_time`);
  * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
+ * - skipped because another run holds the thread's lease: the same, counted as
+ *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is recorded as the
+ *   thread's latest (unless already covered), so the sweep finds it uncovered;
  * - a job that throws: logged, counted (`FailedJobs`), its pass recorded as failed (best
  *   effort, so the sweep finds it even if the message dead-letters), and handed back for
  *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
@@ -184,6 +193,57 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     }
   }
 
+  /**
+   * Sends a poison record to the dead letters with its reason. A poison record has no
+   * ordering meaning: once it is there it is acked, and the later records of its thread
+   * in the batch are tried. When it cannot be sent, it is handed back at once instead, to
+   * reach the dead letters through the queue's redrive policy (its thread's later records
+   * in the batch come back with it).
+   */
+  async function deadLetter(
+    record: SQSRecord,
+    reason: string,
+    log: Record<string, unknown>,
+  ): Promise<boolean> {
+    const fields = {
+      body: record.body,
+      groupId: record.attributes.MessageGroupId ?? "",
+      deduplicationId: record.attributes.MessageDeduplicationId ?? record.messageId,
+    };
+    try {
+      if (queue.deadLetters === undefined) throw new Error("the digest queue has no dead-letter queue");
+      await queue.deadLetters.send(fields, reason, record.messageId);
+      return true;
+    } catch (error) {
+      logger.warn(
+        "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+        {
+          ...log,
+          ...describeError(error),
+        },
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Records the job's turn as the thread's latest seen (a skipped `claimed` pass; the latest
+   * turn never moves back, and the lease holder's own record, written later, wins). A
+   * turn already covered is left alone.
+   */
+  async function recordSeenTurn(job: DigestJobPayload): Promise<void> {
+    const turnEndedAt = new Date(job.turnEndedAt);
+    const pass = await ports.store.getPass(job.orgId, job.threadId);
+    if (pass?.coveredTurnEndedAt && pass.coveredTurnEndedAt >= turnEndedAt) return;
+    await ports.store.recordPass(job.orgId, job.threadId, {
+      status: "skipped",
+      reason: "claimed",
+      turnEndedAt,
+      rawToolChars: job.rawToolChars,
+      at: ports.clock.now(),
+    });
+  }
+
   async function recordFailedPass(job: DigestJobPayload, log: Record<string, unknown>): Promise<void> {
     try {
       await ports.store.recordPass(job.orgId, job.threadId, {
@@ -202,7 +262,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     record: SQSRecord,
     context: Context,
     handedBack: Map<string, number>,
-  ): Promise<DigestJobOutcome> {
+  ): Promise<DigestJobOutcome | undefined> {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
     const groupId = record.attributes.MessageGroupId ?? "";
     const log: Record<string, unknown> = { messageId: record.messageId, receiveCount };
@@ -221,12 +281,13 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       });
     } catch (error) {
       const reason = error instanceof PoisonRecordError ? error.reason : String(error);
-      logger.error("poison record: it goes to the dead letters after its last receive", {
+      logger.error("poison record: not a valid turn event, for the dead letters", {
         ...log,
         reason,
         body: record.body.slice(0, 1_000),
       });
       count("PoisonRecords");
+      if (await deadLetter(record, reason, log)) return undefined;
       await giveBack(0);
       throw error;
     }
@@ -259,21 +320,49 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       throw error;
     }
 
+    if (outcome.status === "skipped" && outcome.reason === "out_of_time") {
+      // Stopped for the clock before any call: nothing was done, so it goes back at once
+      // for an invocation with time to run it, rather than waiting for the nightly sweep.
+      logger.info("not run: too little time left for a digest call", { ...log, ...outcomeSummary(outcome) });
+      count("RecordsNotStarted");
+      await giveBack(0);
+      throw new RecordHandedBack("no_time", 0);
+    }
     if (outcome.status === "skipped" && outcome.requeueAfterSeconds !== undefined) {
+      const claimed = outcome.reason === "claimed";
+      const metric = claimed ? "ClaimRequeues" : "LockRequeues";
       if (receiveCount < maxLockRequeueReceives) {
-        logger.info("a turn is running: handed back to the queue", {
-          ...log,
-          delaySeconds: outcome.requeueAfterSeconds,
-        });
-        count("LockRequeues");
+        logger.info(
+          claimed
+            ? "another run holds the thread: handed back to the queue"
+            : "a turn is running: handed back to the queue",
+          { ...log, delaySeconds: outcome.requeueAfterSeconds },
+        );
+        count(metric);
         await giveBack(outcome.requeueAfterSeconds);
-        throw new RecordHandedBack("turn_lock", outcome.requeueAfterSeconds);
+        throw new RecordHandedBack(claimed ? "claimed" : "turn_lock", outcome.requeueAfterSeconds);
       }
-      logger.warn("a turn is still running: left to the nightly sweep", {
-        ...log,
-        ...outcomeSummary(outcome),
-      });
-      count("LockRequeuesCapped");
+      if (claimed) {
+        // The run holding the lease covers the turn it was claimed for, not necessarily
+        // this one: record this turn as the thread's latest, so the sweep finds it uncovered.
+        try {
+          await recordSeenTurn(job);
+        } catch (error) {
+          logger.warn("turn not recorded: handed back to the queue", { ...log, ...describeError(error) });
+          await giveBack(outcome.requeueAfterSeconds);
+          throw new RecordHandedBack("claimed", outcome.requeueAfterSeconds);
+        }
+        logger.warn("another run still holds the thread: its turn is recorded for the nightly sweep", {
+          ...log,
+          ...outcomeSummary(outcome),
+        });
+      } else {
+        logger.warn("a turn is still running: left to the nightly sweep", {
+          ...log,
+          ...outcomeSummary(outcome),
+        });
+      }
+      count(`${metric}Capped`);
       return finished(outcome, record.messageId, log);
     }
     logger.info("digest job finished", { ...log, ...outcomeSummary(outcome) });

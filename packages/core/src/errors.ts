@@ -204,7 +204,7 @@ export class UsageError extends CoreError {
 }
 
 /** The operations of the digest queue port, as errors name them. */
-export type DigestQueueOperation = "send" | "receive" | "delete" | "changeVisibility";
+export type DigestQueueOperation = "send" | "receive" | "delete" | "changeVisibility" | "count";
 
 /** A digest queue call that failed; says whether a retry can help. */
 export class DigestQueueError extends CoreError {

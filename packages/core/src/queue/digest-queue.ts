@@ -4,9 +4,9 @@
  * tests). Both pass one conformance suite.
  *
  * Semantics every adapter keeps:
- * - messages of one group are delivered in send order, and none of a group while an
- *   earlier message of it is in flight (one job per thread at a time); a receive may
- *   return several messages of one group, in order;
+ * - messages of one group are delivered in send order; a receive returns as many of one
+ *   group as it can (up to its `maxMessages`), in order, and none of a group while any of
+ *   its messages is in flight (one batch per thread at a time);
  * - a send whose deduplication id was sent in the last 5 minutes is accepted and dropped,
  *   whether or not the first message was deleted since;
  * - a received message stays invisible for the visibility timeout, then comes back with
@@ -38,6 +38,8 @@ export interface ReceivedDigestMessage {
   /** Receives of this message so far, this one included. */
   readonly receiveCount: number;
   readonly sentAt: Date;
+  /** Why a dead letter was put in the dead letters, when it was sent there on purpose (a poison record). */
+  readonly deadLetterReason?: string;
 }
 
 export interface ReceiveOptions {
@@ -55,6 +57,18 @@ export interface DeadLetterQueue {
    * collapses), then deletes it from the dead letters.
    */
   redrive(message: ReceivedDigestMessage): Promise<{ messageId: string }>;
+  /**
+   * Puts a message straight into the dead letters with the reason it is there (a record
+   * with no ordering meaning, such as a body that is not a turn event), so the digest
+   * queue can let it go without holding its group. The deduplication id is derived from
+   * `sourceMessageId`, so a retried send collapses.
+   */
+  send(message: DigestQueueMessage, reason: string, sourceMessageId: string): Promise<{ messageId: string }>;
+  /**
+   * How many dead letters are visible and not received now: on SQS FIFO, those waiting
+   * behind received ones of their group among them (approximate on SQS).
+   */
+  countVisible(): Promise<number>;
   /** Drops a received dead letter for good. */
   delete(receiptHandle: string): Promise<void>;
   /**
@@ -69,7 +83,10 @@ export interface DeadLetterQueue {
 export interface DigestQueue {
   /** Enqueues a message; a duplicate within the deduplication window is accepted and dropped. */
   send(message: DigestQueueMessage): Promise<{ messageId: string }>;
-  /** Up to `maxMessages` (1–10) visible messages, at most the head of each free group first. */
+  /**
+   * Up to `maxMessages` (1–10) visible messages: of each group with none in flight, as many
+   * as fit, in send order.
+   */
   receive(maxMessages: number, options?: ReceiveOptions): Promise<ReceivedDigestMessage[]>;
   /** Deletes a received message. A receipt handle that is no longer current deletes nothing. */
   delete(receiptHandle: string): Promise<void>;

@@ -4,15 +4,19 @@ import { describeDigestQueueConformance } from "../../test/conformance/digest-qu
 import { manualClock } from "../../test/fakes/manual-clock";
 import { createInProcessDigestQueue } from "./in-process-queue";
 
-describeDigestQueueConformance("in-process", async (settings) => {
-  const clock = manualClock();
-  return {
-    queue: createInProcessDigestQueue({ clock, ...settings }),
-    advance: async (seconds) => clock.advance(seconds),
-    now: () => clock.now(),
-    close: async () => {},
-  };
-});
+describeDigestQueueConformance(
+  "in-process",
+  async (settings) => {
+    const clock = manualClock();
+    return {
+      queue: createInProcessDigestQueue({ clock, ...settings }),
+      advance: async (seconds) => clock.advance(seconds),
+      now: () => clock.now(),
+      close: async () => {},
+    };
+  },
+  { severalPerGroup: true },
+);
 
 describe("createInProcessDigestQueue", () => {
   it("remembers a deduplication id for the window only", async () => {

@@ -10,7 +10,14 @@ import type {
   ReceivedDigestMessage,
   ReceiveOptions,
 } from "./digest-queue";
-import { checkMessage, checkReceive, checkVisibility, redriveDeduplicationId } from "./queue-limits";
+import {
+  checkMessage,
+  checkReceive,
+  checkVisibility,
+  deadLetterDeduplicationId,
+  deadLetterReason,
+  redriveDeduplicationId,
+} from "./queue-limits";
 
 export interface InProcessDigestQueueOptions {
   /** The time source; a test moves it by hand. @default the wall clock */
@@ -43,6 +50,8 @@ interface StoredMessage {
   receiveCount: number;
   /** The handle of the latest receive; the message is in flight while `availableAt` is ahead. */
   receiptHandle: string | undefined;
+  /** Why it was sent to the dead letters on purpose. */
+  readonly deadLetterReason?: string;
 }
 
 function integerOption(value: number, field: string, min: number, max: number): number {
@@ -72,9 +81,14 @@ class FifoStore {
     visibilityTimeoutSeconds = this.visibilityTimeoutSeconds,
   ): ReceivedDigestMessage[] {
     const now = this.clock.now().getTime();
-    // Messages are kept in send order, so a group's first message is the one in flight or
-    // delayed: a group stops at its first message not yet available, and after one delivery.
-    const waiting = new Set<string>();
+    // As SQS FIFO documents ("FIFO queue delivery logic"), a receive returns as many messages
+    // of one group as it can, in order, and later receives return none of that group until
+    // the messages received are deleted or visible again. Messages are kept in send order:
+    // a group stops at its first message not yet available, and a group with a message in
+    // flight gives nothing.
+    const waiting = new Set(
+      this.messages.filter((message) => this.inFlight(message, now)).map((message) => message.groupId),
+    );
     const received: ReceivedDigestMessage[] = [];
     for (const message of [...this.messages]) {
       if (received.length >= maxMessages) break;
@@ -91,7 +105,6 @@ class FifoStore {
       }
       message.receiptHandle = randomUUID();
       message.availableAt = now + visibilityTimeoutSeconds * 1000;
-      waiting.add(message.groupId);
       received.push({
         messageId: message.messageId,
         receiptHandle: message.receiptHandle,
@@ -100,9 +113,16 @@ class FifoStore {
         deduplicationId: message.deduplicationId,
         receiveCount: message.receiveCount,
         sentAt: message.sentAt,
+        ...(message.deadLetterReason === undefined ? {} : { deadLetterReason: message.deadLetterReason }),
       });
     }
     return received;
+  }
+
+  /** Messages available now (neither in flight nor delayed). */
+  countVisible(): number {
+    const now = this.clock.now().getTime();
+    return this.messages.filter((message) => message.availableAt <= now).length;
   }
 
   delete(receiptHandle: string): void {
@@ -208,8 +228,30 @@ function mainQueue(store: FifoStore, settings: QueueSettings): DigestQueue {
 }
 
 /** The dead letters over their store: a redrive sends the message to `queue` again under a new deduplication id. */
-function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLetterQueue {
+function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue, clock: Clock): DeadLetterQueue {
+  const window = new DeduplicationWindow(IN_PROCESS_QUEUE_DEFAULTS.dedupeWindowSeconds * 1000);
   return {
+    async send(message: DigestQueueMessage, reason: string, sourceMessageId: string) {
+      checkMessage(message);
+      const now = clock.now().getTime();
+      const deduplicationId = deadLetterDeduplicationId(sourceMessageId);
+      const earlier = window.earlier(deduplicationId, now);
+      if (earlier !== undefined) return { messageId: earlier };
+      const messageId = randomUUID();
+      window.remember(deduplicationId, messageId, now);
+      deadLetterStore.add({
+        messageId,
+        body: message.body,
+        groupId: message.groupId,
+        deduplicationId,
+        sentAt: new Date(now),
+        availableAt: now,
+        receiveCount: 0,
+        receiptHandle: undefined,
+        deadLetterReason: deadLetterReason(reason),
+      });
+      return { messageId };
+    },
     async receive(maxMessages: number, receiveOptions: ReceiveOptions = {}) {
       checkReceive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
       return deadLetterStore.receive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
@@ -223,6 +265,9 @@ function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLe
       deadLetterStore.delete(message.receiptHandle);
       return sent;
     },
+    async countVisible() {
+      return deadLetterStore.countVisible();
+    },
     async delete(receiptHandle: string) {
       deadLetterStore.delete(receiptHandle);
     },
@@ -234,8 +279,8 @@ function deadLetterQueue(deadLetterStore: FifoStore, queue: DigestQueue): DeadLe
 }
 
 /**
- * A digest queue in this process with SQS FIFO semantics (see the port): per-group order
- * with one receive in flight per group, a deduplication window that outlives deletes,
+ * A digest queue in this process with SQS FIFO semantics (see the port): per-group order,
+ * several messages of a group per receive and none of it while any are in flight, a deduplication window that outlives deletes,
  * visibility timeouts with redelivery, dead letters after `maxReceiveCount` receives, and
  * a queue delay. For embedded runs and tests; its messages live as long as the process.
  *
@@ -251,5 +296,5 @@ export function createInProcessDigestQueue(options: InProcessDigestQueueOptions 
     deadLetterStore.add({ ...message, availableAt: clock.now().getTime(), receiptHandle: undefined });
   });
   const queue = mainQueue(store, settings);
-  return { ...queue, deadLetters: deadLetterQueue(deadLetterStore, queue) };
+  return { ...queue, deadLetters: deadLetterQueue(deadLetterStore, queue, clock) };
 }

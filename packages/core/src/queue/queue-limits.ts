@@ -6,6 +6,8 @@ export const DIGEST_QUEUE_LIMITS = {
   maxMessagesPerReceive: 10,
   maxVisibilityTimeoutSeconds: 43_200,
   maxIdChars: 128,
+  /** Characters of a dead letter's reason kept (SQS counts message attributes in the message's size). */
+  maxDeadLetterReasonChars: 1_000,
 } as const;
 
 // 1–128 characters, each alphanumeric or ASCII punctuation.
@@ -64,4 +66,15 @@ export function checkVisibility(seconds: number, operation: DigestQueueOperation
  */
 export function redriveDeduplicationId(messageId: string): string {
   return createHash("sha256").update(`redrive:${messageId}`, "utf8").digest("hex");
+}
+
+/** The deduplication id of a message sent straight to the dead letters: the sha256 hex of its source message id. */
+export function deadLetterDeduplicationId(sourceMessageId: string): string {
+  return createHash("sha256").update(`dead-letter:${sourceMessageId}`, "utf8").digest("hex");
+}
+
+/** A dead letter's reason as stored: non-empty, at most {@link DIGEST_QUEUE_LIMITS.maxDeadLetterReasonChars} characters. */
+export function deadLetterReason(reason: string): string {
+  const trimmed = [...(reason || "no reason given")].slice(0, DIGEST_QUEUE_LIMITS.maxDeadLetterReasonChars);
+  return trimmed.join("");
 }

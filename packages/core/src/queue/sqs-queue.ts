@@ -1,6 +1,7 @@
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageCommand,
@@ -14,7 +15,14 @@ import type {
   ReceivedDigestMessage,
   ReceiveOptions,
 } from "./digest-queue";
-import { checkMessage, checkReceive, checkVisibility, redriveDeduplicationId } from "./queue-limits";
+import {
+  checkMessage,
+  checkReceive,
+  checkVisibility,
+  deadLetterDeduplicationId,
+  deadLetterReason,
+  redriveDeduplicationId,
+} from "./queue-limits";
 
 export interface SqsDigestQueueOptions {
   /** The SQS client (region, credentials and endpoint are the caller's). */
@@ -31,6 +39,9 @@ const SYSTEM_ATTRIBUTES = [
   "MessageDeduplicationId",
   "SentTimestamp",
 ] as const;
+
+/** The message attribute a dead letter sent on purpose carries its reason in. */
+const DEAD_LETTER_REASON_ATTRIBUTE = "DeadLetterReason";
 
 interface SdkError {
   name?: string;
@@ -67,6 +78,7 @@ function toReceived(message: Message): ReceivedDigestMessage {
   const { MessageId, ReceiptHandle, Body } = message;
   const groupId = attributes.MessageGroupId;
   const deduplicationId = attributes.MessageDeduplicationId;
+  const reason = message.MessageAttributes?.[DEAD_LETTER_REASON_ATTRIBUTE]?.StringValue;
   if (!MessageId || !ReceiptHandle || Body === undefined || !groupId || !deduplicationId) {
     throw new DigestQueueError(
       "receive: a message lacks its id, receipt handle, body, group or deduplication id",
@@ -84,6 +96,7 @@ function toReceived(message: Message): ReceivedDigestMessage {
     deduplicationId,
     receiveCount: Number(attributes.ApproximateReceiveCount ?? "1"),
     sentAt: new Date(Number(attributes.SentTimestamp ?? "0")),
+    ...(reason === undefined ? {} : { deadLetterReason: reason }),
   };
 }
 
@@ -108,6 +121,7 @@ function receiver(client: Pick<SQSClient, "send">, queueUrl: string) {
             VisibilityTimeout: options.visibilityTimeoutSeconds,
             WaitTimeSeconds: 0,
             MessageSystemAttributeNames: [...SYSTEM_ATTRIBUTES],
+            MessageAttributeNames: [DEAD_LETTER_REASON_ATTRIBUTE],
           }),
         );
         return (output.Messages ?? []).map(toReceived);
@@ -143,15 +157,25 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
   const { client, queueUrl, dlqUrl } = options;
   const main = receiver(client, queueUrl);
 
-  const send = (message: DigestQueueMessage) =>
+  const sendTo = (url: string, message: DigestQueueMessage, reason?: string) =>
     call("send", async () => {
       checkMessage(message);
       const output = await client.send(
         new SendMessageCommand({
-          QueueUrl: queueUrl,
+          QueueUrl: url,
           MessageBody: message.body,
           MessageGroupId: message.groupId,
           MessageDeduplicationId: message.deduplicationId,
+          ...(reason === undefined
+            ? {}
+            : {
+                MessageAttributes: {
+                  [DEAD_LETTER_REASON_ATTRIBUTE]: {
+                    DataType: "String",
+                    StringValue: deadLetterReason(reason),
+                  },
+                },
+              }),
         }),
       );
       if (!output.MessageId) {
@@ -162,6 +186,7 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
       }
       return { messageId: output.MessageId };
     });
+  const send = (message: DigestQueueMessage) => sendTo(queueUrl, message);
 
   const queue: DigestQueue = { send, ...main };
   if (dlqUrl === undefined) return queue;
@@ -171,6 +196,18 @@ export function createSqsDigestQueue(options: SqsDigestQueueOptions): DigestQueu
     receive: dead.receive,
     delete: dead.delete,
     changeVisibility: dead.changeVisibility,
+    countVisible: () =>
+      call("count", async () => {
+        const output = await client.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: dlqUrl,
+            AttributeNames: ["ApproximateNumberOfMessages"],
+          }),
+        );
+        return Number(output.Attributes?.ApproximateNumberOfMessages ?? "0");
+      }),
+    send: (message, reason, sourceMessageId) =>
+      sendTo(dlqUrl, { ...message, deduplicationId: deadLetterDeduplicationId(sourceMessageId) }, reason),
     async redrive(message: ReceivedDigestMessage) {
       const sent = await send({
         body: message.body,

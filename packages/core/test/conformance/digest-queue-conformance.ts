@@ -19,6 +19,16 @@ export interface DigestQueueHarness {
   close(): Promise<void>;
 }
 
+/** What an adapter's double of SQS models, where doubles differ from SQS itself. */
+export interface DigestQueueCapabilities {
+  /**
+   * Whether a receive hands out several messages of one group, in order, as SQS FIFO does.
+   * fauxqs hands out one message per group per receive, so the test of this runs only
+   * against doubles that model it (the in-process queue).
+   */
+  severalPerGroup: boolean;
+}
+
 const DEFAULT_SETTINGS: DigestQueueSettings = {
   visibilityTimeoutSeconds: 1,
   maxReceiveCount: 5,
@@ -38,6 +48,7 @@ function message(body: string, groupId = "org_1:thread_1", deduplicationId = bod
 export function describeDigestQueueConformance(
   adapter: string,
   createHarness: (settings: DigestQueueSettings) => Promise<DigestQueueHarness>,
+  capabilities: DigestQueueCapabilities,
 ): void {
   describe(`DigestQueue conformance: ${adapter}`, () => {
     const open: DigestQueueHarness[] = [];
@@ -138,6 +149,40 @@ export function describeDigestQueueConformance(
       expect((await queue.receive(10)).map((received) => received.body)).toEqual(["a2"]);
     });
 
+    // SQS FIFO returns as many messages of one group as it can in a receive, in order, and
+    // none of that group in later receives until those are deleted or visible again.
+    if (capabilities.severalPerGroup) {
+      it("hands several messages of one group to one receive, in order, up to maxMessages, then none of the group while they are in flight", async () => {
+        const { queue } = await harness({ visibilityTimeoutSeconds: 30 });
+        for (const body of ["a1", "a2", "a3", "a4"]) await queue.send(message(body, "A"));
+        await queue.send(message("b1", "B"));
+
+        const first = await queue.receive(3);
+        expect(first.map((received) => received.body)).toEqual(["a1", "a2", "a3"]);
+        // a4 waits while a1–a3 are in flight; other groups flow.
+        expect((await queue.receive(10)).map((received) => received.body)).toEqual(["b1"]);
+        await queue.delete(first[0]?.receiptHandle ?? "");
+        await queue.delete(first[1]?.receiptHandle ?? "");
+        expect(await queue.receive(10)).toEqual([]);
+        await queue.delete(first[2]?.receiptHandle ?? "");
+        expect((await queue.receive(10)).map((received) => received.body)).toEqual(["a4"]);
+      });
+
+      it("hands a group's messages back together once they are visible again, in order", async () => {
+        const { queue } = await harness({ visibilityTimeoutSeconds: 30 });
+        for (const body of ["a1", "a2", "a3"]) await queue.send(message(body, "A"));
+        const first = await queue.receive(10);
+        expect(first.map((received) => received.body)).toEqual(["a1", "a2", "a3"]);
+        for (const received of first) await queue.changeVisibility(received.receiptHandle, 0);
+        const again = await queue.receive(10);
+        expect(again.map((received) => [received.body, received.receiveCount])).toEqual([
+          ["a1", 2],
+          ["a2", 2],
+          ["a3", 2],
+        ]);
+      });
+    }
+
     it("redelivers a message not deleted within the visibility timeout, one receive count higher", async () => {
       const { queue, advance } = await harness({ visibilityTimeoutSeconds: 1 });
       await queue.send(message("job"));
@@ -212,6 +257,37 @@ export function describeDigestQueueConformance(
       expect(back).toMatchObject({ body: "poison", groupId: "org_1:t9", receiveCount: 1 });
       expect(back?.deduplicationId).not.toBe("poison-1");
       expect(await deadLetters.receive(10)).toEqual([]);
+    });
+
+    it("takes a message straight into the dead letters with its reason, once per source message", async () => {
+      const { queue } = await harness();
+      const deadLetters = queue.deadLetters;
+      if (deadLetters === undefined) throw new Error("the harness must give a queue with dead letters");
+      const poison = message("{not json", "org_1:t3", "turn-3");
+      await deadLetters.send(poison, "body is not JSON", "source-1");
+      await deadLetters.send(poison, "body is not JSON", "source-1");
+      const [dead, ...more] = await deadLetters.receive(10);
+      expect(more).toEqual([]);
+      expect(dead).toMatchObject({
+        body: "{not json",
+        groupId: "org_1:t3",
+        deadLetterReason: "body is not JSON",
+      });
+      expect(await queue.receive(10)).toEqual([]);
+    });
+
+    it("counts the dead letters visible and not received", async () => {
+      const { queue } = await harness();
+      const deadLetters = queue.deadLetters;
+      if (deadLetters === undefined) throw new Error("the harness must give a queue with dead letters");
+      expect(await deadLetters.countVisible()).toBe(0);
+      await deadLetters.send(message("a", "org_1:ta"), "poison", "source-a");
+      await deadLetters.send(message("b", "org_1:tb"), "poison", "source-b");
+      expect(await deadLetters.countVisible()).toBe(2);
+      const [received] = await deadLetters.receive(1);
+      expect(await deadLetters.countVisible()).toBe(1);
+      await deadLetters.delete(received?.receiptHandle ?? "");
+      expect(await deadLetters.countVisible()).toBe(1);
     });
 
     it("holds every message back for the queue's delivery delay", async () => {

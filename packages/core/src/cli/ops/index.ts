@@ -8,7 +8,7 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
   context-cleaner status --org <org> --thread <thread> [--json]   the pass record, digests, chars saved
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
   context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
-  context-cleaner dlq redrive [--limit N]                          back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
+  context-cleaner dlq redrive [--limit N] [--include-poison]       back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
   context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues`;
 
 type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;

@@ -203,15 +203,117 @@ describe("context-cleaner dlq", () => {
     ).toEqual(["acme:t", "poison"]);
   });
 
-  it("redrives the dead letters to the digest queue", async () => {
+  it("redrives the valid dead letters to the digest queue and keeps poison ones back unless asked", async () => {
     const queue = await deadLettered();
     const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
     expect(await runOpsCommand(["dlq", "redrive", "--limit", "5"], run.io, context(run, { queue }).ops)).toBe(
       0,
     );
+    expect(run.stdout()).toBe(
+      "redrove 1 dead letter to the digest queue\n" +
+        "kept back 1 poison dead letter (not a valid turn event): --include-poison redrives it too\n",
+    );
+    expect((await queue.receive(10)).map((message) => message.groupId)).toEqual(["acme:t"]);
+    expect((await queue.deadLetters.receive(10)).map((letter) => letter.groupId)).toEqual(["poison"]);
+  });
+
+  it("redrives poison dead letters too with --include-poison", async () => {
+    const queue = await deadLettered();
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(
+      await runOpsCommand(["dlq", "redrive", "--include-poison"], run.io, context(run, { queue }).ops),
+    ).toBe(0);
     expect(run.stdout()).toBe("redrove 2 dead letters to the digest queue\n");
     expect(await queue.deadLetters.receive(10)).toEqual([]);
     expect((await queue.receive(10)).map((message) => message.groupId).sort()).toEqual(["acme:t", "poison"]);
+  });
+
+  it("keeps back a letter the digest function dead-lettered as poison, by its recorded reason", async () => {
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW) });
+    const valid = JSON.stringify({
+      orgId: "acme",
+      threadId: "t",
+      rawToolChars: 1,
+      turnEndedAt: NOW.toISOString(),
+    });
+    await queue.deadLetters.send(
+      { body: valid, groupId: "acme:t", deduplicationId: "a" },
+      "turn ends ahead of the clock",
+      "m1",
+    );
+    const listing = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq", "list"], listing.io, context(listing, { queue }).ops)).toBe(0);
+    expect(listing.stdout()).toContain("poison: turn ends ahead of the clock");
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(await runOpsCommand(["dlq", "redrive"], run.io, context(run, { queue }).ops)).toBe(0);
+    expect(run.stdout()).toContain("redrove 0 dead letters");
+    expect(await queue.receive(10)).toEqual([]);
+  });
+
+  it("redrives every dead letter of a thread, past one receive's worth and past a poison letter at its head", async () => {
+    // Dead-lettered by the redrive policy, in send order: a poison body, then 14 valid turns.
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW), maxReceiveCount: 1 });
+    await queue.send({ body: "{not json", groupId: "acme:t", deduplicationId: "p" });
+    for (let turn = 0; turn < 14; turn += 1) {
+      const body = JSON.stringify({
+        orgId: "acme",
+        threadId: "t",
+        rawToolChars: 200_000,
+        turnEndedAt: new Date(NOW.getTime() - (14 - turn) * 60_000).toISOString(),
+      });
+      await queue.send({ body, groupId: "acme:t", deduplicationId: `d${turn}` });
+    }
+    for (let batch = await queue.receive(10); batch.length > 0; batch = await queue.receive(10)) {
+      for (const message of batch) await queue.changeVisibility(message.receiptHandle, 0);
+    }
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(await runOpsCommand(["dlq", "redrive"], run.io, context(run, { queue }).ops)).toBe(0);
+    expect(run.stdout()).toContain("redrove 14 dead letters");
+    const redriven: string[] = [];
+    for (let batch = await queue.receive(10); batch.length > 0; batch = await queue.receive(10)) {
+      for (const message of batch) {
+        redriven.push(message.body);
+        await queue.delete(message.receiptHandle);
+      }
+    }
+    expect(redriven.map((body) => JSON.parse(body).turnEndedAt)).toEqual(
+      [...redriven.map((body) => JSON.parse(body).turnEndedAt)].sort(),
+    );
+    expect(redriven).toHaveLength(14);
+    expect((await queue.deadLetters.receive(10)).map((letter) => letter.body)).toEqual(["{not json"]);
+  });
+
+  it("says how many dead letters wait behind those it lists", async () => {
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW) });
+    for (let turn = 0; turn < 12; turn += 1) {
+      await queue.deadLetters.send(
+        { body: `{"n":${turn}}`, groupId: "acme:t", deduplicationId: `d${turn}` },
+        "x",
+        `m${turn}`,
+      );
+    }
+    const run = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq", "list"], run.io, context(run, { queue }).ops)).toBe(0);
+    expect(run.stdout()).toContain("10 dead letters");
+    expect(run.stdout()).toContain("2 more wait behind them in their threads' groups");
+    const limited = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(
+      await runOpsCommand(["dlq", "list", "--limit", "3"], limited.io, context(limited, { queue }).ops),
+    ).toBe(0);
+    expect(limited.stdout()).toContain("3 dead letters");
+    expect(limited.stdout()).toContain("9 more not shown");
+    // Released after listing.
+    expect(await queue.deadLetters.receive(10)).toHaveLength(10);
+  });
+
+  it("refuses a redrive without the queue URL before touching the dead letters", async () => {
+    const queue = await deadLettered();
+    const run = capture({ DIGEST_DLQ_URL: "dlq" });
+    const { ops, opened } = context(run, { queue });
+    expect(await runOpsCommand(["dlq", "redrive"], run.io, ops)).toBe(2);
+    expect(run.stderr()).toContain("--queue-url or DIGEST_QUEUE_URL");
+    expect(opened.queues).toEqual([]);
+    expect(await queue.deadLetters.receive(10)).toHaveLength(2);
   });
 
   it("needs an action and the queue URLs", async () => {
@@ -223,6 +325,10 @@ describe("context-cleaner dlq", () => {
     const redriveNoQueue = capture({ DIGEST_DLQ_URL: "dlq" });
     expect(await runOpsCommand(["dlq", "redrive"], redriveNoQueue.io, context(redriveNoQueue).ops)).toBe(2);
     expect(redriveNoQueue.stderr()).toContain("--queue-url or DIGEST_QUEUE_URL");
+    const listPoison = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(
+      await runOpsCommand(["dlq", "list", "--include-poison"], listPoison.io, context(listPoison).ops),
+    ).toBe(2);
   });
 });
 
