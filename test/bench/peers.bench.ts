@@ -2,7 +2,8 @@
  * Peers benchmark: every fixture thread played turn by turn through the runtime's caps,
  * side by side — raw; blind caps + drop-oldest; LangChain `trimMessages`; the AI SDK's
  * `pruneMessages`; clear old tool results (keep 3); context-cleaner inline only and with
- * digests (the worker running between turns). Two sets: the checked-in fixtures, and their
+ * digests (the worker running between turns), each priced per model call under prompt caching
+ * with every call warm and with each turn cold. Two sets: the checked-in fixtures, and their
  * long versions (more reading turns, past the raw ceiling). Prints the comparison, where
  * context-cleaner loses to a peer, and a per-thread summary; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
@@ -13,6 +14,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
+import {
+  ANTHROPIC_CACHE,
+  CHARS_PER_TOKEN,
+  OPENAI_CACHE,
+  TARIFFS,
+} from "../../packages/core/src/cli/demo/cache-prices";
+import { SCENARIOS } from "../../packages/core/src/cli/demo/cache-scenarios";
 import { renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
 import { fixtureThreads, longThreads } from "../../packages/core/src/cli/demo/demo-threads";
 import { playThreads } from "../../packages/core/src/cli/demo/play-threads";
@@ -105,6 +113,13 @@ try {
     `${JSON.stringify(
       {
         definitions: REPORT_DEFINITIONS,
+        prices: {
+          charsPerToken: CHARS_PER_TOKEN,
+          anthropic: ANTHROPIC_CACHE,
+          openai: OPENAI_CACHE,
+          tariffs: TARIFFS,
+        },
+        scenarios: SCENARIOS,
         sets: sets.map((set) => ({
           id: set.id,
           title: set.title,
