@@ -21,7 +21,7 @@ import {
   TARIFFS,
 } from "../../packages/core/src/cli/demo/cache-prices";
 import { SCENARIOS } from "../../packages/core/src/cli/demo/cache-scenarios";
-import { renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
+import { type ComparisonRow, renderComparisonTable } from "../../packages/core/src/cli/demo/comparison";
 import { fixtureThreads, longThreads } from "../../packages/core/src/cli/demo/demo-threads";
 import { playThreads } from "../../packages/core/src/cli/demo/play-threads";
 import { renderReport } from "../../packages/core/src/cli/demo/report-html";
@@ -69,6 +69,21 @@ function summaryLine(simulation: ThreadSimulation): string {
   return `| ${simulation.thread} | ${simulation.turns} | ${cut(blind)} (${cuts(blind)} cut) | ${cut(effective)} (${cuts(effective)} cut) | ${cut(turnEnd)} (${cuts(turnEnd)} cut) | ${last?.retention.strict}/${last?.retention.recoverable}/${last?.retention.total} |`;
 }
 
+/** One line per thread: every contestant's cost over raw's (Anthropic, 5-minute cache), warm / cold. */
+function costLines(simulations: readonly ThreadSimulation[], rows: readonly ComparisonRow[]): string[] {
+  const header = `| thread | ${rows.map((row) => row.label).join(" | ")} |`;
+  const lines = [header, `|---|${rows.map(() => "---:").join("|")}|`];
+  for (const [index, simulation] of simulations.entries()) {
+    const cells = rows.map((row) => {
+      const ratio = (scenario: "warm" | "cold") =>
+        row.cost[scenario].perThread[index]?.vsRaw?.toFixed(2) ?? "–";
+      return `${ratio("warm")} / ${ratio("cold")}`;
+    });
+    lines.push(`| ${simulation.thread} | ${cells.join(" | ")} |`);
+  }
+  return lines;
+}
+
 const started = performance.now();
 const database = await createDatabase();
 try {
@@ -106,6 +121,10 @@ try {
   );
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const simulation of [...fixtures, ...long]) console.log(summaryLine(simulation));
+  console.log(
+    "\n## Per thread: cost with prompt caching over raw's (Anthropic, 5-minute cache), every call warm / each turn cold\n",
+  );
+  console.log(sets.map((set) => costLines(set.simulations, set.rows).join("\n")).join("\n\n"));
 
   await mkdir(OUTPUT, { recursive: true });
   await writeFile(

@@ -14,7 +14,8 @@
  * past the read and is billed the chars from the read to its last cacheable breakpoint
  * as a write; what follows that breakpoint (only when the end is too short to cache) is
  * uncached input. Simplifications: one message is one block (an Anthropic request may
- * hold several blocks per message, which only lengthens the lookback), the caller's own
+ * hold several blocks per message, so the modelled lookback reaches at least as far back
+ * as the provider's), the caller's own
  * breakpoints and tool definitions are left out, and entries do not expire within a
  * scenario's warm stretch ({@link PromptCacheModel.expire} empties the cache).
  *
