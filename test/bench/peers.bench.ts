@@ -2,7 +2,8 @@
  * Peers benchmark: every fixture thread played turn by turn through the runtime's caps,
  * side by side — raw; blind caps + drop-oldest; LangChain `trimMessages`; the AI SDK's
  * `pruneMessages`; clear old tool results (keep 3); context-cleaner inline only and with
- * digests (the worker running between turns). Two sets: the checked-in fixtures, and their
+ * digests (the worker running between turns), each priced per model call under prompt caching
+ * with every call warm and with each turn cold. Two sets: the checked-in fixtures, and their
  * long versions (more reading turns, past the raw ceiling). Prints the comparison, where
  * context-cleaner loses to a peer, and a per-thread summary; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
@@ -14,14 +15,20 @@ import { join } from "node:path";
 import { createExtractiveDigester, systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
 import {
+  ANTHROPIC_CACHE,
   buildReportSet,
+  CHARS_PER_TOKEN,
+  type ComparisonRow,
   type ContestantRun,
   fixtureThreads,
   longThreads,
+  OPENAI_CACHE,
   playThreads,
   REPORT_DEFINITIONS,
   renderComparisonTable,
   renderReport,
+  SCENARIOS,
+  TARIFFS,
   type ThreadSimulation,
   turnsBeforeFirstCut,
 } from "@context-cleaner/demo";
@@ -62,6 +69,21 @@ function summaryLine(simulation: ThreadSimulation): string {
   return `| ${simulation.thread} | ${simulation.turns} | ${cut(blind)} (${cuts(blind)} cut) | ${cut(effective)} (${cuts(effective)} cut) | ${cut(turnEnd)} (${cuts(turnEnd)} cut) | ${last?.retention.strict}/${last?.retention.recoverable}/${last?.retention.total} |`;
 }
 
+/** One line per thread: every contestant's cost over raw's (Anthropic, 5-minute cache), warm / cold. */
+function costLines(simulations: readonly ThreadSimulation[], rows: readonly ComparisonRow[]): string[] {
+  const header = `| thread | ${rows.map((row) => row.label).join(" | ")} |`;
+  const lines = [header, `|---|${rows.map(() => "---:").join("|")}|`];
+  for (const [index, simulation] of simulations.entries()) {
+    const cells = rows.map((row) => {
+      const ratio = (scenario: "warm" | "cold") =>
+        row.cost[scenario].perThread[index]?.vsRaw?.toFixed(2) ?? "–";
+      return `${ratio("warm")} / ${ratio("cold")}`;
+    });
+    lines.push(`| ${simulation.thread} | ${cells.join(" | ")} |`);
+  }
+  return lines;
+}
+
 const started = performance.now();
 const database = await createDatabase();
 try {
@@ -99,6 +121,10 @@ try {
   );
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const simulation of [...fixtures, ...long]) console.log(summaryLine(simulation));
+  console.log(
+    "\n## Per thread: cost with prompt caching over raw's (Anthropic, 5-minute cache), every call warm / each turn cold\n",
+  );
+  console.log(sets.map((set) => costLines(set.simulations, set.rows).join("\n")).join("\n\n"));
 
   await mkdir(OUTPUT, { recursive: true });
   await writeFile(
@@ -106,6 +132,13 @@ try {
     `${JSON.stringify(
       {
         definitions: REPORT_DEFINITIONS,
+        prices: {
+          charsPerToken: CHARS_PER_TOKEN,
+          anthropic: ANTHROPIC_CACHE,
+          openai: OPENAI_CACHE,
+          tariffs: TARIFFS,
+        },
+        scenarios: SCENARIOS,
         sets: sets.map((set) => ({
           id: set.id,
           title: set.title,

@@ -1,7 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { TARIFFS, type TariffId } from "./cache-prices";
+import type { TurnCost } from "./cache-scenarios";
 import { compareContestants, formatTurnsBeforeCut, renderComparisonTable } from "./comparison";
 import { lossFindings, targetFindings } from "./findings";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
+
+function turnCost(units: number, fields: Partial<TurnCost> = {}): TurnCost {
+  return {
+    calls: [],
+    units: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, units])) as Record<TariffId, number>,
+    sentChars: 100,
+    notCachedChars: 25,
+    promptChars: 100,
+    cacheBreaks: 0,
+    retention: { total: 10, strict: 10, recoverable: 10 },
+    ...fields,
+  };
+}
 
 function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
   return {
@@ -16,6 +31,7 @@ function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 10, strict: 10, recoverable: 10 },
+    cost: { warm: turnCost(100), cold: turnCost(100) },
     ...fields,
   };
 }
@@ -99,8 +115,71 @@ describe("compareContestants", () => {
     const table = renderComparisonTable(compareContestants(simulations)).split("\n");
     expect(table).toHaveLength(4);
     expect(table[3]).toBe(
-      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 98.3% | 3+, 2 | 1 | 1.5 | 5.00 |",
+      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 98.3% | 3+, 2 | 1 | 0.50 | 25.0% | – | – | – | – | 5.00 |",
     );
+  });
+});
+
+describe("compareContestants, cost with prompt caching", () => {
+  const priced = [
+    simulation("one", [
+      run("raw", [turn(1, { cost: { warm: turnCost(1_000), cold: turnCost(2_000) } })], [0]),
+      run(
+        "with-digests",
+        [
+          turn(1, {
+            cacheBreaks: 1,
+            cost: {
+              warm: turnCost(300, { notCachedChars: 40 }),
+              cold: turnCost(1_000, { cacheBreaks: 1, retention: { total: 10, strict: 7, recoverable: 10 } }),
+            },
+          }),
+        ],
+        [1],
+      ),
+    ]),
+    simulation("two", [
+      run("raw", [turn(1, { cost: { warm: turnCost(1_000), cold: turnCost(2_000) } })], [0]),
+      run("with-digests", [turn(1, { cost: { warm: turnCost(500), cold: turnCost(2_000) } })], [1]),
+    ]),
+  ];
+
+  it("sums each scenario's cost over the threads and divides by raw's, per tariff and per thread", () => {
+    const digests = compareContestants(priced)[1];
+    expect(digests?.cost.warm.vsRaw?.["anthropic-5m"]).toBeCloseTo(0.4, 10);
+    expect(digests?.cost.cold.vsRaw?.["openai-gpt-4.1"]).toBeCloseTo(0.75, 10);
+    expect(digests?.cost.warm.perThread).toEqual([
+      { thread: "one", vsRaw: 0.3 },
+      { thread: "two", vsRaw: 0.5 },
+    ]);
+    // 40 + 25 of 200 sent chars; cold: 1 break in 2 turns, 17 of 20 probes.
+    expect(digests?.cost.warm.notCachedShare).toBeCloseTo(0.325, 10);
+    expect(digests?.cost.cold).toMatchObject({
+      cacheBreaksPerTurn: 0.5,
+      strictEveryTurn: 17,
+      probesEveryTurn: 20,
+    });
+    expect(digests?.cacheBreaksPerTurn).toBe(0.5);
+  });
+
+  it("shows the ratios in the table, warm then cold, and names a cheaper peer in the findings", () => {
+    const rows = compareContestants(priced);
+    expect(renderComparisonTable(rows).split("\n")[3]).toContain(
+      "| 0.50 | 32.5% | 0.40× | 0.75× | 0.40× | 0.75× |",
+    );
+    const cheaper = priced.map((entry) => ({
+      ...entry,
+      contestants: [
+        ...entry.contestants,
+        run("blind-caps", [turn(1, { cost: { warm: turnCost(200), cold: turnCost(200) } })], [1]),
+      ],
+    }));
+    expect(targetFindings(compareContestants(cheaper)).at(-1)).toBe(
+      "cost with prompt caching (Anthropic, 5-minute cache) 0.40× raw with every call warm, 0.75× with each turn cold; 0.50 cache breaks per turn",
+    );
+    expect(lossFindings(compareContestants(cheaper))).toEqual([
+      "blind-caps beats context-cleaner on fewer cache breaks per thread (0.0 vs 0.5); a lower cost with prompt caching, every call warm (0.20× vs 0.40× raw)",
+    ]);
   });
 });
 

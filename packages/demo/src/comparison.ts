@@ -1,3 +1,5 @@
+import type { ScenarioId } from "./cache-scenarios";
+import { costComparison, formatCostRatio, type ScenarioCost } from "./cost-comparison";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { turnsBeforeFirstCut } from "./simulate-turns";
 
@@ -21,6 +23,10 @@ export interface ComparisonRow {
   budgetCuts: number;
   /** Model calls that broke the prompt cache, per thread on average. */
   cacheBreaksPerThread: number;
+  /** The same, per turn on average. */
+  cacheBreaksPerTurn: number;
+  /** Prompt-cache cost under each timing scenario (./cost-comparison). */
+  cost: Record<ScenarioId, ScenarioCost>;
   /** Median ms of one view computation over every model call. */
   medianViewMs: number;
 }
@@ -51,6 +57,7 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
     let probesEveryTurn = 0;
     let budgetCuts = 0;
     let breaks = 0;
+    let turns = 0;
     const viewMs: number[] = [];
     for (const { simulation, run } of runs) {
       const last = run.turns.at(-1);
@@ -62,6 +69,7 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       for (const turn of run.turns) {
         budgetCuts += turn.budgetCuts;
         breaks += turn.cacheBreaks;
+        turns++;
         strictEveryTurn += turn.retention.strict;
         probesEveryTurn += turn.retention.total;
       }
@@ -87,6 +95,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       })),
       budgetCuts,
       cacheBreaksPerThread: breaks / Math.max(1, runs.length),
+      cacheBreaksPerTurn: breaks / Math.max(1, turns),
+      cost: costComparison(simulations, id),
       medianViewMs: median(viewMs),
     };
   });
@@ -99,15 +109,28 @@ export function formatTurnsBeforeCut(row: ComparisonRow): string {
   return row.turnsBeforeFirstCut.map((entry) => `${entry.turns}${entry.cut ? "" : "+"}`).join(", ");
 }
 
+/** The table's cost columns: Anthropic 5-minute and OpenAI GPT-4.1 class, warm then cold. */
+export const COST_COLUMNS = [
+  { tariff: "anthropic-5m", scenario: "warm" },
+  { tariff: "anthropic-5m", scenario: "cold" },
+  { tariff: "openai-gpt-4.1", scenario: "warm" },
+  { tariff: "openai-gpt-4.1", scenario: "cold" },
+] as const;
+
+/** The cost ratios of {@link COST_COLUMNS}, as the cells of a Markdown row. */
+function costCells(row: ComparisonRow): string {
+  return COST_COLUMNS.map((column) => formatCostRatio(row.cost[column.scenario], column.tariff)).join(" | ");
+}
+
 /** The comparison as a Markdown table. */
 export function renderComparisonTable(rows: readonly ComparisonRow[]): string {
   const lines = [
-    "| contestant | view / raw chars | strict retention | recoverable retention | strict, every turn | turns before 1st budget cut | results cut | cache breaks / thread | median view ms |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| contestant | view / raw chars | strict retention | recoverable retention | strict, every turn | turns before 1st budget cut | results cut | cache breaks / turn | not cached, warm | cost / raw, Anthropic warm | Anthropic cold | OpenAI warm | OpenAI cold | median view ms |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     lines.push(
-      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${percent(row.strictEveryTurn, row.probesEveryTurn)} | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerThread.toFixed(1)} | ${row.medianViewMs.toFixed(2)} |`,
+      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${percent(row.strictEveryTurn, row.probesEveryTurn)} | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerTurn.toFixed(2)} | ${(100 * row.cost.warm.notCachedShare).toFixed(1)}% | ${costCells(row)} | ${row.medianViewMs.toFixed(2)} |`,
     );
   }
   return lines.join("\n");

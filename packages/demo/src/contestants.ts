@@ -1,4 +1,5 @@
 import {
+  type AssembleOptions,
   assembleModelView,
   COMPACTION_DEFAULTS,
   type DigestMap,
@@ -16,14 +17,34 @@ export interface Contestant {
   accounting: Accounting;
   /** For `effective` accounting: when the worker reads the checkpoint. @default "next-user-message" */
   workerTiming?: WorkerTiming;
+  /** Its view depends on the cache context: played once per timing scenario, each with its own context. */
+  cacheAware?: boolean;
   /** The view of `prompt` sent to the model, in the neutral form (for measuring). */
-  view(prompt: readonly Message[], digests: DigestMap): ContestantView | Promise<ContestantView>;
+  view(
+    prompt: readonly Message[],
+    digests: DigestMap,
+    cache?: SimulatedCacheContext,
+  ): ContestantView | Promise<ContestantView>;
+}
+
+/** What the runtime tells a cache-aware assembly about the provider's cache at one model call. */
+export interface SimulatedCacheContext {
+  /** First model call of a turn. */
+  turnStart: boolean;
+  /** ms since the thread's previous model call, measured at the turn's first call; undefined: unknown (cold). */
+  idleMs?: number;
+  lifetimeMs?: number;
+  /** Tool call ids the previous call's view showed condensed (its report's ledger). */
+  shown?: readonly string[];
+  provider?: "anthropic" | "openai";
 }
 
 export interface ContestantView {
   messages: readonly Message[];
   /** Milliseconds the strategy itself took (format conversions left out). */
   elapsedMs: number;
+  /** Tool call ids the view shows condensed, from the assembly report's ledger when it has one. */
+  condensedIds?: readonly string[];
 }
 
 /** Defaults every contestant shares: the same history budget and the same keep-3. */
@@ -95,12 +116,31 @@ export const CLEAR_TOOL_RESULTS: Contestant = {
     }),
 };
 
+interface CacheAwareOptions extends AssembleOptions {
+  cache?: SimulatedCacheContext | false;
+}
+
+/** This project's assembly given the call's cache context, with the ledger's condensed ids when the report has them. */
+function cacheAwareView(
+  prompt: readonly Message[],
+  digests: DigestMap,
+  cache: SimulatedCacheContext | undefined,
+): ContestantView {
+  const options: CacheAwareOptions = { disabled: false, ...(cache ? { cache } : {}) };
+  const started = performance.now();
+  const { messages, report } = assembleModelView(prompt, digests, options);
+  const elapsedMs = performance.now() - started;
+  const ledger = (report as { ledger?: { condensedIds?: readonly string[] } }).ledger;
+  return { messages, elapsedMs, ...(ledger?.condensedIds ? { condensedIds: ledger.condensedIds } : {}) };
+}
+
 /** This project without the worker: keep-rules, inline stubs and the backstop; the budget counts raw. */
 export const INLINE_ONLY: Contestant = {
   id: "inline-only",
   label: "context-cleaner, inline only",
   accounting: "blind",
-  view: (prompt) => timed(() => assembleModelView(prompt, new Map(), { disabled: false }).messages),
+  cacheAware: true,
+  view: (prompt, _digests, cache) => cacheAwareView(prompt, new Map(), cache),
 };
 
 /**
@@ -112,7 +152,8 @@ export const WITH_DIGESTS: Contestant = {
   label: "context-cleaner, with digests",
   accounting: "effective",
   workerTiming: "next-user-message",
-  view: (prompt, digests) => timed(() => assembleModelView(prompt, digests, { disabled: false }).messages),
+  cacheAware: true,
+  view: (prompt, digests, cache) => cacheAwareView(prompt, digests, cache),
 };
 
 /** The same, with the worker reading the checkpoint as the turn ends, before the user answers. */

@@ -37,6 +37,11 @@ export function targetFindings(rows: readonly ComparisonRow[]): string[] {
       .join(
         "; ",
       )} (target ≥ ${TARGETS.minTurnsRatio}×): ${met(ratios.every((entry) => entry.ratio >= TARGETS.minTurnsRatio))}`,
+    ...(project.cost.warm.vsRaw && project.cost.cold.vsRaw
+      ? [
+          `cost with prompt caching (Anthropic, 5-minute cache) ${project.cost.warm.vsRaw["anthropic-5m"].toFixed(2)}× raw with every call warm, ${project.cost.cold.vsRaw["anthropic-5m"].toFixed(2)}× with each turn cold; ${project.cacheBreaksPerTurn.toFixed(2)} cache breaks per turn`,
+        ]
+      : []),
   ];
 }
 
@@ -65,6 +70,13 @@ export function lossFindings(rows: readonly ComparisonRow[]): string[] {
     if (peer.cacheBreaksPerThread < project.cacheBreaksPerThread) {
       wins.push(
         `fewer cache breaks per thread (${peer.cacheBreaksPerThread.toFixed(1)} vs ${project.cacheBreaksPerThread.toFixed(1)})`,
+      );
+    }
+    const peerCost = peer.cost.warm.vsRaw?.["anthropic-5m"];
+    const projectCost = project.cost.warm.vsRaw?.["anthropic-5m"];
+    if (peerCost !== undefined && projectCost !== undefined && peerCost < projectCost) {
+      wins.push(
+        `a lower cost with prompt caching, every call warm (${peerCost.toFixed(2)}× vs ${projectCost.toFixed(2)}× raw)`,
       );
     }
     // Sub-0.05 ms and sub-1.5× differences are noise on a shared machine.

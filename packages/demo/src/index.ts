@@ -4,7 +4,9 @@
  * context-cleaner), the worker between turns, the comparison and the HTML report. The
  * fixture generator the threads come from is `@context-cleaner/demo/generator`.
  */
-export { renderComparisonTable } from "./comparison";
+export { ANTHROPIC_CACHE, CHARS_PER_TOKEN, OPENAI_CACHE, TARIFFS } from "./cache-prices";
+export { SCENARIOS } from "./cache-scenarios";
+export { type ComparisonRow, renderComparisonTable } from "./comparison";
 export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "./contestants";
 export { type BetweenTurnsRoute, DEMO_DEFAULTS, type DemoOptions, runDemo } from "./demo";
 export { fixtureThreads, longThreads } from "./demo-threads";

@@ -1,6 +1,22 @@
 import { describe, expect, it } from "vitest";
+import { TARIFFS, type TariffId } from "./cache-prices";
+import type { TurnCost } from "./cache-scenarios";
 import { renderReport } from "./report-html";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
+
+function turnCost(units: number, fields: Partial<TurnCost> = {}): TurnCost {
+  return {
+    calls: [],
+    units: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, units])) as Record<TariffId, number>,
+    sentChars: 100,
+    notCachedChars: 25,
+    promptChars: 100,
+    cacheBreaks: 0,
+    retention: { total: 10, strict: 10, recoverable: 10 },
+    ...fields,
+  };
+}
+
 import { escapeHtml, niceMax, renderLineChart } from "./svg-charts";
 
 function turns(values: number[]): TurnRecord[] {
@@ -16,6 +32,7 @@ function turns(values: number[]): TurnRecord[] {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 2, strict: 1, recoverable: 2 },
+    cost: { warm: turnCost(value / 4), cold: turnCost(value / 2) },
   }));
 }
 
@@ -88,7 +105,7 @@ describe("renderReport", () => {
   });
 
   it("draws one line per contestant for prompt chars and one per budget track, with escaped labels", () => {
-    const prompt = html.slice(html.indexOf('id="set-prompt-0"'), html.indexOf('id="set-budget-0"'));
+    const prompt = html.slice(html.indexOf('id="set-prompt-0"'), html.indexOf('id="set-cost-warm-0"'));
     expect(
       prompt.match(/<path data-series="[^"]+" clip-path="[^"]+" d="M-?[\d.]+ -?[\d.]+ L-?[\d.]+ -?[\d.]+"/g),
     ).toHaveLength(3);
@@ -97,6 +114,16 @@ describe("renderReport", () => {
     const budget = html.slice(html.indexOf('id="set-budget-0"'));
     expect(budget.match(/<path data-series=/g)).toHaveLength(2);
     expect(budget).not.toContain("the raw ceiling");
+  });
+
+  it("draws each turn's cost beside the prompt chars, warm and cold, and the cost columns in the table", () => {
+    const warm = html.slice(html.indexOf('id="set-cost-warm-0"'), html.indexOf('id="set-cost-cold-0"'));
+    const cold = html.slice(html.indexOf('id="set-cost-cold-0"'), html.indexOf('id="set-budget-0"'));
+    expect(warm.match(/<path data-series=/g)).toHaveLength(3);
+    // Turns of 10 and 15 prompt chars priced at a quarter (warm) and a half (cold) of them.
+    expect(warm).toContain("<title>with digests, 2: 4</title>");
+    expect(cold).toContain("<title>with digests, 2: 8</title>");
+    expect(html.indexOf('id="set-prompt-0"')).toBeLessThan(html.indexOf('id="set-cost-warm-0"'));
   });
 
   it("notes the raw ceiling under a budget chart whose effective track passed it", () => {

@@ -1,5 +1,6 @@
 import { BUDGET_DEFAULTS, COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
 import { type ComparisonRow, formatTurnsBeforeCut } from "./comparison";
+import { costCells, costChart, costHeaderCells } from "./cost-report";
 import type { DigestSample } from "./digest-sample";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { escapeHtml, type LineSeries, niceMax, renderBarChart, renderLineChart } from "./svg-charts";
@@ -152,11 +153,11 @@ function comparisonTable(set: ReportSet): string {
   const body = set.rows
     .map(
       (row) =>
-        `<tr${row.id === "with-digests" ? ' class="this-project"' : ""}><th scope="row">${escapeHtml(row.label)}</th><td>${percent(row.promptChars, row.rawChars)}</td><td>${row.strict}/${row.probes} (${percent(row.strict, row.probes)})</td><td>${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)})</td><td>${percent(row.strictEveryTurn, row.probesEveryTurn)}</td><td>${escapeHtml(formatTurnsBeforeCut(row))}</td><td>${row.budgetCuts}</td><td>${row.cacheBreaksPerThread.toFixed(1)}</td><td>${row.medianViewMs.toFixed(2)}</td></tr>`,
+        `<tr${row.id === "with-digests" ? ' class="this-project"' : ""}><th scope="row">${escapeHtml(row.label)}</th><td>${percent(row.promptChars, row.rawChars)}</td><td>${row.strict}/${row.probes} (${percent(row.strict, row.probes)})</td><td>${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)})</td><td>${percent(row.strictEveryTurn, row.probesEveryTurn)}</td><td>${escapeHtml(formatTurnsBeforeCut(row))}</td><td>${row.budgetCuts}</td>${costCells(row)}<td>${row.medianViewMs.toFixed(2)}</td></tr>`,
     )
     .join("\n");
   return `<table class="comparison" id="${escapeHtml(set.id)}-table">
-<thead><tr><th>contestant</th><th>view / raw chars</th><th>strict retention</th><th>recoverable retention</th><th>strict, every turn</th><th>turns before 1st budget cut (per thread; + = never cut)</th><th>results cut</th><th>cache breaks / thread</th><th>median view ms</th></tr></thead>
+<thead><tr><th>contestant</th><th>view / raw chars</th><th>strict retention</th><th>recoverable retention</th><th>strict, every turn</th><th>turns before 1st budget cut (per thread; + = never cut)</th><th>results cut</th>${costHeaderCells()}<th>median view ms</th></tr></thead>
 <tbody>
 ${body}
 </tbody></table>`;
@@ -239,6 +240,8 @@ export function renderReport(input: ReportInput): string {
         .map(
           (simulation, index) =>
             promptChart(simulation, `${set.id}-prompt-${index}`) +
+            costChart(simulation, "warm", `${set.id}-cost-warm-${index}`, styleOf) +
+            costChart(simulation, "cold", `${set.id}-cost-cold-${index}`, styleOf) +
             budgetChart(simulation, `${set.id}-budget-${index}`),
         )
         .join("\n");

@@ -1,6 +1,7 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
 import type { DigestJobOutcome } from "@context-cleaner/core";
 import { type Accounting, BudgetTrack } from "./budget-track";
+import { type CacheLane, createLanes, SCENARIOS, type ScenarioId, type TurnCost } from "./cache-scenarios";
 import type { Contestant } from "./contestants";
 import { type DigestSample, digestSample } from "./digest-sample";
 import { splitTurns, type Turn } from "./turns";
@@ -48,6 +49,8 @@ export interface TurnRecord {
   invalidatedChars: number;
   /** Probe retention of the turn's last view (probes whose result has arrived). */
   retention: RetentionCount;
+  /** The turn's prompt-cache figures under each timing scenario (the fields above are the warm one's views). */
+  cost: Record<ScenarioId, TurnCost>;
 }
 
 export interface ContestantRun {
@@ -141,6 +144,7 @@ class ThreadPlay {
   readonly effectiveTracks: TrackState[];
   readonly runs: ContestantRun[];
   private readonly probeIndex: ProbeIndex;
+  private readonly lanes: Record<ScenarioId, CacheLane>[];
   private readonly previousViews = new Map<string, readonly Message[]>();
   private readonly arrived = new Set<string>();
   private readonly startAt: Date;
@@ -152,6 +156,7 @@ class ThreadPlay {
     this.tracks = createTracks(thread, options.contestants);
     this.effectiveTracks = [...this.tracks.values()].filter((state) => state.timing !== undefined);
     this.probeIndex = new ProbeIndex(thread.messages, thread.probes);
+    this.lanes = options.contestants.map(() => createLanes());
     this.runs = options.contestants.map(
       (contestant): ContestantRun => ({
         id: contestant.id,
@@ -202,6 +207,7 @@ class ThreadPlay {
    */
   async startTurn(turnIndex: number, turn: Turn): Promise<number> {
     for (const state of this.tracks.values()) state.cuts = { budget: 0, perResult: 0 };
+    for (const lanes of this.lanes) for (const lane of Object.values(lanes)) lane.startTurn(turnIndex);
     if (turnIndex === 0) return turn.start;
     this.append(this.thread.messages[turn.start] as Message);
     const { worker, orgId } = this.options;
@@ -218,7 +224,17 @@ class ThreadPlay {
     for (const [position, contestant] of this.options.contestants.entries()) {
       const key = trackKey(contestant);
       const state = this.tracks.get(key) as TrackState;
-      const view = await contestant.view(prompts.get(key) as Message[], state.digests);
+      const prompt = prompts.get(key) as Message[];
+      const lanes = this.lanes[position] as Record<ScenarioId, CacheLane>;
+      const view = await contestant.view(
+        prompt,
+        state.digests,
+        contestant.cacheAware ? lanes.warm.context() : undefined,
+      );
+      lanes.warm.record(view);
+      lanes.cold.record(
+        contestant.cacheAware ? await contestant.view(prompt, state.digests, lanes.cold.context()) : view,
+      );
       (this.runs[position] as ContestantRun).viewMs.push(view.elapsedMs);
       const tally = tallies[position] as CallTally;
       const previous = this.previousViews.get(contestant.id);
@@ -253,6 +269,15 @@ class ThreadPlay {
         cacheBreaks: tally.breaks,
         invalidatedChars: tally.invalidated,
         retention: this.probeIndex.retention(tally.last, this.arrived),
+        cost: Object.fromEntries(
+          SCENARIOS.map((scenario) => [
+            scenario.id,
+            (this.lanes[position] as Record<ScenarioId, CacheLane>)[scenario.id].turnCost(
+              this.probeIndex,
+              this.arrived,
+            ),
+          ]),
+        ) as Record<ScenarioId, TurnCost>,
       };
       run.turns.push(record);
       if (record.budgetCuts > 0 && run.firstBudgetCutTurn === null) run.firstBudgetCutTurn = record.turn;
