@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkBullets, comparisonForm, inventedFigures } from "./check-bullets";
+import { checkBullets, comparisonForm, inventedFigures, sourceFigureFinder } from "./check-bullets";
 
 const source =
   "The base rent is $1,250,000 per year, with an escalator of 12.5% from year 6; see §8.3 and Section 14.";
@@ -92,12 +92,14 @@ describe("inventedFigures", () => {
   });
 
   it("names each invented figure once", () => {
-    expect(inventedFigures("7 days, then 7 more", comparisonForm("within 10 days"))).toEqual(["7"]);
+    // `7 days` is a duration figure and `7` its numeric token: each named once though `7` occurs twice.
+    expect(inventedFigures("7 days, then 7 more", comparisonForm("within 10 days"))).toEqual(["7 days", "7"]);
   });
 
   it("checks single-digit numbers too", () => {
     const normalized = comparisonForm("Notice is due within 10 days.");
-    expect(inventedFigures("within 7 days", normalized)).toEqual(["7"]);
+    expect(inventedFigures("within 7 more", normalized)).toEqual(["7"]);
+    expect(inventedFigures("within 7 days", normalized)).toEqual(["7 days", "7"]);
     expect(inventedFigures("within 10 days", normalized)).toEqual([]);
   });
 
@@ -131,6 +133,34 @@ describe("inventedFigures", () => {
 
   it("takes a figure ending in % followed by a digit as whole (a flattened table row)", () => {
     expect(inventedFigures("escalator 2.5%", comparisonForm("escalators 2.5%3.0%"))).toEqual([]);
+  });
+});
+
+describe("inventedFigures with the shared figure grammar", () => {
+  it("takes a piece of a larger figure in the source for an invented figure", () => {
+    const occurs = sourceFigureFinder(
+      "The Licensee shall pay a fee of U.S.$25 Million, and 1/8 of 1% thereafter.",
+    );
+    expect(inventedFigures("a fee of $25", occurs)).toEqual(["$25"]);
+    expect(inventedFigures("rate of 1%", occurs)).toEqual(["1%"]);
+    expect(inventedFigures("a fee of U.S.$25 Million", occurs)).toEqual([]);
+    expect(inventedFigures("a fee of U.S.$25 million", occurs)).toEqual([]);
+  });
+
+  it("accepts the numerals of an amount stated in words", () => {
+    const occurs = sourceFigureFinder("a one-time fee of Ten Million Dollars ($10,000,000) per compound");
+    expect(inventedFigures("fee $10,000,000 per compound", occurs)).toEqual([]);
+    expect(inventedFigures("fee $10,000 per compound", occurs)).toEqual(["$10,000", "10,000"]);
+  });
+
+  it("checkBullets drops a bullet that cuts the scale off an amount", () => {
+    const source = "Milestones: the Licensee shall pay U.S.$25 Million on approval.";
+    const checked = checkBullets(
+      { amounts: ["Milestone $25 on approval", "Milestone U.S.$25 Million"] },
+      source,
+    );
+    expect(checked.bullets.amounts).toEqual(["Milestone U.S.$25 Million"]);
+    expect(checked.dropped).toBe(1);
   });
 });
 
