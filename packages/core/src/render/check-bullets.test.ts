@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkBullets, comparisonForm, inventedFigures, sourceFigureFinder } from "./check-bullets";
+import {
+  checkBullets,
+  comparisonForm,
+  inventedFigures,
+  pairingUnits,
+  pairsUnstated,
+  sourceFigureFinder,
+} from "./check-bullets";
 
 const source =
   "The base rent is $1,250,000 per year, with an escalator of 12.5% from year 6; see §8.3 and Section 14.";
@@ -161,6 +168,42 @@ describe("inventedFigures with the shared figure grammar", () => {
     );
     expect(checked.bullets.amounts).toEqual(["Milestone U.S.$25 Million"]);
     expect(checked.dropped).toBe(1);
+  });
+});
+
+describe("the pairing check", () => {
+  const royalty = [
+    "Royalties. The Licensee shall pay a royalty of 5% on Net Sales up to U.S.$750 Million.",
+    "On Net Sales above that amount and up to $1.25 Billion the royalty is 6.5%.",
+    "",
+    "Tier              Threshold           Rate",
+    "Tier 3            above $1.25 Billion 8%",
+  ].join("\n");
+
+  it("drops a bullet pairing figures no sentence, row or line of the source pairs", () => {
+    const checked = checkBullets(
+      {
+        amounts: [
+          "royalty 6.5% on Net Sales up to U.S.$750 Million",
+          "royalty of 5% on Net Sales up to U.S.$750 Million",
+          "6.5% up to $1.25 Billion",
+          "Tier 3 above $1.25 Billion 8%",
+          "5% and 8% are the royalty rates",
+        ],
+      },
+      royalty,
+    );
+    expect(checked.bullets.amounts).toEqual([
+      "royalty of 5% on Net Sales up to U.S.$750 Million",
+      "6.5% up to $1.25 Billion",
+      "Tier 3 above $1.25 Billion 8%",
+    ]);
+    expect(checked.dropped).toBe(2);
+  });
+
+  it("leaves a bullet with one numeric figure to the figure check alone", () => {
+    expect(pairsUnstated("a royalty of 6.5%", pairingUnits(royalty))).toBe(false);
+    expect(pairsUnstated("6.5% and 5%", pairingUnits(royalty))).toBe(true);
   });
 });
 

@@ -1,5 +1,7 @@
 import { extractFigures } from "@context-cleaner/assembler";
-import { wholeFigureFinder } from "@context-cleaner/assembler/internal";
+import { figureSpans, wholeFigureFinder } from "@context-cleaner/assembler/internal";
+import { reflowText } from "../digesters/reflow-text";
+import { splitSentences } from "../digesters/split-sentences";
 import type { DigestBullets, DigestSection } from "../ports";
 
 /** The groups of a digest in rendering order, with the label each bullet carries. */
@@ -67,6 +69,51 @@ export function inventedFigures(bullet: string, source: string | FigureFinder): 
   return invented;
 }
 
+/** The numeric figures of a text (amounts, rates, dates, durations, areas), outermost, unique, in order. */
+function numericFigures(text: string): string[] {
+  const figures: string[] = [];
+  let coveredUntil = -1;
+  for (const span of figureSpans(text)) {
+    if (span.start < coveredUntil) continue;
+    coveredUntil = span.end;
+    if (span.numeric && !figures.includes(span.text)) figures.push(span.text);
+  }
+  return figures;
+}
+
+/**
+ * The units of a source a pairing of figures must come from, in {@link comparisonForm}:
+ * each sentence or enumerated clause of its reflowed prose, each table row, each heading
+ * and each line as printed.
+ */
+export function pairingUnits(source: string): string[] {
+  const units: string[] = [];
+  for (const block of reflowText(source)) {
+    if (block.kind === "paragraph") units.push(...splitSentences(block.text));
+    else if (block.kind === "table-row") units.push(block.cells.join(" "));
+    else units.push(block.text);
+  }
+  units.push(...source.split("\n"));
+  return units.map(comparisonForm);
+}
+
+/**
+ * Whether a bullet pairs numeric figures (a rate with its threshold, an amount with its
+ * date) that no single sentence, table row or line of the source holds together: such a
+ * pairing is not the source's, however verbatim each figure is. A bullet with fewer than
+ * two numeric figures pairs nothing.
+ */
+export function pairsUnstated(bullet: string, units: readonly string[]): boolean {
+  const figures = numericFigures(bullet).map(comparisonForm);
+  if (figures.length < 2) return false;
+  return !units.some((unit) => {
+    // A cheap filter first; then each figure must occur whole (`5%` is not in `6.5%`).
+    if (!figures.every((figure) => unit.includes(figure))) return false;
+    const occurs = wholeFigureFinder(unit);
+    return figures.every((figure) => occurs(figure));
+  });
+}
+
 /** Bullets that survived the figure check, and the count of those dropped. */
 export interface CheckedBullets {
   bullets: DigestBullets;
@@ -76,11 +123,14 @@ export interface CheckedBullets {
 
 /**
  * Drops every bullet carrying a figure that does not occur verbatim in the source
- * (the digest contract: no invented figures; an injected instruction cannot plant one). Bullets are
- * whitespace-collapsed; empty and repeated bullets are removed (not counted as dropped).
+ * (the digest contract: no invented figures; an injected instruction cannot plant one), and
+ * every bullet pairing figures that no one sentence, table row or line of the source pairs
+ * (see {@link pairsUnstated}). Bullets are whitespace-collapsed; empty and repeated bullets
+ * are removed (not counted as dropped).
  */
 export function checkBullets(bullets: DigestBullets, source: string): CheckedBullets {
   const occurs = sourceFigureFinder(source);
+  let units: string[] | undefined;
   const result: { [section in DigestSection]?: string[] } = {};
   const seen = new Set<string>();
   let kept = 0;
@@ -94,6 +144,11 @@ export function checkBullets(bullets: DigestBullets, source: string): CheckedBul
       if (bullet === "" || seen.has(bullet)) continue;
       seen.add(bullet);
       if (inventedFigures(bullet, occurs).length > 0) {
+        dropped += 1;
+        continue;
+      }
+      units ??= pairingUnits(source);
+      if (pairsUnstated(bullet, units)) {
         dropped += 1;
         continue;
       }
