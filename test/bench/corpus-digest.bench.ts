@@ -9,7 +9,8 @@
  *     the page states (found by the probe's own patterns), and how many of them the digest
  *     lists whole (a listed figure contains the whole expression);
  *   - labelled: the figures in view (listed or in a bullet) that share at least two words of
- *     their source sentence on a line of the digest where they occur;
+ *     their source sentence on a line of the digest where they occur, all of them and the
+ *     amounts, rates, dates, durations and areas among them;
  *   - unstated pairings: bullet lines pairing two or more numeric figures that no single
  *     sentence or line of the page holds together.
  * Not a test: nothing here asserts.
@@ -19,7 +20,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createToolPolicy, extractFigures } from "@context-cleaner/assembler";
-import { normalizeWhitespace } from "@context-cleaner/assembler/internal";
+import { figureSpans, normalizeWhitespace } from "@context-cleaner/assembler/internal";
 import { createExtractiveDigester } from "@context-cleaner/core";
 import { renderDigest } from "../../packages/core/src/render/render-digest";
 import {
@@ -65,6 +66,8 @@ interface Row {
   scaledWhole: number;
   inView: number;
   labelled: number;
+  numericInView: number;
+  numericLabelled: number;
   pairingLines: number;
   unstatedPairings: number;
 }
@@ -137,6 +140,8 @@ for (const name of files) {
     scaledWhole: 0,
     inView: 0,
     labelled: 0,
+    numericInView: 0,
+    numericLabelled: 0,
     pairingLines: 0,
     unstatedPairings: 0,
   };
@@ -166,6 +171,11 @@ for (const name of files) {
     const lines = rendered.text
       .split("\n")
       .filter((line) => line.startsWith("  - ") || line.startsWith("figures verbatim: "));
+    const numeric = new Set(
+      figureSpans(normalizedPage)
+        .filter((span) => span.numeric)
+        .map((span) => span.text),
+    );
     const inView = new Set([...listedFigures, ...bullets.flatMap((bullet) => extractFigures(bullet))]);
     for (const figure of inView) {
       const at = normalizedPage.indexOf(figure);
@@ -181,6 +191,10 @@ for (const name of files) {
         return shared >= needed;
       });
       if (labelled) row.labelled += 1;
+      if (numeric.has(figure)) {
+        row.numericInView += 1;
+        if (labelled) row.numericLabelled += 1;
+      }
     }
     const units = pairingUnits(page.content, normalizedPage);
     for (const bullet of bullets) {
@@ -220,6 +234,8 @@ const COUNTS = [
   "scaledWhole",
   "inView",
   "labelled",
+  "numericInView",
+  "numericLabelled",
   "pairingLines",
   "unstatedPairings",
 ] as const;
@@ -236,12 +252,12 @@ for (const row of [...rows, total]) {
   );
 }
 console.log(
-  "\n| document | scaled figures kept whole | figures in view with their sentence's words on the line | pairing lines | pairings the page does not state |",
+  "\n| document | scaled figures kept whole | figures in view with their sentence's words on the line | of them amounts, rates, dates, durations, areas | pairing lines | pairings the page does not state |",
 );
-console.log("|---|---:|---:|---:|---:|");
+console.log("|---|---:|---:|---:|---:|---:|");
 for (const row of [...rows, total]) {
   console.log(
-    `| ${row.name} | ${percent(row.scaledWhole, row.scaledSource)} (${row.scaledWhole} / ${row.scaledSource}) | ${percent(row.labelled, row.inView)} (${row.labelled} / ${row.inView}) | ${row.pairingLines} | ${row.unstatedPairings} |`,
+    `| ${row.name} | ${percent(row.scaledWhole, row.scaledSource)} (${row.scaledWhole} / ${row.scaledSource}) | ${percent(row.labelled, row.inView)} (${row.labelled} / ${row.inView}) | ${percent(row.numericLabelled, row.numericInView)} (${row.numericLabelled} / ${row.numericInView}) | ${row.pairingLines} | ${row.unstatedPairings} |`,
   );
 }
 if (pairingExamples.length > 0) {
