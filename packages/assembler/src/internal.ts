@@ -5,7 +5,8 @@
  * change or go away in any release.
  */
 export { contentChars, contentText } from "./content";
-export { normalizeWhitespace } from "./contract/figures";
+export type { FigureSpan, WholeFigureOptions } from "./contract/figures";
+export { figureSpans, normalizeWhitespace, wholeFigureFinder } from "./contract/figures";
 export { canonicalJson, messageContentSha256 } from "./contract/hash";
 export { messageChars } from "./contract/message-chars";
 export type { IdField } from "./contract/stored-values";

@@ -1,6 +1,13 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../types";
-import { checkFigureProvenance, extractFigures, normalizeWhitespace } from "./figures";
+import {
+  checkFigureProvenance,
+  extractFigures,
+  figureSpans,
+  normalizeWhitespace,
+  wholeFigureFinder,
+} from "./figures";
 
 describe("extractFigures", () => {
   it.each([
@@ -132,7 +139,7 @@ describe("extractFigures", () => {
   });
 
   it("ignores plain integers, page numbers and bare years", () => {
-    expect(extractFigures("Page 12 of 40. There are 3 parties and 14 days in 2020.")).toEqual([]);
+    expect(extractFigures("Page 12 of 40. There are 3 parties and 14 exhibits in 2020.")).toEqual([]);
   });
 
   it("returns unique figures in order of first occurrence, verbatim", () => {
@@ -190,6 +197,236 @@ describe("extractFigures", () => {
     const started = performance.now();
     extractFigures(text);
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe("the figure grammar: a figure is the whole expression", () => {
+  it.each([
+    ["a fee of U.S.$25 Million payable", ["U.S.$25 Million"]],
+    ["up to $1.25 Billion in sales", ["$1.25 Billion"]],
+    ["a loan of USD 10 MM to the borrower", ["USD 10 MM"]],
+    ["a cap of US$ 5 million", ["US$ 5 million"]],
+    ["a price of US$300 per unit", ["US$300"]],
+    ["a basket of $2.5 MILLION", ["$2.5 MILLION"]],
+    ["revenue of $4.2bn last year", ["$4.2bn"]],
+    ["a threshold of $750 M in sales", ["$750 M"]],
+    ["a threshold of $750M in sales", ["$750M"]],
+    ["a bonus of $50k on signing", ["$50k"]],
+    ["a fee of $3 thousand", ["$3 thousand"]],
+    ["EUR 15 Million drawn", ["EUR 15 Million"]],
+    ["€ 7.5 Billion notional", ["€ 7.5 Billion"]],
+    ["£2 million deposit", ["£2 million"]],
+    ["¥500 Million facility", ["¥500 Million"]],
+    ["CHF 1,000,000 at closing", ["CHF 1,000,000"]],
+    ["a payment of 25 Million Dollars", ["25 Million Dollars"]],
+  ])("keeps currency and scale with the number in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["a margin of 12.5 basis points over SOFR", ["12.5 basis points"]],
+    ["a step-up of 25 bps per year", ["25 bps"]],
+    ["an increase of 1/8 of 1% per annum", ["1/8 of 1%"]],
+    ["an increase of one-eighth of one percent per annum", ["one-eighth of one percent"]],
+    ["a rate of 2 1/4% per annum", ["2 1/4%"]],
+    ["a rate of ten percent (10%) per annum", ["ten percent (10%)"]],
+  ])("finds basis points and fractions of a percent in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["a royalty of 5% to 10% of Net Sales", ["5% to 10%"]],
+    ["a margin of 1.50%-2.25% over base", ["1.50%-2.25%"]],
+    ["between 5-10% of revenue", ["5-10%"]],
+    ["a purchase price of $5 million to $10 million", ["$5 million to $10 million"]],
+    ["a basket of $1,000–$5,000 per claim", ["$1,000–$5,000"]],
+    ["a spread of 25-50 basis points", ["25-50 basis points"]],
+  ])("finds a range as one figure in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    [
+      "a one-time fee of Ten Million Dollars ($10,000,000) per compound",
+      ["Ten Million Dollars ($10,000,000)"],
+    ],
+    [
+      "a price of Five Hundred Thousand and No/100 Dollars ($500,000.00) in cash",
+      ["Five Hundred Thousand and No/100 Dollars ($500,000.00)"],
+    ],
+    ["a fee of Twenty-Five Million ($25,000,000)", ["Twenty-Five Million ($25,000,000)"]],
+  ])("finds an amount in words with its numerals in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["net loss of ($1,250,000) for the year", ["($1,250,000)"]],
+    ["net loss of $(1,250) for the year", ["$(1,250)"]],
+    ["an adjustment of (USD 400) was booked", ["(USD 400)"]],
+  ])("keeps a negative amount's parentheses in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["made this 21st day of July, 2020 by", ["21st day of July, 2020"]],
+    ["dated as of July 21, 2020 by", ["July 21, 2020"]],
+    ["signed 7/21/2020 by both", ["7/21/2020"]],
+    ["dated JULY 21, 2020", ["JULY 21, 2020"]],
+    ["for the quarter ended March 2021", ["March 2021"]],
+  ])("finds the date forms filings use in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    ["within thirty (30) days after notice", ["thirty (30) days"]],
+    ["within ten (10) Business Days of demand", ["ten (10) Business Days"]],
+    ["a Term of 128 months from the Commencement Date", ["128 months"]],
+    ["a 90-day cure period", ["90-day"]],
+    ["for 5 consecutive years", ["5 consecutive years"]],
+    ["the Rentable Area of 519,680 rentable square feet", ["519,680 rentable square feet"]],
+    ["a parcel of 12.5 acres", ["12.5 acres"]],
+    ["some 4,000 sq. ft. of storage", ["4,000 sq. ft."]],
+  ])("keeps durations and areas with their units in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it("does not take a word that merely contains a number word for an amount", () => {
+    expect(extractFigures("someone tended the ironwork Dollars")).toEqual([]);
+  });
+
+  const scales = ["million", "Million", "MILLION", "billion", "Billion", "thousand", "MM", "bn", "M", "k"];
+  const prefixes = ["$", "U.S.$", "US$", "USD ", "EUR ", "€", "£", "¥", "CHF "];
+  const amount = fc.record({
+    prefix: fc.constantFrom(...prefixes),
+    whole: fc.integer({ min: 1, max: 999_999 }),
+    decimals: fc.option(fc.integer({ min: 0, max: 99 }), { nil: undefined }),
+    space: fc.constantFrom("", " "),
+    scale: fc.constantFrom(...scales),
+  });
+  const words = fc.array(
+    fc.constantFrom(
+      "a",
+      "fee",
+      "of",
+      "payable",
+      "up",
+      "to",
+      "the",
+      "Licensee",
+      "shall",
+      "pay",
+      "and",
+      ",",
+      ".",
+    ),
+    { maxLength: 6 },
+  );
+  const render = (value: {
+    prefix: string;
+    whole: number;
+    decimals?: number;
+    space: string;
+    scale: string;
+  }) => {
+    const number = `${value.whole.toLocaleString("en-US")}${value.decimals === undefined ? "" : `.${String(value.decimals).padStart(2, "0")}`}`;
+    // A one-letter scale after a space is only a scale when it stands alone; multi-letter scales may be spaced.
+    const space = value.scale.length === 1 && value.scale !== "M" ? "" : value.space;
+    return { bare: `${value.prefix}${number}`, scaled: `${value.prefix}${number}${space}${value.scale}` };
+  };
+
+  it("property: a scaled amount never comes out without its scale", () => {
+    fc.assert(
+      fc.property(words, amount, words, (before, value, after) => {
+        const { bare, scaled } = render(value);
+        const text = `${before.join(" ")} ${scaled} ${after.join(" ")}`;
+        const figures = extractFigures(text);
+        expect(figures).toContain(scaled);
+        expect(figures).not.toContain(bare);
+        expect(wholeFigureFinder(normalizeWhitespace(text))(bare)).toBe(false);
+      }),
+    );
+  });
+
+  it("property: a figure taken from a text is a substring of it, and its spans point at it", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        ...prefixes,
+        ...scales,
+        " ",
+        "%",
+        "(",
+        ")",
+        "-",
+        "–",
+        " to ",
+        " of ",
+        "/",
+        ",",
+        ".",
+        "days",
+      ),
+      fc.constantFrom(
+        "Ten",
+        "Million",
+        "Dollars",
+        "percent",
+        "basis points",
+        "July",
+        "21st day of",
+        "§",
+        "Section",
+      ),
+      fc.integer({ min: 0, max: 100_000 }).map(String),
+      fc.string({ maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join("");
+        for (const figure of extractFigures(text)) expect(text).toContain(figure);
+        for (const span of figureSpans(text)) {
+          expect(text.slice(span.start, span.end)).toBe(span.text);
+          for (const [from, to] of span.parts) {
+            expect(from).toBeGreaterThanOrEqual(span.start);
+            expect(to).toBeLessThanOrEqual(span.end);
+          }
+        }
+      }),
+    );
+  });
+});
+
+describe("wholeFigureFinder", () => {
+  it("finds a figure only where it is the whole expression", () => {
+    const occurs = wholeFigureFinder(
+      "a fee of U.S.$25 Million, then 12.5% and 1/8 of 1% and $1,250,000 (see §8.3)",
+    );
+    expect(occurs("U.S.$25 Million")).toBe(true);
+    expect(occurs("$25")).toBe(false);
+    expect(occurs("2.5%")).toBe(false);
+    expect(occurs("1%")).toBe(false);
+    expect(occurs("$1,250")).toBe(false);
+    expect(occurs("§8")).toBe(false);
+    expect(occurs("$1,250,000")).toBe(true);
+  });
+
+  it("lets the numerals of an amount in words and each end of a unit range stand alone", () => {
+    const occurs = wholeFigureFinder("a fee of Ten Million Dollars ($10,000,000) and a royalty of 5% to 10%");
+    expect(occurs("$10,000,000")).toBe(true);
+    expect(occurs("Ten Million Dollars")).toBe(true);
+    expect(occurs("5%")).toBe(true);
+    expect(occurs("10%")).toBe(true);
+    expect(wholeFigureFinder("between $5–10 million")("$5")).toBe(false);
+  });
+
+  it("compares lower-cased when asked", () => {
+    expect(wholeFigureFinder("see ARTICLE 8", { caseInsensitive: true })("Article 8")).toBe(true);
+    expect(wholeFigureFinder("see ARTICLE 8")("Article 8")).toBe(false);
+  });
+
+  it("checks only the digits around a bare numeric token", () => {
+    const occurs = wholeFigureFinder("a fee of U.S.$25 Million");
+    expect(occurs("25", "token")).toBe(true);
+    expect(occurs("2", "token")).toBe(false);
   });
 });
 
@@ -277,6 +514,14 @@ describe("checkFigureProvenance", () => {
       { role: "assistant", content: ",000 per year, I think." },
     ];
     expect(checkFigureProvenance(["$1,250,000"], split)).toEqual({ ok: false, missing: ["$1,250,000"] });
+  });
+
+  it("does not take a piece of a larger figure for a sourced figure", () => {
+    const filing: Message[] = [
+      { role: "user", content: "a fee of U.S.$25 Million payable on 1/8 of 1% terms" },
+    ];
+    expect(checkFigureProvenance(["$25", "1%"], filing).missing).toEqual(["$25", "1%"]);
+    expect(checkFigureProvenance(["U.S.$25 Million", "1/8 of 1%"], filing).ok).toBe(true);
   });
 
   it("treats an empty figure as missing", () => {

@@ -192,6 +192,24 @@ describe("extractive digester", () => {
     expect(JSON.stringify(await digester.digest(request))).toBe(JSON.stringify(first));
   });
 
+  it("gives a figure no selected sentence carries a line with its section and the words of its sentence", () => {
+    // One sentence too long for a bullet and without a clause boundary to trim it at.
+    const long =
+      "The Buyer will deliver to the Escrow Agent an earnest money deposit in the amount of $500,000 " +
+      "and thereafter the Buyer will deliver to the Escrow Agent an additional earnest money deposit in " +
+      "the amount of $750,000 within 10 days after the end of the inspection period and the Escrow Agent " +
+      "will hold both amounts in a segregated account until the Closing Date.";
+    const page = ["ARTICLE 3", "PURCHASE PRICE", "", long].join("\n");
+    const bullets = extractBullets(page, 2_400);
+    expect(bullets.amounts).toEqual([
+      "ARTICLE 3 PURCHASE PRICE: deposit in the amount of $500,000 — …",
+      "ARTICLE 3 PURCHASE PRICE: deposit in the amount of $750,000 — …",
+      "ARTICLE 3 PURCHASE PRICE: amount of $750,000 within 10 days — …",
+    ]);
+    const checked = checkBullets(bullets, page);
+    expect(checked.dropped).toBe(0);
+  });
+
   it("rejects a bad budget, naming the option", () => {
     expect(() => createExtractiveDigester({ bulletBudgetChars: 0 })).toThrow(InvalidOptionError);
   });

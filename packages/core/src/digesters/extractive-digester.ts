@@ -1,4 +1,5 @@
-import { InvalidOptionError } from "@context-cleaner/assembler";
+import { extractFigures, InvalidOptionError } from "@context-cleaner/assembler";
+import { figureSpans } from "@context-cleaner/assembler/internal";
 import type {
   DigestBullets,
   DigestModel,
@@ -22,6 +23,12 @@ export const EXTRACTIVE_DEFAULTS = {
   outlineShare: 0.35,
   /** An outline bullet (a heading and the run-in titles under it) is at most this long. */
   maxOutlineChars: 240,
+  /** Share of the bullet budget kept for labelled figures: a figure no selected bullet carries, with its label. */
+  labelShare: 0.4,
+  /** A labelled figure's bullet (section, label words and the figure) is at most this long. */
+  maxLabelChars: 120,
+  /** Words of the figure's own sentence taken as its label, at most. */
+  maxLabelWords: 8,
 } as const;
 
 /** The id the extractive digester reports as its model. */
@@ -147,6 +154,94 @@ function candidates(blocks: readonly ReflowedBlock[]): Map<DigestSection, string
   return groups;
 }
 
+/** Words of a label that say something: four letters or more, not a function word. */
+const LABEL_WORD = /\p{L}{4,}/u;
+const FUNCTION_WORDS = new Set([
+  "shall",
+  "such",
+  "that",
+  "with",
+  "from",
+  "which",
+  "this",
+  "than",
+  "then",
+  "each",
+  "upon",
+  "into",
+]);
+/** A heading's section number and first words, the figure's section: `3.3 Deposit`, `ARTICLE 8 ASSIGNMENT`. */
+const SECTION_LABEL_MAX_CHARS = 48;
+
+function sectionLabel(heading: string): string {
+  const text = heading.replace(/[.:]$/, "");
+  if (text.length <= SECTION_LABEL_MAX_CHARS) return text;
+  const cut = text.slice(0, SECTION_LABEL_MAX_CHARS);
+  return cut.slice(0, Math.max(cut.lastIndexOf(" "), 1));
+}
+
+/**
+ * The label of a figure from its own sentence: the words just before it, back to a clause
+ * boundary, enough to hold two words that say something (`a Deposit in the amount of`),
+ * verbatim, so the line reads as the page does; none when no such word comes before it.
+ */
+function labelWords(sentence: string, at: number, figure: string): string | undefined {
+  const { maxLabelWords } = EXTRACTIVE_DEFAULTS;
+  const before =
+    sentence
+      .slice(0, at)
+      .split(/(?<=[;:])\s+/)
+      .at(-1) ?? "";
+  const words = before.split(/\s+/).filter((word) => word !== "");
+  const taken: string[] = [];
+  let meaningful = 0;
+  for (let index = words.length - 1; index >= 0 && taken.length < maxLabelWords && meaningful < 2; index--) {
+    const word = words[index] as string;
+    taken.unshift(word);
+    if (LABEL_WORD.test(word) && !FUNCTION_WORDS.has(word.toLowerCase()) && !/\d/.test(word)) meaningful += 1;
+  }
+  if (meaningful === 0) return undefined;
+  // The excerpt ends where its sentence does, or is marked as cut like a trimmed clause.
+  const rest = sentence.slice(at + figure.length);
+  const end = /^[”"’')\]]*[.;:!?][”"’')\]]*$/.test(rest) ? rest : " — …";
+  return `${taken.join(" ")} ${figure}${end}`.replace(/^[,;:(\s]+/, "");
+}
+
+/**
+ * Labelled figures of a page: for each numeric figure (amount, rate, date, duration, area)
+ * of its prose that `covered` does not hold, one line with the figure's section heading and
+ * the words of its sentence that say what it is, in page order. One figure a line, so a
+ * line pairs nothing the page does not pair.
+ */
+function labelledFigures(blocks: readonly ReflowedBlock[], covered: ReadonlySet<string>): string[] {
+  const labels: string[] = [];
+  const done = new Set(covered);
+  let section = "";
+  for (const block of blocks) {
+    if (block.kind === "heading") {
+      section = sectionLabel(block.text);
+      continue;
+    }
+    if (block.kind !== "paragraph") continue;
+    for (const sentence of splitSentences(block.text)) {
+      let coveredUntil = -1;
+      for (const span of figureSpans(sentence)) {
+        if (span.start < coveredUntil) continue;
+        coveredUntil = span.end;
+        if (!span.numeric || done.has(span.text)) continue;
+        const words = labelWords(sentence, span.start, span.text);
+        if (words === undefined) continue;
+        // An excerpt that does not open its sentence is marked as one.
+        const label = section === "" ? `… ${words}` : `${section}: ${words}`;
+        if (label.length > EXTRACTIVE_DEFAULTS.maxLabelChars) continue;
+        done.add(span.text);
+        labels.push(label);
+      }
+    }
+  }
+  return labels;
+}
+
 /**
  * Deterministic selection of one page's bullets within the budget: the page reflowed
  * (wraps joined, furniture dropped), its headings as the outline, then whole sentences,
@@ -155,12 +250,14 @@ function candidates(blocks: readonly ReflowedBlock[]): Map<DigestSection, string
 export function extractBullets(content: string, bulletBudgetChars: number): DigestBullets {
   const blocks = reflowText(content);
   const points = outline(blocks, Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.outlineShare));
+  const labelBudget = Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.labelShare);
   const groups = candidates(blocks);
   const cursor = new Map<DigestSection, number>();
   const picked = new Map<DigestSection, string[]>();
   if (points.length > 0) picked.set("points", points);
   const seen = new Set<string>();
-  let room = bulletBudgetChars - points.reduce((sum, point) => sum + point.length + BULLET_OVERHEAD, 0);
+  let room =
+    bulletBudgetChars - labelBudget - points.reduce((sum, point) => sum + point.length + BULLET_OVERHEAD, 0);
   let progressed = true;
   while (progressed && room > 0) {
     progressed = false;
@@ -180,6 +277,15 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
       }
       cursor.set(section, index);
     }
+  }
+  // The figures no selected bullet carries get a line each with their label, within the rest of the budget.
+  room += labelBudget;
+  const covered = new Set([...picked.values()].flat().flatMap((bullet) => extractFigures(bullet)));
+  for (const label of labelledFigures(blocks, covered)) {
+    const cost = label.length + BULLET_OVERHEAD;
+    if (cost > room) continue;
+    picked.set("amounts", [...(picked.get("amounts") ?? []), label]);
+    room -= cost;
   }
   return Object.fromEntries(picked) as DigestBullets;
 }

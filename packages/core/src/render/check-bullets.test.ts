@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkBullets, comparisonForm, inventedFigures } from "./check-bullets";
+import {
+  checkBullets,
+  comparisonForm,
+  inventedFigures,
+  pairingUnits,
+  pairsUnstated,
+  sourceFigureFinder,
+} from "./check-bullets";
 
 const source =
   "The base rent is $1,250,000 per year, with an escalator of 12.5% from year 6; see §8.3 and Section 14.";
@@ -92,12 +99,14 @@ describe("inventedFigures", () => {
   });
 
   it("names each invented figure once", () => {
-    expect(inventedFigures("7 days, then 7 more", comparisonForm("within 10 days"))).toEqual(["7"]);
+    // `7 days` is a duration figure and `7` its numeric token: each named once though `7` occurs twice.
+    expect(inventedFigures("7 days, then 7 more", comparisonForm("within 10 days"))).toEqual(["7 days", "7"]);
   });
 
   it("checks single-digit numbers too", () => {
     const normalized = comparisonForm("Notice is due within 10 days.");
-    expect(inventedFigures("within 7 days", normalized)).toEqual(["7"]);
+    expect(inventedFigures("within 7 more", normalized)).toEqual(["7"]);
+    expect(inventedFigures("within 7 days", normalized)).toEqual(["7 days", "7"]);
     expect(inventedFigures("within 10 days", normalized)).toEqual([]);
   });
 
@@ -131,6 +140,70 @@ describe("inventedFigures", () => {
 
   it("takes a figure ending in % followed by a digit as whole (a flattened table row)", () => {
     expect(inventedFigures("escalator 2.5%", comparisonForm("escalators 2.5%3.0%"))).toEqual([]);
+  });
+});
+
+describe("inventedFigures with the shared figure grammar", () => {
+  it("takes a piece of a larger figure in the source for an invented figure", () => {
+    const occurs = sourceFigureFinder(
+      "The Licensee shall pay a fee of U.S.$25 Million, and 1/8 of 1% thereafter.",
+    );
+    expect(inventedFigures("a fee of $25", occurs)).toEqual(["$25"]);
+    expect(inventedFigures("rate of 1%", occurs)).toEqual(["1%"]);
+    expect(inventedFigures("a fee of U.S.$25 Million", occurs)).toEqual([]);
+    expect(inventedFigures("a fee of U.S.$25 million", occurs)).toEqual([]);
+  });
+
+  it("accepts the numerals of an amount stated in words", () => {
+    const occurs = sourceFigureFinder("a one-time fee of Ten Million Dollars ($10,000,000) per compound");
+    expect(inventedFigures("fee $10,000,000 per compound", occurs)).toEqual([]);
+    expect(inventedFigures("fee $10,000 per compound", occurs)).toEqual(["$10,000", "10,000"]);
+  });
+
+  it("checkBullets drops a bullet that cuts the scale off an amount", () => {
+    const source = "Milestones: the Licensee shall pay U.S.$25 Million on approval.";
+    const checked = checkBullets(
+      { amounts: ["Milestone $25 on approval", "Milestone U.S.$25 Million"] },
+      source,
+    );
+    expect(checked.bullets.amounts).toEqual(["Milestone U.S.$25 Million"]);
+    expect(checked.dropped).toBe(1);
+  });
+});
+
+describe("the pairing check", () => {
+  const royalty = [
+    "Royalties. The Licensee shall pay a royalty of 5% on Net Sales up to U.S.$750 Million.",
+    "On Net Sales above that amount and up to $1.25 Billion the royalty is 6.5%.",
+    "",
+    "Tier              Threshold           Rate",
+    "Tier 3            above $1.25 Billion 8%",
+  ].join("\n");
+
+  it("drops a bullet pairing figures no sentence, row or line of the source pairs", () => {
+    const checked = checkBullets(
+      {
+        amounts: [
+          "royalty 6.5% on Net Sales up to U.S.$750 Million",
+          "royalty of 5% on Net Sales up to U.S.$750 Million",
+          "6.5% up to $1.25 Billion",
+          "Tier 3 above $1.25 Billion 8%",
+          "5% and 8% are the royalty rates",
+        ],
+      },
+      royalty,
+    );
+    expect(checked.bullets.amounts).toEqual([
+      "royalty of 5% on Net Sales up to U.S.$750 Million",
+      "6.5% up to $1.25 Billion",
+      "Tier 3 above $1.25 Billion 8%",
+    ]);
+    expect(checked.dropped).toBe(2);
+  });
+
+  it("leaves a bullet with one numeric figure to the figure check alone", () => {
+    expect(pairsUnstated("a royalty of 6.5%", pairingUnits(royalty))).toBe(false);
+    expect(pairsUnstated("6.5% and 5%", pairingUnits(royalty))).toBe(true);
   });
 });
 

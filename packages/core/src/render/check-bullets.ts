@@ -1,4 +1,7 @@
 import { extractFigures } from "@context-cleaner/assembler";
+import { figureSpans, wholeFigureFinder } from "@context-cleaner/assembler/internal";
+import { reflowText } from "../digesters/reflow-text";
+import { splitSentences } from "../digesters/split-sentences";
 import type { DigestBullets, DigestSection } from "../ports";
 
 /** The groups of a digest in rendering order, with the label each bullet carries. */
@@ -14,85 +17,101 @@ export const DIGEST_SECTIONS: readonly { section: DigestSection; label: string }
 
 const NUMERIC_TOKEN = /\d(?:[\d,.]{0,30}\d)?/g;
 
+/** Curly quotes straightened and whitespace runs collapsed: the comparison form before lower-casing. */
+function straightForm(text: string): string {
+  return text
+    .replace(/[“”„‟]/g, '"')
+    .replace(/[‘’‚‛]/g, "'")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
 /**
  * The comparison form for "occurs verbatim": whitespace runs collapsed, curly quotes
  * straightened and letters lower-cased (a model may retype `“Term”` as `"Term"` or a
  * heading's `ARTICLE 8` as `Article 8`); digits, punctuation and words must still match.
  */
 export function comparisonForm(text: string): string {
-  return text
-    .replace(/[“”„‟]/g, '"')
-    .replace(/[‘’‚‛]/g, "'")
-    .replace(/\s+/g, " ")
-    .trim()
-    .toLowerCase();
+  return straightForm(text).toLowerCase();
 }
 
-const DIGIT = /\d/;
-const LETTER = /\p{L}/u;
-const ALPHANUMERIC = /[\p{L}\d]/u;
+/** Tells whether a needle occurs in one source as a whole figure (see {@link sourceFigureFinder}). */
+export type FigureFinder = (needle: string, kind?: "figure" | "token") => boolean;
 
 /**
- * Whether the characters around `source[start, end)` continue the needle into a larger
- * figure: a digit, a `.`/`,` between digits (`$1,250` in `$1,250,000`, `5%` in `2.5%`,
- * `§8` in `§8.3`), and for a figure (not a bare numeric token) ending in a digit also a
- * letter or `%` (`Section 1` in `Section 1A`, `$5` in `$5m`); a needle starting or ending
- * with a letter continues into an adjacent letter or digit.
+ * A finder over one source for {@link inventedFigures}: compared in {@link comparisonForm},
+ * with the source's figures found in its own letter case by the shared figure grammar, so
+ * a piece of a larger figure (`$25` of `U.S.$25 Million`) is not taken for a whole one.
  */
-function continuesFigure(
-  source: string,
-  needle: string,
-  start: number,
-  end: number,
-  figure: boolean,
-): boolean {
-  const first = needle[0] as string;
-  const last = needle[needle.length - 1] as string;
-  const before = source[start - 1];
-  const after = source[end];
-  if (before !== undefined) {
-    if (DIGIT.test(first)) {
-      if (DIGIT.test(before)) return true;
-      if ((before === "." || before === ",") && DIGIT.test(source[start - 2] ?? "")) return true;
-    } else if (LETTER.test(first) && ALPHANUMERIC.test(before)) return true;
-  }
-  if (after !== undefined) {
-    if (DIGIT.test(last)) {
-      if (DIGIT.test(after)) return true;
-      if ((after === "." || after === ",") && DIGIT.test(source[end + 1] ?? "")) return true;
-      if (figure && (after === "%" || LETTER.test(after))) return true;
-    } else if (LETTER.test(last) && ALPHANUMERIC.test(after)) return true;
-  }
-  return false;
-}
-
-/** Whether `needle` occurs in `source` as a whole figure, not as part of a larger one. */
-function occursWhole(source: string, needle: string, figure: boolean): boolean {
-  for (let at = source.indexOf(needle); at !== -1; at = source.indexOf(needle, at + 1)) {
-    if (!continuesFigure(source, needle, at, at + needle.length, figure)) return true;
-  }
-  return false;
+export function sourceFigureFinder(source: string): FigureFinder {
+  return wholeFigureFinder(straightForm(source), { caseInsensitive: true });
 }
 
 /**
  * The figures of a bullet that do not occur in the source: its extracted figures and
  * its numeric tokens, each compared in {@link comparisonForm} and as a whole figure
- * (`$1,250` does not occur in `$1,250,000`, nor `2.5%` in `12.5%`, nor `§8` in `§8.3`).
+ * (`$1,250` does not occur in `$1,250,000`, nor `2.5%` in `12.5%`, nor `§8` in `§8.3`, nor
+ * `$25` in `U.S.$25 Million`). `source` is a finder from {@link sourceFigureFinder}, or a
+ * text already in comparison form.
  */
-export function inventedFigures(bullet: string, normalizedSource: string): string[] {
+export function inventedFigures(bullet: string, source: string | FigureFinder): string[] {
+  const occurs = typeof source === "string" ? wholeFigureFinder(source, { caseInsensitive: true }) : source;
   const candidates: { text: string; figure: boolean }[] = [
     ...extractFigures(bullet).map((text) => ({ text, figure: true })),
     ...(bullet.match(NUMERIC_TOKEN) ?? []).map((text) => ({ text, figure: false })),
   ];
   const invented: string[] = [];
   for (const { text, figure } of candidates) {
-    const needle = comparisonForm(text);
-    // Stryker disable next-line StringLiteral: a figure or numeric token is never blank, so `needle !== ""` always holds
-    if (needle !== "" && !occursWhole(normalizedSource, needle, figure) && !invented.includes(text)) {
+    if (!occurs(straightForm(text), figure ? "figure" : "token") && !invented.includes(text)) {
       invented.push(text);
     }
   }
   return invented;
+}
+
+/** The numeric figures of a text (amounts, rates, dates, durations, areas), outermost, unique, in order. */
+function numericFigures(text: string): string[] {
+  const figures: string[] = [];
+  let coveredUntil = -1;
+  for (const span of figureSpans(text)) {
+    if (span.start < coveredUntil) continue;
+    coveredUntil = span.end;
+    if (span.numeric && !figures.includes(span.text)) figures.push(span.text);
+  }
+  return figures;
+}
+
+/**
+ * The units of a source a pairing of figures must come from, in {@link comparisonForm}:
+ * each sentence or enumerated clause of its reflowed prose, each table row, each heading
+ * and each line as printed.
+ */
+export function pairingUnits(source: string): string[] {
+  const units: string[] = [];
+  for (const block of reflowText(source)) {
+    if (block.kind === "paragraph") units.push(...splitSentences(block.text));
+    else if (block.kind === "table-row") units.push(block.cells.join(" "));
+    else units.push(block.text);
+  }
+  units.push(...source.split("\n"));
+  return units.map(comparisonForm);
+}
+
+/**
+ * Whether a bullet pairs numeric figures (a rate with its threshold, an amount with its
+ * date) that no single sentence, table row or line of the source holds together: such a
+ * pairing is not the source's, however verbatim each figure is. A bullet with fewer than
+ * two numeric figures pairs nothing.
+ */
+export function pairsUnstated(bullet: string, units: readonly string[]): boolean {
+  const figures = numericFigures(bullet).map(comparisonForm);
+  if (figures.length < 2) return false;
+  return !units.some((unit) => {
+    // A cheap filter first; then each figure must occur whole (`5%` is not in `6.5%`).
+    if (!figures.every((figure) => unit.includes(figure))) return false;
+    const occurs = wholeFigureFinder(unit);
+    return figures.every((figure) => occurs(figure));
+  });
 }
 
 /** Bullets that survived the figure check, and the count of those dropped. */
@@ -104,11 +123,14 @@ export interface CheckedBullets {
 
 /**
  * Drops every bullet carrying a figure that does not occur verbatim in the source
- * (the digest contract: no invented figures; an injected instruction cannot plant one). Bullets are
- * whitespace-collapsed; empty and repeated bullets are removed (not counted as dropped).
+ * (the digest contract: no invented figures; an injected instruction cannot plant one), and
+ * every bullet pairing figures that no one sentence, table row or line of the source pairs
+ * (see {@link pairsUnstated}). Bullets are whitespace-collapsed; empty and repeated bullets
+ * are removed (not counted as dropped).
  */
 export function checkBullets(bullets: DigestBullets, source: string): CheckedBullets {
-  const normalizedSource = comparisonForm(source);
+  const occurs = sourceFigureFinder(source);
+  let units: string[] | undefined;
   const result: { [section in DigestSection]?: string[] } = {};
   const seen = new Set<string>();
   let kept = 0;
@@ -121,7 +143,12 @@ export function checkBullets(bullets: DigestBullets, source: string): CheckedBul
       const bullet = raw.replace(/\s+/g, " ").trim();
       if (bullet === "" || seen.has(bullet)) continue;
       seen.add(bullet);
-      if (inventedFigures(bullet, normalizedSource).length > 0) {
+      if (inventedFigures(bullet, occurs).length > 0) {
+        dropped += 1;
+        continue;
+      }
+      units ??= pairingUnits(source);
+      if (pairsUnstated(bullet, units)) {
         dropped += 1;
         continue;
       }

@@ -6,7 +6,7 @@ import {
   renderToolCall,
 } from "@context-cleaner/assembler/internal";
 import type { DigestBullets } from "../ports";
-import { checkBullets, comparisonForm, DIGEST_SECTIONS, inventedFigures } from "./check-bullets";
+import { checkBullets, DIGEST_SECTIONS, inventedFigures, sourceFigureFinder } from "./check-bullets";
 
 /** Defaults of digest rendering (docs/architecture.md#the-digest-contract). */
 export const DIGEST_RENDER_DEFAULTS = {
@@ -73,7 +73,7 @@ function cutAtWord(text: string, max: number): string {
 function checkedTitle(input: DigestRenderInput): string | undefined {
   const title = input.title?.replace(/\s+/g, " ").trim();
   if (!title) return undefined;
-  return inventedFigures(title, comparisonForm(input.source)).length > 0 ? undefined : title;
+  return inventedFigures(title, sourceFigureFinder(input.source)).length > 0 ? undefined : title;
 }
 
 function sourceLine(input: DigestRenderInput): string {
