@@ -163,8 +163,12 @@ describe("createDigestHandler", () => {
       thread.message.deduplicationId,
     ]);
     expect(batch?.failed).toEqual([]);
-    expect((await storage.repository.loadThreadDigests(thread.orgId, thread.threadId)).size).toBeGreaterThan(0);
-    expect(await storage.repository.getPass(thread.orgId, thread.threadId)).toMatchObject({ status: "partial" });
+    expect((await storage.repository.loadThreadDigests(thread.orgId, thread.threadId)).size).toBeGreaterThan(
+      0,
+    );
+    expect(await storage.repository.getPass(thread.orgId, thread.threadId)).toMatchObject({
+      status: "partial",
+    });
     const dead = await queue.deadLetters.receive(10);
     expect(dead.map((letter) => [letter.body, letter.groupId])).toEqual([[poison, thread.message.groupId]]);
     expect(metrics.count("PoisonRecords")).toBe(1);
