@@ -80,9 +80,7 @@ export function effectiveToolChars(
     const entry =
       // Stryker disable next-line OptionalChaining: `protection` is only computed when `digests` is given
       protection &&
-      (shown === undefined
-        ? protection.reasons[index] === undefined
-        : shown.has(message.toolCallId)) &&
+      (shown === undefined ? protection.reasons[index] === undefined : shown.has(message.toolCallId)) &&
       !isErrorResult(message)
         ? digests?.get(message.toolCallId)
         : undefined;
