@@ -8,7 +8,9 @@ import {
   COMPACTION_DEFAULTS,
   type CompactionOptions,
 } from "./steps/backstop/compact-history";
-import { type CleaningCounts, cleanView } from "./steps/clean-view";
+import { type CacheContext, resolveCache, type TurnLedger } from "./steps/cache-policy";
+import { type CleanedView, type CleaningCounts, cleanView } from "./steps/clean-view";
+import { buildLedger } from "./steps/ledger";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
 
@@ -32,6 +34,14 @@ export interface AssembleOptions extends CompactionOptions {
   disabled?: boolean;
   /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
   onReport?: (report: AssemblyReport) => void;
+  /**
+   * The thread's prompt-cache context (docs/architecture.md#prompt-cache): what the previous
+   * view showed condensed stays condensed, and new condensations land as one batch on a
+   * turn's first call when the cache is cold or the saving pays for the rewrite. `false`
+   * or undefined: cache-unaware, every condensation lands at once. The integrations
+   * always pass one.
+   */
+  cache?: CacheContext | false;
 }
 
 /** What one assembly did. */
@@ -59,6 +69,8 @@ export interface AssemblyReport {
     /** The view is over `historyBudgetChars` because the recency wall (with system messages and notes) alone exceeds it. */
     wallExceedsBudget: boolean;
   };
+  /** What this view shows condensed, by tool call id, and the new batch: what a UI shows as "condensed". */
+  ledger: TurnLedger;
 }
 
 export interface AssembledView<M = Message> {
@@ -73,6 +85,13 @@ function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): v
     ["snippetChars", options.snippetChars, 20],
     ["noteMaxChars", options.noteMaxChars, 200],
   ];
+  const ratio = options.lowWaterRatio;
+  if (ratio !== undefined && !(typeof ratio === "number" && ratio > 0 && ratio <= 1)) {
+    throw new InvalidOptionError(
+      `options.lowWaterRatio must be a number in (0, 1], got ${String(ratio)}`,
+      "lowWaterRatio",
+    );
+  }
   for (const [field, value, minimum] of checks) {
     if (value !== undefined && (!Number.isInteger(value) || value < minimum)) {
       throw new InvalidOptionError(
@@ -81,6 +100,14 @@ function checkOptions(recencyKeepExchanges: number, options: AssembleOptions): v
       );
     }
   }
+}
+
+/** Index of the latest user message; the thread's length when it has none. */
+function latestUserIndex(messages: readonly Message[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if ((messages[index] as Message).role === "user") return index;
+  }
+  return messages.length;
 }
 
 function checkDigests(digests: DigestMap | null | undefined): void {
@@ -105,6 +132,13 @@ function emptyReport(disabled: boolean, messages: readonly Message[], rawChars: 
     protected: 0,
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the backstop's own figures replace these before the report is sent or returned
     compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
+    ledger: {
+      entries: [],
+      condensedIds: [],
+      batch: { status: "none", reason: "cache-unaware", results: 0, charsSaved: 0, deferredResults: 0 },
+      prefixKeptMessages: messages.length,
+      invalidatedChars: 0,
+    },
   };
 }
 
@@ -132,15 +166,20 @@ export function assembleModelView(
   const thread = indexedThreadOf(messages);
   checkOptions(recencyKeepExchanges, options);
   checkDigests(digests);
+  const cache = resolveCache(options.cache);
   const report = emptyReport(disabled, messages, thread.totalChars);
+  // Cache-aware, the backstop cuts on a turn's first call only: its later calls append.
+  const settings = backstopSettings(options, cache !== undefined);
   const wallStart = recencyWallStart(messages, recencyKeepExchanges);
   // Stryker disable next-line BooleanLiteral,ArrowFunction: the thread's own messages measure and snip the same read afresh as from the index
   const noReplacement = { has: () => false };
-  const { view, hints } = disabled
+  const cleaned: CleanedView = disabled
     ? {
         view: { thread, messages, replaced: noReplacement, chars: thread.totalChars, wallStart },
         // Stryker disable next-line ArrayDeclaration: an entry that is no message index pins no unit (its unit is undefined)
         hints: { pinned: [] },
+        kinds: new Map(),
+        batch: report.ledger.batch,
       }
     : // Resolved only here: the kill switch must work even with a broken policy.
       cleanView(
@@ -150,16 +189,24 @@ export function assembleModelView(
         {
           wallStart,
           inline: options.inline ?? ASSEMBLE_DEFAULTS.inline,
+          // Cache-aware, stubs change at a turn's start only: a later copy or a retry the
+          // turn itself brings counts from the next turn on.
+          evidenceEnd: cache ? latestUserIndex(messages) : messages.length,
+          cache,
+          shown: cache?.shown,
+          lowWater: settings.lowWater,
         },
         report as CleaningCounts,
       );
-  const compacted = runBackstop(view, backstopSettings(options), hints);
+  const { view, hints } = cleaned;
+  const compacted = runBackstop(view, settings, hints);
   report.compaction = {
     fired: compacted.fired,
     droppedMessages: compacted.droppedMessages,
     condensedResults: compacted.condensedResults,
     wallExceedsBudget: compacted.wallExceedsBudget,
   };
+  report.ledger = buildLedger(view, cleaned, compacted, cache?.shown);
   report.assembledChars = compacted.chars;
   options.onReport?.(report);
   // The caller's own array comes back only as a copy; the view's are new already.

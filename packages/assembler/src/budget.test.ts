@@ -48,6 +48,16 @@ describe("effectiveToolChars", () => {
     });
   });
 
+  it("with shown, counts a digest only for a result the view holds condensed: a deferred one counts raw", () => {
+    const digests = digestMap({
+      c1: digestFor(pageA, "d".repeat(2_000)),
+      c2: digestFor(pageB, "e".repeat(1_000)),
+    });
+    expect(effectiveToolChars(thread(), digests).effectiveChars).toBe(3_000);
+    expect(effectiveToolChars(thread(), digests, { shown: ["c2"] }).effectiveChars).toBe(50_000 + 1_000);
+    expect(effectiveToolChars(thread(), digests, { shown: [] }).effectiveChars).toBe(80_000);
+  });
+
   it("counts raw chars for a failed result, which the view never replaces by a digest", () => {
     const failed = `Error: upstream timeout ${"x".repeat(20_000)}`;
     const messages = [

@@ -35,8 +35,8 @@ export interface EffectiveToolChars {
 
 /**
  * Tool chars as the conversation budget should count them: digest chars for results with
- * a hash-matched digest that the view substitutes (the keep-rules do not protect it), raw
- * chars otherwise. Above `rawCeilingChars` of raw tool output, or with the kill switch,
+ * a hash-matched digest that the view substitutes (the keep-rules do not protect it; with
+ * `shown`, the view holds it condensed), raw chars otherwise. Above `rawCeilingChars` of raw tool output, or with the kill switch,
  * raw accounting resumes.
  */
 export function effectiveToolChars(
@@ -50,12 +50,20 @@ export function effectiveToolChars(
     policy?: ToolPolicy | ToolPolicyInput;
     /** @default 3 */
     recencyKeepExchanges?: number;
+    /**
+     * Cache-aware views (docs/architecture.md#prompt-cache): the ids the view holds
+     * condensed, the latest assembly's `report.ledger.condensedIds`. A result with a digest
+     * row outside it (its batch deferred) counts raw until its batch lands. Undefined: every
+     * hash-matched digest counts, as a cache-unaware view substitutes them all.
+     */
+    shown?: readonly string[];
   } = {},
 ): EffectiveToolChars {
   const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
   const disabled = options.disabled ?? killSwitchFromEnvironment();
   let rawChars = 0;
   let effectiveChars = 0;
+  const shown = options.shown === undefined ? undefined : new Set(options.shown);
   const protection =
     !disabled && digests && digests.size > 0
       ? protectMessages(
@@ -71,7 +79,9 @@ export function effectiveToolChars(
     // A failed result is never replaced by its digest in the view (the error/retry rule decides it).
     const entry =
       // Stryker disable next-line OptionalChaining: `protection` is only computed when `digests` is given
-      protection && protection.reasons[index] === undefined && !isErrorResult(message)
+      protection &&
+      (shown === undefined ? protection.reasons[index] === undefined : shown.has(message.toolCallId)) &&
+      !isErrorResult(message)
         ? digests?.get(message.toolCallId)
         : undefined;
     effectiveChars +=

@@ -25,6 +25,14 @@ export { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
 export type { CompactionHints, CompactionOptions, CompactionResult } from "./steps/backstop/compact-history";
 export { COMPACTION_DEFAULTS, compactHistory } from "./steps/backstop/compact-history";
 export type {
+  BatchReason,
+  CacheContext,
+  CacheProvider,
+  LedgerEntry,
+  TurnLedger,
+} from "./steps/cache-policy";
+export { CACHE_DEFAULTS, CACHE_PRICES } from "./steps/cache-policy";
+export type {
   AssistantMessage,
   ContentBlock,
   DigestEntry,

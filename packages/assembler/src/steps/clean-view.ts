@@ -12,6 +12,7 @@ import type { IndexedThread } from "../thread/indexed-thread";
 import type { ThreadFacts } from "../thread/thread-facts";
 import type { DigestEntry, DigestMap, Message, ToolCall, ToolMessage } from "../types";
 import type { BackstopHints, BackstopView } from "./backstop/backstop-view";
+import { type BatchCandidate, type BatchReason, payingSuffix, type ResolvedCache } from "./cache-policy";
 import { decideInlineStubs } from "./inline-clean";
 import { protectWindow, type WindowProtection } from "./protect";
 
@@ -24,10 +25,16 @@ export interface CleaningCounts {
   protected: number;
 }
 
-/** The cleaned view before the backstop, and what the backstop must respect in it. */
+/** How cleaning condensed a result, for the ledger. */
+export type CleaningKind = "digest" | "superseded-search" | "duplicate" | "error-retry";
+
+/** The cleaned view before the backstop, what the backstop must respect in it, and the ledger's part. */
 export interface CleanedView {
   view: BackstopView;
   hints: BackstopHints;
+  /** Per position the view (or the thread itself) shows condensed by cleaning, how. */
+  kinds: ReadonlyMap<number, CleaningKind>;
+  batch: BatchOutcome;
 }
 
 /** What the cleaning steps decided: the text replacing each result, and the stubs' targets. */
@@ -70,41 +77,60 @@ function checkDigestEntry(toolCallId: string, entry: DigestEntry): void {
   }
 }
 
-/**
- * Inline decisions come first: a stub wins over a digest, and a result already showing its
- * stub (an earlier assembly's view) is neither live nor stale for the digest gate.
- */
-function decideStubs(
-  facts: ThreadFacts,
-  protection: WindowProtection,
-  decisions: Decisions,
-  counts: CleaningCounts,
-): void {
-  const stubs = decideInlineStubs(facts, (index) => protection.reasonAt(index) === undefined);
-  for (const stub of stubs) {
-    decisions.decided.add(stub.index);
-    decisions.stubTargets.set(stub.index, stub.target);
-    // Stryker disable next-line OptionalChaining: equivalent — a stub's index is a message of the thread
-    if (stub.text === facts.thread.messages[stub.index]?.content) continue;
-    decisions.replaced.set(stub.index, stub.text);
-    if (stub.category === "duplicate") counts.stubs.duplicate++;
-    else counts.stubs.errorRetry++;
-  }
+/** What the view shows for one result cleaning condenses, and how. */
+interface Condensation {
+  index: number;
+  kind: CleaningKind;
+  /** The text in the result's place; undefined when the thread already holds it. */
+  text: string | undefined;
+  /** For a stub, the later result it points to. */
+  target?: number;
 }
 
-/** Hash-gated substitution of each cleanable, undecided, not failed result that has a row. */
-function substituteDigests(
+/**
+ * Inline stubs (a stub wins over a digest) and hash-gated digests of the results before the
+ * wall, per result index. A result already showing its stub or its row's digest (an
+ * earlier assembly's view written back) is neither live nor stale for the digest gate.
+ * `sticky` results (the previous view showed them condensed) are cleaned whatever keep-rule
+ * the window now adds.
+ */
+function condensations(
   facts: ThreadFacts,
-  digests: DigestMap,
+  digests: DigestMap | null | undefined,
   protection: WindowProtection,
-  decisions: Decisions,
+  options: CleanOptions,
   counts: CleaningCounts,
-): void {
+): Map<number, Condensation> {
+  const found = new Map<number, Condensation>();
+  const sticky = (index: number) =>
+    index < protection.wallStart && options.shown?.has(facts.message(index).toolCallId) === true;
+  const cleanable = (index: number) => protection.reasonAt(index) === undefined || sticky(index);
+  if (options.inline) {
+    for (const stub of decideInlineStubs(facts, cleanable, options.evidenceEnd)) {
+      // Stryker disable next-line OptionalChaining: equivalent — a stub's index is a message of the thread
+      const own = stub.text === facts.thread.messages[stub.index]?.content;
+      found.set(stub.index, {
+        index: stub.index,
+        kind: stub.category,
+        text: own ? undefined : stub.text,
+        target: stub.target,
+      });
+    }
+  }
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an empty map substitutes nothing
+  if (!digests || digests.size === 0) return found;
   for (const index of facts.results) {
     // Results in the wall are kept by the recency-wall keep-rule.
     // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: every result in the wall has the recency-wall reason, skipped below
     if (index >= protection.wallStart) break;
-    if (protection.reasonAt(index) !== undefined || decisions.decided.has(index)) continue;
+    if (!cleanable(index)) continue;
+    // Cache-unaware, a stub wins over a digest. Cache-aware, a duplicate with a row keeps
+    // its digest: an older copy already condensed when the document is re-read stays as it
+    // was (whether the previous view showed it is no part of the choice, so the form never
+    // flips between calls).
+    const stub = found.get(index);
+    if (stub !== undefined && (stub.text === undefined || !options.cache || stub.kind !== "duplicate"))
+      continue;
     // A failed result is the error/retry rule's: the worker digests none, and a digest in
     // its place would read as a success that "retries" an earlier failure.
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
@@ -113,6 +139,7 @@ function substituteDigests(
     const entry = digests.get(message.toolCallId);
     if (!entry) continue;
     checkDigestEntry(message.toolCallId, entry);
+    const kind = entry.kind === "superseded-search" ? "superseded-search" : "digest";
     if (
       // Stryker disable next-line ConditionalExpression: equivalent — block content equals none of the cleaner's texts
       typeof message.content === "string" &&
@@ -120,13 +147,84 @@ function substituteDigests(
     ) {
       // The row's own digest, substituted by an earlier assembly, or the stand-in an earlier
       // backstop put there for this very row or call: neither live nor stale.
+      if (stub === undefined) found.set(index, { index, kind, text: undefined });
     } else if (facts.thread.hashAt(index) === entry.contentSha256) {
-      decisions.replaced.set(index, entry.digest);
-      counts.substitutions++;
+      // Cache-aware, a digest no shorter than its result is left out: it would rewrite the
+      // view's prefix for nothing.
+      if (options.cache && entry.digest.length >= (facts.thread.chars[index] as number)) continue;
+      found.set(index, { index, kind, text: entry.digest });
     } else {
       counts.stale++;
     }
   }
+  return found;
+}
+
+/** Where the call's new batch stands (see `TurnLedger.batch`). */
+export interface BatchOutcome {
+  status: "applied" | "deferred" | "none";
+  reason: BatchReason;
+  results: number;
+  charsSaved: number;
+  deferredResults: number;
+}
+
+/**
+ * Which of the new condensations land (docs/architecture.md#prompt-cache): all of them
+ * without a cache context; on a turn's first call, all when the cache is cold or the
+ * thread has no history, else the part the cost gate finds paying, or more when the view
+ * would stay past the low-water mark; mid-turn none.
+ */
+function landBatch(
+  batch: readonly Condensation[],
+  thread: IndexedThread,
+  sticky: ReadonlyMap<number, string>,
+  cache: ResolvedCache | undefined,
+  lowWater: number,
+): { landed: readonly Condensation[]; outcome: BatchOutcome } {
+  const saved = (each: Condensation) => (thread.chars[each.index] as number) - (each.text as string).length;
+  const outcome = (
+    status: BatchOutcome["status"],
+    reason: BatchReason,
+    landed: readonly Condensation[],
+  ): { landed: readonly Condensation[]; outcome: BatchOutcome } => {
+    const counted = status === "deferred" ? batch : landed;
+    return {
+      landed,
+      outcome: {
+        status,
+        reason,
+        results: counted.length,
+        charsSaved: counted.reduce((sum, each) => sum + saved(each), 0),
+        deferredResults: batch.length - landed.length,
+      },
+    };
+  };
+  if (cache === undefined) return outcome(batch.length > 0 ? "applied" : "none", "cache-unaware", batch);
+  if (batch.length === 0) return outcome("none", "nothing-new", batch);
+  if (!cache.turnStart) return outcome("deferred", "mid-turn", []);
+  if (cache.cold) return outcome("applied", "cold", batch);
+  if (cache.shown === undefined) return outcome("applied", "no-history", batch);
+  // Chars of the view from each position on, with the sticky condensations in place.
+  const first = (batch[0] as Condensation).index;
+  const from = new Float64Array(thread.length - first + 1);
+  for (let index = thread.length - 1; index >= first; index--) {
+    const text = sticky.get(index);
+    const chars = text === undefined ? (thread.chars[index] as number) : text.length;
+    from[index - first] = (from[index - first + 1] as number) + chars;
+  }
+  const candidates = batch.map((each) => ({ index: each.index, saved: saved(each) }));
+  let start = payingSuffix(candidates, (index) => from[index - first] as number, cache);
+  // Deferred, a view already past the low-water mark would be cut by the backstop within
+  // the turn, the same results at a dearer point: the latest part that brings it under lands.
+  let viewChars = thread.totalChars;
+  for (const [index, text] of sticky) viewChars -= (thread.chars[index] as number) - text.length;
+  for (let k = candidates.length; k > 0 && viewChars > lowWater; k--) {
+    viewChars -= (candidates[k - 1] as BatchCandidate).saved;
+    start = Math.min(start, k - 1);
+  }
+  if (start === batch.length) return outcome("deferred", "would-not-pay", []);
+  return outcome("applied", "pays", batch.slice(start));
 }
 
 /** The caller's messages with each replaced result swapped for its new text. */
@@ -250,23 +348,63 @@ function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
   return text;
 }
 
+/** How one assembly cleans: its wall, inline cleaning, and the cache context. */
+export interface CleanOptions {
+  wallStart: number;
+  inline: boolean;
+  /**
+   * Only results before it serve as a duplicate's later copy or a failed call's retry, and
+   * only the window's messages up to it (inclusive) name results for the keep-rules.
+   */
+  evidenceEnd: number;
+  /** The cache context, resolved; undefined for a cache-unaware assembly. */
+  cache?: ResolvedCache | undefined;
+  /** Tool call ids the previous view showed condensed (sticky). */
+  shown?: ReadonlySet<string> | undefined;
+  /** The backstop's low-water mark: a warm batch lands when, deferred, the view would be past it. */
+  lowWater: number;
+}
+
 /**
  * Keep-rules, inline stubs and hash-gated substitution (steps 2–4 of
- * docs/architecture.md#assembly) over facts kept across calls.
+ * docs/architecture.md#assembly) over facts kept across calls, with the cache policy's
+ * sticky condensations and batch (docs/architecture.md#prompt-cache).
  */
 export function cleanView(
   messages: readonly Message[],
   facts: ThreadFacts,
   digests: DigestMap | null | undefined,
-  options: { wallStart: number; inline: boolean },
+  options: CleanOptions,
   counts: CleaningCounts,
 ): CleanedView {
-  const protection = protectWindow(facts, options.wallStart);
+  const protection = protectWindow(facts, options.wallStart, options.evidenceEnd + 1);
   counts.protected = protection.protectedResults;
   const decisions: Decisions = { replaced: new Map(), decided: new Set(), stubTargets: new Map() };
-  if (options.inline) decideStubs(facts, protection, decisions, counts);
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an empty map substitutes nothing
-  if (digests && digests.size > 0) substituteDigests(facts, digests, protection, decisions, counts);
+  const kinds = new Map<number, CleaningKind>();
+  const stickyTexts = new Map<number, string>();
+  const sticky: Condensation[] = [];
+  const batch: Condensation[] = [];
+  for (const found of [...condensations(facts, digests, protection, options, counts).values()].sort(
+    (a, b) => a.index - b.index,
+  )) {
+    if (found.text === undefined || options.shown?.has(facts.message(found.index).toolCallId)) {
+      sticky.push(found);
+      if (found.text !== undefined) stickyTexts.set(found.index, found.text);
+    } else batch.push(found);
+  }
+  const { landed, outcome } = landBatch(batch, facts.thread, stickyTexts, options.cache, options.lowWater);
+  for (const found of [...sticky, ...landed]) {
+    kinds.set(found.index, found.kind);
+    if (found.target !== undefined) {
+      decisions.decided.add(found.index);
+      decisions.stubTargets.set(found.index, found.target);
+    }
+    if (found.text === undefined) continue;
+    decisions.replaced.set(found.index, found.text);
+    if (found.kind === "duplicate") counts.stubs.duplicate++;
+    else if (found.kind === "error-retry") counts.stubs.errorRetry++;
+    else counts.substitutions++;
+  }
   const { thread } = facts;
   const view = swapContents(messages, thread, decisions.replaced, counts);
   const pinnedSet = new Set([...protection.referenced, ...protection.mentioned]);
@@ -292,5 +430,7 @@ export function cleanView(
       condensesEarly: (index) =>
         !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
     },
+    kinds,
+    batch: outcome,
   };
 }

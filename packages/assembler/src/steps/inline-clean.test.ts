@@ -102,7 +102,7 @@ describe("duplicates", () => {
     expect(stubsOf(messages)).toEqual([]);
   });
 
-  it("stubs every earlier identical read, pointing to the latest call id; the latest stays raw", () => {
+  it("stubs every earlier identical read, pointing to the next copy's call id; the latest stays raw", () => {
     const messages = [
       userMessage("read it"),
       ...toolExchange("r1", "read_document", readArgs, page),
@@ -110,12 +110,35 @@ describe("duplicates", () => {
       ...toolExchange("r3", "read_document", readArgs, page),
     ];
     const stubs = stubsOf(messages);
-    const text = renderDuplicateStub("read_document", "r3", 'read_document(file_id="lease", offset=0)');
-    const target = resultIndex(messages, "r3");
+    const reread = 'read_document(file_id="lease", offset=0)';
     expect(stubs).toEqual([
-      { index: resultIndex(messages, "r1"), category: "duplicate", text, target },
-      { index: resultIndex(messages, "r2"), category: "duplicate", text, target },
+      {
+        index: resultIndex(messages, "r1"),
+        category: "duplicate",
+        text: renderDuplicateStub("read_document", "r2", reread),
+        target: resultIndex(messages, "r2"),
+      },
+      {
+        index: resultIndex(messages, "r2"),
+        category: "duplicate",
+        text: renderDuplicateStub("read_document", "r3", reread),
+        target: resultIndex(messages, "r3"),
+      },
     ]);
+  });
+
+  it("a stub keeps its text when a later copy arrives (it never re-points)", () => {
+    const twoCopies = [
+      userMessage("read it"),
+      ...toolExchange("r1", "read_document", readArgs, page),
+      ...toolExchange("r2", "read_document", readArgs, page),
+    ];
+    const before = stubsOf(twoCopies)[0];
+    const after = stubsOf([...twoCopies, ...toolExchange("r3", "read_document", readArgs, page)]).find(
+      (stub) => stub.index === before?.index,
+    );
+    expect(before?.text).toContain("r2");
+    expect(after).toEqual(before);
   });
 
   it("does not stub the same args with different content", () => {

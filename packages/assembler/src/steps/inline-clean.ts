@@ -11,19 +11,30 @@ export interface InlineStub {
   index: number;
   category: "duplicate" | "error-retry";
   text: string;
-  /** Index of the later result the stub points to: the latest identical copy, or the retry. */
+  /** Index of the later result the stub points to: the next identical copy, or the retry. */
   target: number;
 }
 
-/** The "duplicate" stub of each cleanable earlier copy in `group`, pointing to its latest identical copy. */
+/**
+ * The "duplicate" stub of each cleanable earlier copy in `group`, pointing to the next
+ * later identical copy before `evidenceEnd`: a copy that comes later never re-points a
+ * stub, so a stub once shown keeps its text.
+ */
 function duplicateStubs(
   facts: ThreadFacts,
   group: DuplicateGroup,
   cleanable: (index: number) => boolean,
+  evidenceEnd: number,
   stubs: InlineStub[],
 ): void {
   const { thread, inline } = facts;
-  for (const index of group.members) {
+  const nextByContent = new Map<string, number>();
+  for (let position = group.members.length - 1; position >= 0; position--) {
+    const index = group.members[position] as number;
+    if (index >= evidenceEnd) continue;
+    const key = thread.contentKeyAt(index);
+    const next = nextByContent.get(key);
+    nextByContent.set(key, index);
     if (!cleanable(index)) continue;
     const message = facts.message(index);
     // Stryker disable next-line OptionalChaining: group members are tool results, which always have facts
@@ -32,28 +43,33 @@ function duplicateStubs(
       stubs.push({ index, category: "duplicate", text: message.content as string, target: shown });
       continue;
     }
-    const latest = group.latestByContent.get(thread.contentKeyAt(index)) as number;
-    if (latest === index) continue;
-    const text = inline.duplicateStubText(index, latest);
+    if (next === undefined) continue;
+    const text = inline.duplicateStubText(index, next);
     if (text.length >= contentChars(message.content)) continue;
-    stubs.push({ index, category: "duplicate", text, target: latest });
+    stubs.push({ index, category: "duplicate", text, target: next });
   }
 }
 
 /**
  * Deterministic inline cleaning (docs/architecture.md#junk-categories) of a thread whose
  * facts are kept across calls: the cost is that of the duplicates and failed results,
- * not the thread's. See {@link inlineStubs}.
+ * not the thread's. See {@link inlineStubs}. Only results before `evidenceEnd` serve as a
+ * later copy or a retry (the assembly passes its latest user message when cache-aware, so
+ * stubs change at a turn's start only).
  */
-export function decideInlineStubs(facts: ThreadFacts, cleanable: (index: number) => boolean): InlineStub[] {
+export function decideInlineStubs(
+  facts: ThreadFacts,
+  cleanable: (index: number) => boolean,
+  evidenceEnd: number = facts.thread.length,
+): InlineStub[] {
   const stubs: InlineStub[] = [];
-  for (const group of facts.inline.multiGroups) duplicateStubs(facts, group, cleanable, stubs);
+  for (const group of facts.inline.multiGroups) duplicateStubs(facts, group, cleanable, evidenceEnd, stubs);
   // Stryker disable next-line ArrowFunction: duplicate stubs go to successful results only, never to a failed one
   const stubbed = new Set(stubs.map((stub) => stub.index));
   for (const index of facts.inline.failed) {
     if (stubbed.has(index) || !cleanable(index)) continue;
     const retry = facts.inline.retryOf(index);
-    if (retry === undefined) continue;
+    if (retry === undefined || retry >= evidenceEnd) continue;
     // Always collapsed, even when short: the stub also tells the model the retry worked.
     stubs.push({ index, category: "error-retry", text: facts.inline.errorStubText(index), target: retry });
   }
@@ -70,7 +86,7 @@ interface InlineInput {
 
 /**
  * Deterministic inline cleaning (docs/architecture.md#junk-categories): "duplicate" exact copies (same tool, same
- * canonical args, identical content — earlier copies point to the latest, which stays) and
+ * canonical args, identical content — each earlier copy points to the next, the latest stays) and
  * "error-retry" pairs (a failed result followed by a successful retry: the same tool with
  * the same or overlapping provenance args, see error-retry.ts). Every stub names the call
  * that re-reads what it replaced.

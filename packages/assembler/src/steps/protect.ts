@@ -32,10 +32,10 @@ export interface WindowProtection {
 }
 
 /** Results before the wall the window names by a one-token key, or, for other keys, in its text. */
-function mentionedResults(facts: ThreadFacts, wallStart: number): Set<number> {
+function mentionedResults(facts: ThreadFacts, wallStart: number, windowEnd: number): Set<number> {
   const { thread, keep } = facts;
   const mentioned = new Set<number>();
-  for (let index = wallStart; index < thread.length; index++) {
+  for (let index = wallStart; index < windowEnd; index++) {
     for (const result of keep.mentionedBy(index, thread.messages[index] as Message)) {
       if (result >= wallStart) break;
       mentioned.add(result);
@@ -45,7 +45,7 @@ function mentionedResults(facts: ThreadFacts, wallStart: number): Set<number> {
   for (const result of keep.oddKeyResults) {
     if (result >= wallStart) break;
     if (mentioned.has(result)) continue;
-    text ??= windowText(thread.messages.slice(wallStart), keep.isDocumentRead);
+    text ??= windowText(thread.messages.slice(wallStart, windowEnd), keep.isDocumentRead);
     const window = text;
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (facts.at(result)?.keys.some((key) => !isSingleToken(key) && window.includes(key)))
@@ -85,9 +85,16 @@ function referencedResults(
 /**
  * Evaluates every keep-rule (docs/architecture.md#keep-rules) for the recency wall at
  * `wallStart`, from facts kept across calls: the cost is the window's, not the thread's.
+ * Only the window's messages before `windowEnd` refer to results (a cache-aware assembly
+ * passes the end of the turn's user message, so what the turn itself names counts from
+ * the next turn on).
  */
-export function protectWindow(facts: ThreadFacts, wallStart: number): WindowProtection {
-  const mentioned = mentionedResults(facts, wallStart);
+export function protectWindow(
+  facts: ThreadFacts,
+  wallStart: number,
+  windowEnd: number = facts.thread.length,
+): WindowProtection {
+  const mentioned = mentionedResults(facts, wallStart, Math.min(windowEnd, facts.thread.length));
   const referenced = referencedResults(facts, wallStart, mentioned);
   const { keep, thread } = facts;
   const resultsInWall = keep.resultsBefore(thread.length) - keep.resultsBefore(wallStart);

@@ -13,48 +13,9 @@ import type { IndexedThread } from "./indexed-thread";
 import { PositionLists } from "./position-lists";
 import type { ResultFacts } from "./result-facts";
 
-/**
- * The latest position of each distinct content, the content given by its key (its string,
- * or the canonical JSON of blocks: the text the hash is taken of, so equal keys are equal
- * hashes). Keys are compared as they are, without hashing: a group holds few distinct
- * contents, and two different pages differ early.
- */
-export class LatestByContent {
-  private readonly keys: string[] = [];
-  private readonly latest: number[] = [];
-  /** Past a few distinct contents (a tool polled with the same args), a map instead. */
-  private map: Map<string, number> | undefined;
-
-  set(key: string, position: number): void {
-    if (this.map) {
-      this.map.set(key, position);
-      return;
-    }
-    const at = this.keys.indexOf(key);
-    if (at >= 0) this.latest[at] = position;
-    else if (this.keys.length < LatestByContent.LINEAR_MAX) {
-      this.keys.push(key);
-      this.latest.push(position);
-    } else {
-      this.map = new Map(this.keys.map((each, index) => [each, this.latest[index] as number]));
-      this.map.set(key, position);
-    }
-  }
-
-  get(key: string): number | undefined {
-    if (this.map) return this.map.get(key);
-    const at = this.keys.indexOf(key);
-    return at >= 0 ? this.latest[at] : undefined;
-  }
-
-  private static readonly LINEAR_MAX = 16;
-}
-
-/** Successful results with the same tool and canonical args, and the latest of each content. */
+/** Successful results with the same tool and canonical args, in order. */
 export interface DuplicateGroup {
   readonly members: number[];
-  /** The latest member of each content. */
-  readonly latestByContent: LatestByContent;
 }
 
 /** The first position in ascending `positions` holding a value above `index`. */
@@ -70,8 +31,7 @@ function firstAfter(positions: readonly number[], index: number): number {
 }
 
 /**
- * What inline cleaning needs of a growing thread's results: duplicate groups with the
- * latest copy of each content, successes by retry key, the failed results, and the stub
+ * What inline cleaning needs of a growing thread's results: duplicate groups, successes by retry key, the failed results, and the stub
  * texts and retries found so far (a retry found stays found: later messages come after it).
  */
 export class InlineIndex {
@@ -105,13 +65,11 @@ export class InlineIndex {
     if (found === undefined) {
       this.groups.set(key, index);
     } else if (typeof found === "number") {
-      const group: DuplicateGroup = { members: [found, index], latestByContent: new LatestByContent() };
-      for (const member of group.members) group.latestByContent.set(this.thread.contentKeyAt(member), member);
+      const group: DuplicateGroup = { members: [found, index] };
       this.groups.set(key, group);
       this.multiGroups.push(group);
     } else {
       found.members.push(index);
-      found.latestByContent.set(this.thread.contentKeyAt(index), index);
     }
   }
 

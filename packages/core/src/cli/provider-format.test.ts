@@ -111,8 +111,9 @@ describe("context-cleaner clean on provider formats", () => {
         if (content.startsWith("[Condensed by context-cleaner")) condensed++;
       });
       expect(condensed).toBe(output.report.substitutions);
-      // The provider's own shapes stay: no neutral fields leak into the answer.
-      expect(run.stdout()).not.toContain('"toolCallId"');
+      // The provider's own shapes stay: no neutral fields leak into the messages (the
+      // report's ledger names results by tool call id).
+      expect(JSON.stringify(output.messages)).not.toContain('"toolCallId"');
     },
   );
 

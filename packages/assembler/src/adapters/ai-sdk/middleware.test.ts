@@ -14,6 +14,7 @@ import {
   readerModel,
 } from "../../../test/fixtures/ai-sdk-reader-model";
 import { fixtureDigest } from "../../../test/fixtures/provider-thread";
+import type { AssemblyReport } from "../../assemble";
 import { DIGEST_HEADER } from "../../contract/stubs";
 import { contextCleanerMiddleware } from "./middleware";
 import type { AiSdkMessageLike } from "./prompt-adapter";
@@ -129,6 +130,32 @@ describe("contextCleanerMiddleware with generateText", () => {
     // The active turn's reads reach the provider raw.
     expect(resultValue(provider.doGenerateCalls[2]?.prompt ?? [], "memo_9_p1")).toBe(page("memo_9", 1));
     expect(messages).toEqual(snapshot);
+  });
+
+  it("passes each step's report, with its ledger, to onReport: the first step is the turn's start", async () => {
+    const messages: ModelMessage[] = [
+      ...earlierTurn("lease_445", 5),
+      { role: "user", content: "Read memo_9 pages 2" },
+    ];
+    const reports: AssemblyReport[] = [];
+    const model = wrapLanguageModel({
+      model: readerModel(),
+      middleware: contextCleanerMiddleware({
+        digests: pageDigests("lease_445", 5),
+        lastCall: { at: 0, condensedIds: [] },
+        now: () => new Date(1_000),
+        options: { disabled: false, onReport: (report) => reports.push(report) },
+      }),
+    });
+    await generateText({ model, messages, tools: { read_document: readDocument }, stopWhen: stepCountIs(5) });
+    expect(reports.length).toBeGreaterThan(1);
+    expect(reports[0]?.ledger.batch).toMatchObject({ status: "applied", reason: "pays" });
+    expect(reports[0]?.ledger.condensedIds.length).toBeGreaterThan(0);
+    expect(reports[0]?.ledger.condensedIds.every((id) => id.startsWith("lease_445_p"))).toBe(true);
+    for (const report of reports.slice(1)) {
+      expect(report.ledger.batch.status).not.toBe("applied");
+      expect(report.ledger.condensedIds).toEqual(reports[0]?.ledger.condensedIds);
+    }
   });
 
   it("passes the prompt through untouched (same objects) with no digests and nothing to clean", async () => {

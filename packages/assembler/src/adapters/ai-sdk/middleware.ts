@@ -1,6 +1,7 @@
 import type { LanguageModelMiddleware } from "ai";
 import type { AssembleOptions } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
+import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
 import { assembleAiSdkPrompt } from "./prompt-adapter";
 
@@ -10,15 +11,32 @@ export interface ContextCleanerAiSdkConfig {
    * model call, and reused by every later step (create one middleware per turn).
    */
   digests?: DigestMap | null | (() => Promise<DigestMap | null | undefined>);
-  /** Assembly options (tool policy, recency wall, budgets, kill switch, onReport). */
+  /**
+   * Assembly options (tool policy, recency wall, budgets, kill switch). `onReport` receives
+   * every step's report with its `ledger`: which results the view shows condensed (a UI's
+   * "condensed" marker) and the step's batch. `cache` is filled in per step unless given
+   * (`false`: cache-unaware).
+   */
   options?: AssembleOptions;
+  /**
+   * The thread's previous model call, from the previous turn (keep it per thread, e.g. from
+   * `onReport`): when it was made and its `report.ledger.condensedIds`. Without it the
+   * turn's first step counts as cold, with no history.
+   */
+  lastCall?: { at: Date | number; condensedIds: readonly string[] };
+  /** Provider cache lifetime and provider, for the cost gate. @default Anthropic's 5-minute cache */
+  cacheProvider?: Pick<CacheContext, "lifetimeMs" | "provider" | "expectedCalls">;
+  /** Clock of the idle time. @default () => new Date() */
+  now?: () => Date;
   /** Errors of the digest loader, which never fail a call (the view is assembled without digests). @default a console warning */
   onLoadError?: (error: unknown) => void;
 }
 
 /**
  * AI SDK language-model middleware (`wrapLanguageModel({ model, middleware })`) whose
- * `transformParams` sends the provider the assembled view of the prompt: the prompt is
+ * `transformParams` sends the provider the assembled view of the prompt, cache-aware (the
+ * first step is the turn's start; each later step keeps what the one before showed
+ * condensed): the prompt is
  * read in the neutral model, assembled, and written back with untouched messages and
  * parts as the same objects. The caller's `messages` are never changed; every step of a
  * multi-step `generateText` / `streamText` call is assembled from its full prompt.
@@ -47,10 +65,29 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
       });
     return loaded;
   };
+  let shown = config.lastCall?.condensedIds;
+  let idleMs: number | undefined;
+  let steps = 0;
+  const cacheContext = (): CacheContext => {
+    if (steps === 0 && config.lastCall) {
+      const at = config.lastCall.at instanceof Date ? config.lastCall.at.getTime() : config.lastCall.at;
+      idleMs = Math.max(0, (config.now?.() ?? new Date()).getTime() - at);
+    }
+    return {
+      ...config.cacheProvider,
+      turnStart: steps === 0,
+      ...(idleMs === undefined ? {} : { idleMs }),
+      ...(shown === undefined ? {} : { shown }),
+    };
+  };
   return {
     specificationVersion: "v4",
     transformParams: async ({ params }) => {
-      const { messages } = assembleAiSdkPrompt(params.prompt, await digests(), config.options);
+      const rows = await digests();
+      const cache = config.options?.cache ?? cacheContext();
+      const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, { ...config.options, cache });
+      steps++;
+      shown = report.ledger.condensedIds;
       return { ...params, prompt: messages };
     },
   };

@@ -12,7 +12,12 @@ export interface ContextCleanerMiddlewareConfig {
   publishTurnEnded?: PublishTurnEnded;
   /** Held from the turn's start to its end (or the model error that ends it). */
   turnLock?: RuntimeTurnLock;
-  /** Assembly options (tool policy, recency wall, budgets, kill switch). */
+  /**
+   * Assembly options (tool policy, recency wall, budgets, kill switch). `onReport` receives
+   * every model call's report, with its `ledger`: which results the view shows condensed
+   * (a UI's "condensed" marker) and the call's batch. `cache` is filled in per call from
+   * the thread's previous call unless given (`false`: cache-unaware).
+   */
   options?: AssembleOptions;
   /** Errors of the injected functions, which never fail a turn. @default a console warning */
   onError?: TurnErrorHandler;
@@ -29,8 +34,10 @@ export interface ContextCleanerMiddlewareConfig {
  *
  * - `beforeAgent`: starts the turn — loads the thread's digests (once for the whole turn)
  *   and acquires the turn lock.
- * - `wrapModelCall`: assembles the view of `request.messages` and calls the model with it.
- *   A model error releases the lock before it propagates (a retry begins the turn again).
+ * - `wrapModelCall`: assembles the view of `request.messages` and calls the model with it,
+ *   with the thread's cache context (the turn's first call, the time since the thread's
+ *   previous call, what that call showed condensed). A model error releases the lock
+ *   before it propagates (a retry begins the turn again).
  * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt }` and releases the lock.
  *
  * A turn that dies elsewhere (an error thrown by other middleware, a recursion limit, an
@@ -65,7 +72,12 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     wrapModelCall: async (request, handler) => {
       const turn = langGraphTurn(request.runtime);
       const digests = turn ? await turns.digests(turn) : null;
-      const { messages } = assembleLangChainView(request.messages, digests, config.options);
+      const cache = config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId) : undefined);
+      const { messages, report } = assembleLangChainView(request.messages, digests, {
+        ...config.options,
+        cache,
+      });
+      if (turn) turns.recordCall(turn.threadId, report);
       try {
         return await handler({ ...request, messages });
       } catch (error) {

@@ -9,7 +9,11 @@ import { type LangGraphRunInfo, langGraphTurn, rawToolCharsOf } from "./turn-con
 export interface ContextCleanerPreModelHookConfig {
   /** Loads the thread's digest rows; called once per turn (per user message), not per model call. */
   loadDigests: LoadDigests;
-  /** Assembly options (tool policy, recency wall, budgets, kill switch). */
+  /**
+   * Assembly options (tool policy, recency wall, budgets, kill switch). `onReport` receives
+   * every call's report with its `ledger` (a UI's "condensed" marker); `cache` is filled in
+   * per call from the thread's previous call unless given.
+   */
   options?: AssembleOptions;
   /** Errors of `loadDigests`, which never fail a turn (the view is assembled without digests). @default a console warning */
   onError?: TurnErrorHandler;
@@ -56,7 +60,10 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
     const turn = langGraphTurn(runConfig);
     const off = disabled ?? killSwitchFromEnvironment();
     const digests = turn && !off ? await turns.digests(turn, turnKey(state.messages)) : null;
-    return { llmInputMessages: assembleLangChainView(state.messages, digests, config.options).messages };
+    const cache = config.options?.cache ?? (turn && !off ? turns.cacheContext(turn.threadId) : undefined);
+    const { messages, report } = assembleLangChainView(state.messages, digests, { ...config.options, cache });
+    if (turn && !off) turns.recordCall(turn.threadId, report);
+    return { llmInputMessages: messages };
   };
 }
 

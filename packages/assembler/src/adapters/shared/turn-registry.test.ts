@@ -85,3 +85,34 @@ describe("TurnRegistry", () => {
     expect(log.slice(-2)).toEqual(["publish", "release a"]);
   });
 });
+
+describe("TurnRegistry cache context", () => {
+  const reportShowing = (condensedIds: string[]) =>
+    ({ ledger: { condensedIds } }) as unknown as Parameters<TurnRegistry["recordCall"]>[1];
+
+  it("marks a turn's first call, measures the idle time there and keeps it, and passes on what the previous call showed", async () => {
+    let now = 1_000_000;
+    const { turns } = registry({ now: () => new Date(now) });
+    await turns.begin(turnOf("a"));
+    expect(turns.cacheContext("a")).toEqual({ turnStart: true });
+    turns.recordCall("a", reportShowing([]));
+    now += 2_000;
+    expect(turns.cacheContext("a")).toEqual({ turnStart: false, shown: [] });
+    turns.recordCall("a", reportShowing(["c1"]));
+    await turns.end(turnOf("a"), 0);
+    now += 600_000;
+    await turns.begin(turnOf("a"));
+    expect(turns.cacheContext("a")).toEqual({ turnStart: true, idleMs: 600_000, shown: ["c1"] });
+    turns.recordCall("a", reportShowing(["c1", "c2"]));
+    now += 5_000;
+    expect(turns.cacheContext("a")).toEqual({ turnStart: false, idleMs: 600_000, shown: ["c1", "c2"] });
+  });
+
+  it("keeps the previous calls of at most maxOpenTurns threads", () => {
+    const { turns } = registry({ maxOpenTurns: 1 });
+    turns.recordCall("a", reportShowing(["x"]));
+    turns.recordCall("b", reportShowing(["y"]));
+    expect(turns.cacheContext("a")).toEqual({ turnStart: true });
+    expect(turns.cacheContext("b").shown).toEqual(["y"]);
+  });
+});

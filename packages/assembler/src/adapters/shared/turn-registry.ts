@@ -1,4 +1,6 @@
+import type { AssemblyReport } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
+import type { CacheContext } from "../../steps/cache-policy";
 import type {
   LoadDigests,
   PublishTurnEnded,
@@ -34,6 +36,16 @@ interface OpenTurn {
   key: string | undefined;
   digests: Promise<DigestMap | null>;
   lease: Promise<TurnLease | undefined>;
+  /** Model calls assembled in this turn so far. */
+  calls: number;
+  /** Milliseconds since the thread's previous model call, measured at the turn's first call. */
+  idleMs: number | undefined;
+}
+
+/** What a thread's previous model call left for the next one's cache context. */
+interface LastCall {
+  atMs: number;
+  condensedIds: readonly string[];
 }
 
 function warn(error: unknown, stage: string, threadId: string): void {
@@ -49,6 +61,8 @@ function warn(error: unknown, stage: string, threadId: string): void {
 export class TurnRegistry {
   readonly #ports: TurnRegistryPorts;
   readonly #turns = new Map<string, OpenTurn>();
+  /** Per thread, its previous model call (kept across turns, the most recent `maxOpenTurns` threads). */
+  readonly #lastCalls = new Map<string, LastCall>();
 
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
@@ -80,7 +94,7 @@ export class TurnRegistry {
             this.#report(error, "load-digests", turn.threadId);
             return null;
           });
-    this.#turns.set(turn.threadId, { key, digests, lease });
+    this.#turns.set(turn.threadId, { key, digests, lease, calls: 0, idleMs: undefined });
     await this.#evictBeyondCap();
     await lease;
   }
@@ -90,6 +104,40 @@ export class TurnRegistry {
     const open = this.#turns.get(turn.threadId);
     if (open === undefined || open.key !== key) await this.begin(turn, key);
     return (this.#turns.get(turn.threadId) as OpenTurn).digests;
+  }
+
+  /**
+   * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
+   * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
+   * (measured at that first call, kept for the turn), and `shown`, the previous call's
+   * `report.ledger.condensedIds`. A thread without an open turn gets a turn start.
+   */
+  cacheContext(threadId: string): CacheContext {
+    const open = this.#turns.get(threadId);
+    const last = this.#lastCalls.get(threadId);
+    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const turnStart = open === undefined || open.calls === 0;
+    let idleMs = open?.idleMs;
+    if (turnStart) {
+      idleMs = last === undefined ? undefined : Math.max(0, nowMs - last.atMs);
+      if (open) open.idleMs = idleMs;
+    }
+    return {
+      turnStart,
+      ...(idleMs === undefined ? {} : { idleMs }),
+      ...(last === undefined ? {} : { shown: last.condensedIds }),
+    };
+  }
+
+  /** Records a model call's assembly: its time and what it showed condensed, for the next call's context. */
+  recordCall(threadId: string, report: AssemblyReport): void {
+    const open = this.#turns.get(threadId);
+    if (open) open.calls++;
+    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    this.#lastCalls.delete(threadId);
+    this.#lastCalls.set(threadId, { atMs: nowMs, condensedIds: report.ledger.condensedIds });
+    const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
+    while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
   }
 
   /** Ends a turn: publishes the turn-ended event, then releases the lock. */

@@ -82,7 +82,8 @@ export class DropPlan {
   /**
    * Condenses the results before the wall that the view holds as the thread has them and
    * that `condensesEarly` allows (by default: neither pinned nor a kept stub's target),
-   * oldest first, while the view does not fit: a stand-in naming the re-read call (or the
+   * latest first (the view's unchanged prefix stays as long as it can), while the view
+   * does not fit: a stand-in naming the re-read call (or the
    * result's digest) gives back nearly all of a raw result's chars, where dropping
    * exchanges of digests loses many results' facts for the same room. A result is
    * condensed alone, whatever unit it is in: its call keeps its result.
@@ -93,7 +94,7 @@ export class DropPlan {
     const { thread, wallStart, replaced } = this.view;
     const kept = new Set([...this.hints.pinned, ...(this.hints.stubTargets?.values() ?? [])]);
     const early = this.hints.condensesEarly ?? ((index: number) => !kept.has(index));
-    for (let index = 0; index < wallStart && !this.fits(); index++) {
+    for (let index = wallStart - 1; index >= 0 && !this.fits(); index--) {
       // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
       if (thread.messages[index]?.role !== "tool" || replaced.has(index) || !early(index)) continue;
       this.condenseAt(index, condense);
@@ -176,13 +177,73 @@ function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSet
     condensedResults,
     wallExceedsBudget: plan.total > settings.budget,
     chars: plan.total,
+    cutNow: false,
+    dropped,
+    condensed,
   };
 }
 
+/** The plan's steps run against `budget` (the view's chars it must fit), its result built. */
+function planFor(
+  view: BackstopView,
+  settings: BackstopSettings,
+  hints: BackstopHints,
+  budget: number,
+): BackstopResult | undefined {
+  const planned = { ...settings, budget };
+  const plan = new DropPlan(view, planned, hints);
+  plan.condenseRaw();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.shrinkDigests();
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.dropOldest("held", true);
+  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+  if (!plan.fits()) plan.condensePinned();
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — each step does nothing once the view fits; any `kept` but "held" keeps the fixed units only
+  if (!plan.fits()) plan.dropOldest("fixed", false);
+  if (plan.droppedCount === 0 && plan.condensed.size === 0) return undefined;
+  return compactedView(view, plan, planned);
+}
+
 /**
- * The history-compaction backstop over a view of an indexed thread (see `compactHistory`
- * for the order of its steps). Its cost past the budget is linear in the messages before
- * the wall, with no work per char but the note's snippets.
+ * The prompt lengths of the current turn's model calls, as far as the thread shows them:
+ * the turn's first call (up to its user message, or the wall's start when that is later),
+ * one before each later assistant message, and the whole thread. Every message past the
+ * first is in the recency wall.
+ */
+function turnCallLengths(view: BackstopView): number[] {
+  const { messages } = view.thread;
+  let user = -1;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if ((messages[index] as Message).role === "user") {
+      user = index;
+      break;
+    }
+  }
+  const first = Math.max(user + 1, view.wallStart);
+  const lengths: number[] = [];
+  for (let length = first; length < messages.length; length++) {
+    if (length === first || (messages[length] as Message).role === "assistant") lengths.push(length);
+  }
+  lengths.push(messages.length);
+  return lengths;
+}
+
+/**
+ * The history-compaction backstop over a view of an indexed thread (docs/architecture.md#assembly;
+ * see `compactHistory` for the order of its steps). It replays the current turn's model
+ * calls (the thread's prompts from the turn's first call on, each the one before grown by
+ * messages of the wall; with `appendWithinTurn`, the turn's first call alone, so the
+ * turn's later calls append to its cut, whatever they add):
+ * - while a call's view fits the budget with the cut already made in the turn (none at
+ *   first), that cut stays as it is, so the turn's later calls append to the same prefix;
+ * - when a call's view goes over the budget, a new cut brings it down to the low-water
+ *   mark (`lowWater`), so the calls after it append without cutting again;
+ * - when even that cannot fit the budget (what is never removed, the recency wall above
+ *   all, exceeds it), nothing more is cut for it: the history before the wall is only kept
+ *   within the budget on its own (`wallExceedsBudget`).
+ * Its cost past the budget is linear in the messages before the wall, with no work per
+ * char but the note's snippets.
  */
 export function runBackstop(
   view: BackstopView,
@@ -196,19 +257,44 @@ export function runBackstop(
     condensedResults: 0,
     wallExceedsBudget,
     chars: view.chars,
+    cutNow: false,
   });
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: under the budget no step changes anything, and the plan reports the view unchanged and fitting
-  if (view.chars <= settings.budget) return unchanged(false);
-  const plan = new DropPlan(view, settings, hints);
-  plan.condenseRaw();
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.shrinkDigests();
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.dropOldest("held", true);
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.condensePinned();
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — each step does nothing once the view fits; any `kept` but "held" keeps the fixed units only
-  if (!plan.fits()) plan.dropOldest("fixed", false);
-  if (plan.droppedCount === 0 && plan.condensed.size === 0) return unchanged(!plan.fits());
-  return compactedView(view, plan, settings);
+  const { budget } = settings;
+  const { thread, wallStart } = view;
+  const lengths = turnCallLengths(view);
+  // Chars of the view from each call's prompt length on (the wall's messages, as the thread has them).
+  const tails = lengths.map(() => 0);
+  let tail = 0;
+  let position = thread.length;
+  for (let call = lengths.length - 1; call >= 0; call--) {
+    for (; position > (lengths[call] as number); position--) tail += thread.chars[position - 1] as number;
+    tails[call] = tail;
+  }
+  let wallChars = 0;
+  for (let index = wallStart; index < thread.length; index++) wallChars += thread.chars[index] as number;
+  let cut: BackstopResult | undefined;
+  let cutAt = -1;
+  const calls = settings.appendWithinTurn ? 1 : lengths.length;
+  for (let call = 0; call < calls; call++) {
+    const growth = tails[call] as number;
+    const chars = (cut ? cut.chars : view.chars) - growth;
+    if (chars <= budget) continue;
+    const fit = planFor(view, settings, hints, Math.min(settings.lowWater, budget) + growth);
+    if (fit && fit.chars - growth <= budget) {
+      cut = fit;
+      cutAt = call;
+      continue;
+    }
+    // The wall (with what else is never removed) exceeds the budget: nothing outside it is
+    // cut for that. The history alone stays within the budget; past this call both grow
+    // by the same messages, so the bound holds for the rest of the turn.
+    const history = budget + wallChars - growth;
+    if (chars > history) {
+      cut = planFor(view, settings, hints, history + growth) ?? cut;
+      cutAt = call;
+    }
+    break;
+  }
+  if (!cut) return unchanged(view.chars > budget);
+  return { ...cut, wallExceedsBudget: cut.chars > budget, cutNow: cutAt === lengths.length - 1 };
 }

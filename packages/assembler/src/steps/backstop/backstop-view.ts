@@ -4,6 +4,14 @@ import type { Message } from "../../types";
 
 export interface BackstopSettings {
   budget: number;
+  /** What a cut brings the view down to, so the turn's later calls append without cutting. */
+  lowWater: number;
+  /**
+   * Cut on the turn's first call only: the later calls keep its cut and append (the view
+   * may pass the budget by what they add). Without it, a later call that goes over the
+   * budget cuts again.
+   */
+  appendWithinTurn: boolean;
   snippetChars: number;
   noteMaxChars: number;
 }
@@ -43,4 +51,10 @@ export interface BackstopResult {
   wallExceedsBudget: boolean;
   /** Chars of `messages`. */
   chars: number;
+  /** Whether the cut in place was made for this call's own prompt (the previous call of the turn had another, or none). */
+  cutNow: boolean;
+  /** Per position of the view, 1 when the backstop dropped it. */
+  dropped?: Uint8Array;
+  /** The stand-ins the backstop put in place, by position. */
+  condensed?: ReadonlyMap<number, Message>;
 }

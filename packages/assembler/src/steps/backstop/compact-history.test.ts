@@ -126,7 +126,9 @@ describe("compactHistory", () => {
 
   it("drops no more than needed", () => {
     const messages = longThread(10);
-    const result = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 30_000 });
+    const result = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 30_000,
+    });
     // Restoring the newest dropped exchange would exceed the budget.
     expect(total(result.messages) + 5_000).toBeGreaterThan(30_000);
   });
@@ -193,7 +195,9 @@ describe("compactHistory", () => {
 
   it("bounds the note to 12,000 chars with snippets of at most 300 chars", () => {
     const messages = longThread(200, 2_000);
-    const result = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 20_000 });
+    const result = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 20_000,
+    });
     const note = result.messages.find(isNote);
     expect(note).toBeDefined();
     const text = note?.content as string;
@@ -262,7 +266,9 @@ describe("compactHistory", () => {
 
   it("keeps an earlier note and adds no second one for the same history", () => {
     const messages = longThread(10);
-    const first = compactHistory(messages, recencyWallStart(messages), { historyBudgetChars: 30_000 });
+    const first = compactHistory(messages, recencyWallStart(messages), {
+      historyBudgetChars: 30_000,
+    });
     const again = compactHistory(first.messages, recencyWallStart(first.messages), {
       historyBudgetChars: 30_000,
     });
@@ -444,10 +450,10 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
     expect(short).toMatchObject({ droppedMessages: 0, condensedResults: 2, wallExceedsBudget: false });
   });
 
-  it("without pins, condenses the oldest results before the wall first, just enough to fit, dropping nothing", () => {
+  it("without pins, condenses the latest results before the wall first, just enough to fit, dropping nothing", () => {
     const asked: number[] = [];
-    const budget =
-      total(messages) - messageChars(messages[results[0] as number] as Message) + condensedSize + 10;
+    const latest = results.at(-1) as number;
+    const budget = total(messages) - messageChars(messages[latest] as Message) + condensedSize + 10;
     const result = compactHistory(
       messages,
       wallStart,
@@ -459,9 +465,9 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
         },
       },
     );
-    expect(asked).toEqual([results[0]]);
+    expect(asked).toEqual([latest]);
     expect(result).toMatchObject({ fired: true, droppedMessages: 0, condensedResults: 1 });
-    expect(result.messages[results[0] as number]?.content).toBe("digest: rent terms");
+    expect(result.messages[latest]?.content).toBe("digest: rent terms");
   });
 
   it("condenses every unpinned result before it drops any, and drops only when that is not enough", () => {
@@ -475,7 +481,7 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
       results.reduce((sum, index) => sum + messageChars(messages[index] as Message), 0) +
       results.length * condensedSize;
     const fitting = compactHistory(messages, wallStart, { historyBudgetChars: condensedTotal }, { condense });
-    expect(asked).toEqual(results);
+    expect(asked).toEqual([...results].reverse());
     expect(fitting).toMatchObject({ droppedMessages: 0, condensedResults: results.length });
     const short = compactHistory(
       messages,
@@ -553,14 +559,13 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
 });
 
 describe("compactHistory counts its note", () => {
-  it("reports the view over budget when the note header alone overflows what the wall leaves", () => {
+  it("drops nothing when even dropping everything leaves no room for the note's header, and says so", () => {
     const messages = longThread(3);
     const wallStart = recencyWallStart(messages);
     const kept = total([messages[0] as Message, ...messages.slice(wallStart)]);
     const result = compactHistory(messages, wallStart, { historyBudgetChars: kept + 10 });
-    expect(result.droppedMessages).toBeGreaterThan(0);
-    expect(total(result.messages)).toBeGreaterThan(kept + 10);
-    expect(result.wallExceedsBudget).toBe(true);
+    expect(result).toMatchObject({ droppedMessages: 0, condensedResults: 0, wallExceedsBudget: true });
+    expect(result.messages).toEqual(messages);
   });
 });
 
@@ -581,11 +586,14 @@ describe("compactHistory sizes its note and keeps what it must", () => {
 
   it("drops exchanges until the note has room for a full snippet per dropped message, and no more", () => {
     const snippetChars = 20;
+    // The turn's first call, so the one cut is made for this very prompt.
+    const thread = messages.slice(0, wallStart + 1);
     // Dropping the opening request and 2 exchanges (5 messages) leaves room for 5 snippet lines.
-    const exact = withoutUpTo(5) + NOTE_HEADER_CHARS + 5 * (snippetChars + 1);
-    const atRoom = compactHistory(messages, wallStart, { historyBudgetChars: exact, snippetChars });
+    const exact = total(thread) - total(thread.slice(1, 6)) + NOTE_HEADER_CHARS + 5 * (snippetChars + 1);
+    const options = { snippetChars };
+    const atRoom = compactHistory(thread, wallStart, { ...options, historyBudgetChars: exact });
     expect(atRoom.droppedMessages).toBe(5);
-    const short = compactHistory(messages, wallStart, { historyBudgetChars: exact - 1, snippetChars });
+    const short = compactHistory(thread, wallStart, { ...options, historyBudgetChars: exact - 1 });
     expect(short.droppedMessages).toBe(7);
   });
 
@@ -660,5 +668,35 @@ describe("compactHistory sizes its note and keeps what it must", () => {
     expect(droppedMessages).toBe(3);
     expect(view).toContain(thread[4]);
     expect(view).toContain(thread[6]);
+  });
+});
+
+describe("compactHistory cuts to the low-water mark, once per turn while it fits", () => {
+  it("cuts a view over the budget down to the low-water mark it is given, else to the budget", () => {
+    const messages = longThread(12).slice(0, -2);
+    const budget = Math.floor(total(messages) * 0.8);
+    const wallStart = recencyWallStart(messages);
+    const cut = compactHistory(messages, wallStart, { historyBudgetChars: budget, lowWaterRatio: 0.75 });
+    expect(total(cut.messages)).toBeLessThanOrEqual(Math.floor(budget * 0.75));
+    const exact = compactHistory(messages, wallStart, { historyBudgetChars: budget });
+    expect(total(exact.messages)).toBeGreaterThan(Math.floor(budget * 0.75));
+    expect(total(exact.messages)).toBeLessThanOrEqual(budget);
+  });
+
+  it("keeps the cut the turn's earlier call made while the view still fits: a later call only appends", () => {
+    const start = longThread(12).slice(0, -2);
+    const budget = Math.floor(total(start) * 0.8);
+    const first = compactHistory(start, recencyWallStart(start), {
+      historyBudgetChars: budget,
+      lowWaterRatio: 0.75,
+    });
+    const grown = [...start, ...toolExchange("now", "search", { q: "rent" }, "id: lease")];
+    const later = compactHistory(grown, recencyWallStart(grown), {
+      historyBudgetChars: budget,
+      lowWaterRatio: 0.75,
+    });
+    expect(total(later.messages)).toBeLessThanOrEqual(budget);
+    expect(later.messages.slice(0, first.messages.length)).toEqual(first.messages);
+    expect(later.messages.slice(first.messages.length)).toEqual(grown.slice(start.length));
   });
 });

@@ -11,6 +11,12 @@ export const COMPACTION_DEFAULTS = {
   snippetChars: 300,
   /** The note standing for dropped history never exceeds this many chars. */
   noteMaxChars: 12_000,
+  /**
+   * A cache-aware cut brings the view down to this share of `historyBudgetChars` (the
+   * low-water mark), so the turn's later calls append without cutting again. Without a
+   * cache context (and in `compactHistory`) a cut brings the view down to the budget itself.
+   */
+  lowWaterRatio: 0.75,
 } as const;
 
 export interface CompactionOptions {
@@ -20,6 +26,8 @@ export interface CompactionOptions {
   snippetChars?: number;
   /** @default 12000 */
   noteMaxChars?: number;
+  /** Share of the budget a cut brings the view down to, in (0, 1]. @default 0.75 with a cache context, else 1 */
+  lowWaterRatio?: number;
 }
 
 /** What the assembler knows of a view that the backstop must respect. */
@@ -57,10 +65,17 @@ export interface CompactionResult {
   wallExceedsBudget: boolean;
 }
 
-/** The settings of one backstop run, defaults filled in. */
-export function backstopSettings(options: CompactionOptions): BackstopSettings {
+/**
+ * The settings of one backstop run, defaults filled in. `cacheAware`: cut to the low-water
+ * mark on the turn's first call only, the turn's later calls appending.
+ */
+export function backstopSettings(options: CompactionOptions, cacheAware = false): BackstopSettings {
+  const budget = options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars;
+  const ratio = options.lowWaterRatio ?? (cacheAware ? COMPACTION_DEFAULTS.lowWaterRatio : 1);
   return {
-    budget: options.historyBudgetChars ?? COMPACTION_DEFAULTS.historyBudgetChars,
+    budget,
+    lowWater: Math.floor(budget * ratio),
+    appendWithinTurn: cacheAware,
     snippetChars: options.snippetChars ?? COMPACTION_DEFAULTS.snippetChars,
     noteMaxChars: options.noteMaxChars ?? COMPACTION_DEFAULTS.noteMaxChars,
   };
@@ -100,7 +115,13 @@ export function compactHistory(
     for (let index = 0; index < wall; index++) if (hints.pinned(index)) pinned.push(index);
   }
   const view = { thread, messages, replaced: NOTHING_REPLACED, chars: thread.totalChars, wallStart: wall };
-  const { chars: _chars, ...result } = runBackstop(view, backstopSettings(options), {
+  const {
+    chars: _chars,
+    cutNow: _cutNow,
+    dropped: _dropped,
+    condensed: _condensed,
+    ...result
+  } = runBackstop(view, backstopSettings(options), {
     pinned,
     stubTargets: hints.stubTargets,
     condense: hints.condense,

@@ -1,0 +1,228 @@
+import { InvalidOptionError } from "../errors";
+
+/**
+ * Prompt-cache prices per provider, as multiples of the model's base input price per
+ * token (docs/architecture.md#prompt-cache). The one place these numbers live: prices
+ * change, and the cost gate reads them from here.
+ */
+export const CACHE_PRICES = {
+  /** Anthropic: a cache read costs 0.1×; writing the 5-minute cache 1.25×, the 1-hour cache 2×. */
+  anthropic: { read: 0.1, write: 1.25, write1h: 2 },
+  /** OpenAI: automatic prefix caching, no write premium; cached input at 0.25–0.5× by model (the dearer end here). */
+  openai: { read: 0.5, write: 1, write1h: 1 },
+} as const;
+
+export type CacheProvider = keyof typeof CACHE_PRICES;
+
+/** Defaults of {@link CacheContext}. */
+export const CACHE_DEFAULTS = {
+  /** Anthropic's default (5-minute) prompt cache lifetime. */
+  lifetimeMs: 300_000,
+  /**
+   * Model calls a batch's savings are counted over: the calls still expected in the turn
+   * and the turns after it while the cache stays warm.
+   */
+  expectedCalls: 12,
+  provider: "anthropic",
+} as const satisfies { lifetimeMs: number; expectedCalls: number; provider: CacheProvider };
+
+/**
+ * What the runtime knows of a thread's prompt cache at one model call. With it, the
+ * assembly keeps the view's prefix stable: what the previous view showed condensed stays
+ * condensed, and new substitutions land as one batch on a turn's first call, when the
+ * cache is cold anyway or the saving pays for the rewrite (docs/architecture.md#prompt-cache).
+ */
+export interface CacheContext {
+  /** First model call of a turn (a new user message). Only then may a new batch land. */
+  turnStart: boolean;
+  /**
+   * Milliseconds since this thread's previous model call, measured at the turn's first
+   * call; undefined = unknown (treated as cold). Constant for all calls of one turn.
+   */
+  idleMs?: number;
+  /** Provider cache lifetime. @default 300000 (Anthropic's 5-minute cache) */
+  lifetimeMs?: number;
+  /**
+   * Tool call ids the previous view of this thread showed condensed: the previous call's
+   * `report.ledger.condensedIds`. Undefined = no history (first call, or a new process):
+   * nothing is sticky, and the batch lands as a whole.
+   */
+  shown?: readonly string[];
+  /** Model calls a batch's savings are counted over, for the cost gate. @default 12 */
+  expectedCalls?: number;
+  /** Whose prices the cost gate uses. @default "anthropic" */
+  provider?: CacheProvider;
+}
+
+/** Why the call's new batch landed, waited or was empty. */
+export type BatchReason =
+  | "cold"
+  | "pays"
+  | "no-history"
+  | "would-not-pay"
+  | "mid-turn"
+  | "cache-unaware"
+  | "nothing-new";
+
+/** One result the view shows condensed or stubbed. */
+export interface LedgerEntry {
+  toolCallId: string;
+  kind: "digest" | "superseded-search" | "duplicate" | "error-retry" | "backstop";
+  /** Chars of the result as the thread holds it. */
+  charsBefore: number;
+  /** Chars of what the view shows in its place. */
+  charsAfter: number;
+}
+
+/**
+ * What one assembly condensed, by tool call id: the shape an integration surfaces (a UI's
+ * "condensed" marker) and passes back as the next call's `cache.shown`.
+ */
+export interface TurnLedger {
+  /**
+   * Every result condensed or stubbed in this view, in thread order; a result the backstop
+   * dropped with its exchange counts as `backstop` with `charsAfter` 0 (the note holds its
+   * snippet).
+   */
+  entries: LedgerEntry[];
+  /**
+   * The ids of the results cleaning condensed (the `entries` of every kind but `backstop`,
+   * and those the backstop then cut further or dropped), in thread order: what the next
+   * call passes as `cache.shown`. The backstop's own stand-ins are left out: it decides
+   * them anew from the thread at every call, the same way for all calls of a turn.
+   */
+  condensedIds: string[];
+  /**
+   * The new batch of this call: the results with a digest row or an inline stub that the
+   * previous view did not show condensed. `results` and `charsSaved` count what landed
+   * (`applied`) or what waits (`deferred`); `deferredResults` what still waits when only
+   * the batch's later part landed.
+   */
+  batch: {
+    status: "applied" | "deferred" | "none";
+    reason: BatchReason;
+    results: number;
+    charsSaved: number;
+    deferredResults: number;
+  };
+  /**
+   * Thread position of the first message this view shows differently from the view
+   * `cache.shown` implies: the first result condensed now that `shown` did not list, or
+   * the first message the backstop dropped or condensed in this call but not at the
+   * turn's first call. Without `shown` (or without `cache`): the first message cleaning
+   * changed at all. The thread's length when nothing changed.
+   */
+  prefixKeptMessages: number;
+  /** Chars of the view from `prefixKeptMessages` on (what the provider writes again). */
+  invalidatedChars: number;
+}
+
+/** The cache context with its defaults filled in. */
+export interface ResolvedCache {
+  turnStart: boolean;
+  cold: boolean;
+  shown: ReadonlySet<string> | undefined;
+  expectedCalls: number;
+  prices: { read: number; write: number };
+}
+
+function checkNumber(field: string, value: unknown, minimum: number, integer: boolean): void {
+  if (value === undefined) return;
+  if (
+    typeof value !== "number" ||
+    !Number.isFinite(value) ||
+    value < minimum ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw new InvalidOptionError(
+      `options.${field} must be ${integer ? "an integer" : "a number"} ≥ ${minimum}, got ${String(value)}`,
+      field,
+    );
+  }
+}
+
+/**
+ * Validates `options.cache` and fills in its defaults; undefined for `false` or undefined
+ * (cache-unaware assembly).
+ *
+ * @throws {InvalidOptionError} naming the field (e.g. `cache.idleMs`).
+ */
+export function resolveCache(cache: CacheContext | false | undefined): ResolvedCache | undefined {
+  if (cache === undefined || cache === false) return undefined;
+  if (cache === null || typeof cache !== "object") {
+    throw new InvalidOptionError("options.cache must be a cache context object or false", "cache");
+  }
+  if (typeof cache.turnStart !== "boolean") {
+    throw new InvalidOptionError(
+      `options.cache.turnStart must be a boolean, got ${String(cache.turnStart)}`,
+      "cache.turnStart",
+    );
+  }
+  checkNumber("cache.idleMs", cache.idleMs, 0, false);
+  checkNumber("cache.lifetimeMs", cache.lifetimeMs, 1, false);
+  checkNumber("cache.expectedCalls", cache.expectedCalls, 0, false);
+  if (cache.provider !== undefined && !Object.hasOwn(CACHE_PRICES, cache.provider)) {
+    throw new InvalidOptionError(
+      `options.cache.provider must be one of ${Object.keys(CACHE_PRICES).join(", ")}, got ${String(cache.provider)}`,
+      "cache.provider",
+    );
+  }
+  if (
+    cache.shown !== undefined &&
+    (!Array.isArray(cache.shown) || cache.shown.some((id) => typeof id !== "string"))
+  ) {
+    throw new InvalidOptionError(
+      "options.cache.shown must be an array of tool call ids (the previous report's ledger.condensedIds)",
+      "cache.shown",
+    );
+  }
+  const lifetime = cache.lifetimeMs ?? CACHE_DEFAULTS.lifetimeMs;
+  const prices = CACHE_PRICES[cache.provider ?? CACHE_DEFAULTS.provider];
+  return {
+    turnStart: cache.turnStart,
+    cold: cache.idleMs === undefined || cache.idleMs >= lifetime,
+    shown: cache.shown === undefined ? undefined : new Set(cache.shown),
+    expectedCalls: cache.expectedCalls ?? CACHE_DEFAULTS.expectedCalls,
+    prices,
+  };
+}
+
+/** A result of the batch: where it stands and the chars landing it saves. */
+export interface BatchCandidate {
+  index: number;
+  saved: number;
+}
+
+/**
+ * The cost gate (docs/architecture.md#prompt-cache): of a warm call's batch (candidates in
+ * thread order), the index into `candidates` from which on landing pays, or
+ * `candidates.length` when no part of it does. Landing the candidates from `k` on saves
+ * their chars on every expected call, read from cache, and makes the provider write again
+ * what follows the first of them instead of reading it:
+ *
+ *   saved(k) × expectedCalls × read  >  after(k) × (write − read)
+ *
+ * where `after(k)` is the view's chars from candidate `k` on once they land. The part
+ * with the largest net gain lands (the latest part on ties).
+ */
+export function payingSuffix(
+  candidates: readonly BatchCandidate[],
+  charsFrom: (index: number) => number,
+  cache: ResolvedCache,
+): number {
+  const { read, write } = cache.prices;
+  let best = candidates.length;
+  let bestGain = 0;
+  let saved = 0;
+  for (let k = candidates.length - 1; k >= 0; k--) {
+    const candidate = candidates[k] as BatchCandidate;
+    saved += candidate.saved;
+    const after = charsFrom(candidate.index) - saved;
+    const gain = saved * cache.expectedCalls * read - after * (write - read);
+    if (gain > bestGain) {
+      bestGain = gain;
+      best = k;
+    }
+  }
+  return best;
+}
