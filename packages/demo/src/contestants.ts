@@ -1,6 +1,7 @@
 import {
   type AssembleOptions,
   assembleModelView,
+  type CacheContext,
   COMPACTION_DEFAULTS,
   type DigestMap,
   type Message,
@@ -28,16 +29,7 @@ export interface Contestant {
 }
 
 /** What the runtime tells a cache-aware assembly about the provider's cache at one model call. */
-export interface SimulatedCacheContext {
-  /** First model call of a turn. */
-  turnStart: boolean;
-  /** ms since the thread's previous model call, measured at the turn's first call; undefined: unknown (cold). */
-  idleMs?: number;
-  lifetimeMs?: number;
-  /** Tool call ids the previous call's view showed condensed (its report's ledger). */
-  shown?: readonly string[];
-  provider?: "anthropic" | "openai";
-}
+export type SimulatedCacheContext = CacheContext;
 
 export interface ContestantView {
   messages: readonly Message[];
@@ -116,22 +108,17 @@ export const CLEAR_TOOL_RESULTS: Contestant = {
     }),
 };
 
-interface CacheAwareOptions extends AssembleOptions {
-  cache?: SimulatedCacheContext | false;
-}
-
 /** This project's assembly given the call's cache context, with the ledger's condensed ids when the report has them. */
 function cacheAwareView(
   prompt: readonly Message[],
   digests: DigestMap,
   cache: SimulatedCacheContext | undefined,
 ): ContestantView {
-  const options: CacheAwareOptions = { disabled: false, ...(cache ? { cache } : {}) };
+  const options: AssembleOptions = { disabled: false, ...(cache ? { cache } : {}) };
   const started = performance.now();
   const { messages, report } = assembleModelView(prompt, digests, options);
   const elapsedMs = performance.now() - started;
-  const ledger = (report as { ledger?: { condensedIds?: readonly string[] } }).ledger;
-  return { messages, elapsedMs, ...(ledger?.condensedIds ? { condensedIds: ledger.condensedIds } : {}) };
+  return { messages, elapsedMs, condensedIds: report.ledger.condensedIds };
 }
 
 /** This project without the worker: keep-rules, inline stubs and the backstop; the budget counts raw. */
