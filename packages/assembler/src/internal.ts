@@ -29,3 +29,4 @@ export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./ru
 export { inlineStubs } from "./steps/inline-clean";
 export { protectMessages } from "./steps/protect";
 export { indexThread } from "./thread/thread-index";
+export { checkInteger, describeValue, integerProblem, isRecord } from "./validate";

@@ -1,4 +1,4 @@
-import { InvalidThreadError } from "./errors";
+import { InvalidOptionError, InvalidThreadError } from "./errors";
 import type { Message } from "./types";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
@@ -6,7 +6,8 @@ const ROLES = new Set(["system", "user", "assistant", "tool"]);
 /** Deeper than this, recursive JSON serializers (canonical JSON, the hash) overflow the stack. */
 const MAX_JSON_DEPTH = 1_000;
 
-function describe(value: unknown): string {
+/** A short description of a bad value, for error messages: `null`, `an array`, `the string "…"`, `a number`. */
+export function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   if (Array.isArray(value)) return "an array";
@@ -14,8 +15,30 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
-function fail(index: number, field: string, problem: string): never {
+/** Throws an {@link InvalidThreadError} naming the message index and the field at fault. */
+export function failAt(index: number, field: string, problem: string): never {
   throw new InvalidThreadError(`messages[${index}].${field} ${problem}`, { index, field });
+}
+
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** What is wrong with a count that must be a safe integer of at least `minimum` (0 or 1); undefined when nothing is. */
+export function integerProblem(value: unknown, minimum: 0 | 1 = 1): string | undefined {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= minimum) return undefined;
+  return minimum === 0 ? "must be a non-negative integer" : "must be a positive integer";
+}
+
+/**
+ * `value` when it is a safe integer of at least `minimum`.
+ * @throws {InvalidOptionError} `<field>: must be a positive integer, got <value>`.
+ */
+export function checkInteger(value: number, field: string, minimum: 0 | 1 = 1): number {
+  const problem = integerProblem(value, minimum);
+  if (problem) throw new InvalidOptionError(`${field}: ${problem}, got ${String(value)}`, field);
+  return value;
 }
 
 /**
@@ -63,10 +86,10 @@ function validateJsonData(index: number, field: string, value: unknown): void {
   while (pending.length > 0) {
     const { value: item, path, ancestors } = pending.pop() as (typeof pending)[number];
     if (item === null || ["string", "number", "boolean", "undefined"].includes(typeof item)) continue;
-    if (typeof item !== "object") fail(index, path, `must be JSON data, got ${describe(item)}`);
+    if (typeof item !== "object") failAt(index, path, `must be JSON data, got ${describeValue(item)}`);
     if (ancestors.includes(item))
-      fail(index, path, "refers back to an enclosing value (a cycle), which JSON cannot hold");
-    if (ancestors.length >= MAX_JSON_DEPTH) fail(index, path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
+      failAt(index, path, "refers back to an enclosing value (a cycle), which JSON cannot hold");
+    if (ancestors.length >= MAX_JSON_DEPTH) failAt(index, path, `nests deeper than ${MAX_JSON_DEPTH} levels`);
     const inside = [...ancestors, item];
     if (Array.isArray(item)) {
       item.forEach((entry, position) => {
@@ -84,12 +107,12 @@ function validateJsonData(index: number, field: string, value: unknown): void {
 function validateContent(index: number, content: unknown): void {
   if (typeof content === "string") return;
   if (!Array.isArray(content)) {
-    fail(index, "content", `must be a string or an array of content blocks, got ${describe(content)}`);
+    failAt(index, "content", `must be a string or an array of content blocks, got ${describeValue(content)}`);
   }
   for (let blockIndex = 0; blockIndex < content.length; blockIndex++) {
     const block: unknown = content[blockIndex];
     if (block === null || typeof block !== "object" || Array.isArray(block)) {
-      fail(index, `content[${blockIndex}]`, `must be a content block object, got ${describe(block)}`);
+      failAt(index, `content[${blockIndex}]`, `must be a content block object, got ${describeValue(block)}`);
     }
     validateJsonData(index, `content[${blockIndex}]`, block);
   }
@@ -97,18 +120,20 @@ function validateContent(index: number, content: unknown): void {
 
 function validateToolCalls(index: number, toolCalls: unknown): void {
   if (toolCalls === undefined) return;
-  if (!Array.isArray(toolCalls)) fail(index, "toolCalls", `must be an array, got ${describe(toolCalls)}`);
+  if (!Array.isArray(toolCalls))
+    failAt(index, "toolCalls", `must be an array, got ${describeValue(toolCalls)}`);
   for (let callIndex = 0; callIndex < toolCalls.length; callIndex++) {
     const call: unknown = toolCalls[callIndex];
     // The field names are built only on failure: this runs for every call of every thread.
     const field = (suffix = "") => `toolCalls[${callIndex}]${suffix}`;
     if (call === null || typeof call !== "object")
-      fail(index, field(), `must be an object, got ${describe(call)}`);
+      failAt(index, field(), `must be an object, got ${describeValue(call)}`);
     const { id, name, args } = call as Record<string, unknown>;
-    if (typeof id !== "string") fail(index, field(".id"), `must be a string, got ${describe(id)}`);
-    if (typeof name !== "string") fail(index, field(".name"), `must be a string, got ${describe(name)}`);
+    if (typeof id !== "string") failAt(index, field(".id"), `must be a string, got ${describeValue(id)}`);
+    if (typeof name !== "string")
+      failAt(index, field(".name"), `must be a string, got ${describeValue(name)}`);
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
-      fail(index, field(".args"), `must be an object, got ${describe(args)}`);
+      failAt(index, field(".args"), `must be an object, got ${describeValue(args)}`);
     }
     validateJsonData(index, field(".args"), args);
   }
@@ -121,13 +146,13 @@ function validateToolCalls(index: number, toolCalls: unknown): void {
  */
 export function validateMessage(message: unknown, index: number): asserts message is Message {
   if (message === null || typeof message !== "object" || Array.isArray(message)) {
-    throw new InvalidThreadError(`messages[${index}] must be an object, got ${describe(message)}`, {
+    throw new InvalidThreadError(`messages[${index}] must be an object, got ${describeValue(message)}`, {
       index,
     });
   }
   const record = message as Record<string, unknown>;
   if (typeof record.role !== "string" || !ROLES.has(record.role)) {
-    fail(index, "role", `must be one of system, user, assistant, tool; got ${describe(record.role)}`);
+    failAt(index, "role", `must be one of system, user, assistant, tool; got ${describeValue(record.role)}`);
   }
   validateContent(index, record.content);
   if (record.role === "assistant") validateToolCalls(index, record.toolCalls);
@@ -136,20 +161,20 @@ export function validateMessage(message: unknown, index: number): asserts messag
 
 function validateToolFields(index: number, record: Record<string, unknown>): void {
   if (typeof record.toolCallId !== "string") {
-    fail(index, "toolCallId", `must be a string (may be ""), got ${describe(record.toolCallId)}`);
+    failAt(index, "toolCallId", `must be a string (may be ""), got ${describeValue(record.toolCallId)}`);
   }
   if (typeof record.toolName !== "string") {
-    fail(index, "toolName", `must be a string, got ${describe(record.toolName)}`);
+    failAt(index, "toolName", `must be a string, got ${describeValue(record.toolName)}`);
   }
   if (record.status !== undefined && record.status !== "error" && record.status !== "success") {
-    fail(index, "status", `must be "error", "success" or absent, got ${describe(record.status)}`);
+    failAt(index, "status", `must be "error", "success" or absent, got ${describeValue(record.status)}`);
   }
 }
 
 /** Throws unless `messages` is an array (its messages are checked one by one by {@link validateMessage}). */
 export function validateThreadArray(messages: unknown): asserts messages is readonly unknown[] {
   if (!Array.isArray(messages)) {
-    throw new InvalidThreadError(`messages must be an array, got ${describe(messages)}`, {
+    throw new InvalidThreadError(`messages must be an array, got ${describeValue(messages)}`, {
       field: "messages",
     });
   }

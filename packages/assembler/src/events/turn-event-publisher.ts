@@ -1,6 +1,7 @@
 import type { SendMessageCommand, SendMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { DeadlineExceededError, InvalidOptionError, InvalidTurnEventError } from "../errors";
 import { killSwitchFromEnvironment } from "../kill-switch";
+import { checkInteger } from "../validate";
 import { withDeadline } from "./deadline";
 import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
 import { type TurnEndedEvent, type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
@@ -58,13 +59,6 @@ export interface TurnEventPublisher {
   publishTurnEnded(input: TurnEndedInput): Promise<TurnEventOutcome>;
 }
 
-function positiveInteger(value: number, field: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOptionError(`${field}: must be a positive integer, got ${value}`, field);
-  }
-  return value;
-}
-
 type SqsModule = typeof import("@aws-sdk/client-sqs");
 let sqsModule: Promise<SqsModule> | undefined;
 
@@ -94,11 +88,11 @@ function publisherSettings(options: TurnEventPublisherOptions): PublisherSetting
   }
   return {
     queueUrl: options.queueUrl,
-    triggerChars: positiveInteger(
+    triggerChars: checkInteger(
       options.triggerChars ?? TURN_EVENT_PUBLISHER_DEFAULTS.triggerChars,
       "triggerChars",
     ),
-    timeoutMs: positiveInteger(options.timeoutMs ?? TURN_EVENT_PUBLISHER_DEFAULTS.timeoutMs, "timeoutMs"),
+    timeoutMs: checkInteger(options.timeoutMs ?? TURN_EVENT_PUBLISHER_DEFAULTS.timeoutMs, "timeoutMs"),
     logger: options.logger ?? console,
   };
 }

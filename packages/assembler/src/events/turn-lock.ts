@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { InvalidOptionError } from "../errors";
 import type { RuntimeTurnLock, TurnContext } from "../turn-ports";
+import { checkInteger } from "../validate";
 import { withDeadline } from "./deadline";
 import { sha256Hex, uriEncoded } from "./message-ids";
 import { type TurnLockRedisClient, turnLockRedisOf } from "./redis-clients";
@@ -45,13 +45,6 @@ export function turnLockKey(
   return `${prefix}${uriEncoded(orgId, threadId) ?? sha256Hex(["lock", orgId, threadId])}`;
 }
 
-function checkPositiveInteger(value: number, field: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new InvalidOptionError(`${field}: must be a positive integer, got ${value}`, field);
-  }
-  return value;
-}
-
 /** A lock taken (or not) by {@link takeTurnLock}; releasing it twice is harmless. */
 interface TakenLock {
   release(): Promise<void>;
@@ -67,8 +60,8 @@ async function takeTurnLock(
   threadId: string,
   options: HoldTurnLockOptions,
 ): Promise<TakenLock> {
-  const ttlSeconds = checkPositiveInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
-  const timeoutMs = checkPositiveInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
+  const ttlSeconds = checkInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
+  const timeoutMs = checkInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
   const logger = options.logger ?? console;
   const redis = turnLockRedisOf(options.redis);
   const key = turnLockKey(orgId, threadId, options.keyPrefix);
@@ -159,8 +152,8 @@ export interface RedisTurnLockOptions extends HoldTurnLockOptions {
  * @throws {InvalidOptionError} for a `ttlSeconds` or `timeoutMs` that is not a positive integer.
  */
 export function createRedisTurnLock(options: RedisTurnLockOptions): RuntimeTurnLock {
-  checkPositiveInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
-  checkPositiveInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
+  checkInteger(options.ttlSeconds ?? TURN_LOCK_DEFAULTS.ttlSeconds, "ttlSeconds");
+  checkInteger(options.timeoutMs ?? TURN_LOCK_DEFAULTS.timeoutMs, "timeoutMs");
   return {
     acquire: (threadId, turn) => takeTurnLock(options.orgIdOf(turn), threadId, options),
   };

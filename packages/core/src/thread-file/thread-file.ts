@@ -1,5 +1,6 @@
 import { open, readFile, writeFile } from "node:fs/promises";
 import { InvalidThreadError, type Message, validateThread } from "@context-cleaner/assembler";
+import { isRecord } from "@context-cleaner/assembler/internal";
 import { THREAD_FILE_REASONS, ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 import { splitThreadMessages } from "./message-splitter";
@@ -23,10 +24,6 @@ export interface ThreadFile {
 
 const EXPECTED =
   'expected { "messages": [...] } (neutral thread format) or an array of LangChain stored messages';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 function isLangChainStored(value: Record<string, unknown>): boolean {
   const constructorForm = value.type === "constructor" && Array.isArray(value.id) && isRecord(value.kwargs);

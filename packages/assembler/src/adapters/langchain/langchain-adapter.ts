@@ -16,6 +16,7 @@ import {
 } from "../../assemble";
 import { InvalidThreadError } from "../../errors";
 import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
+import { describeValue } from "../../validate";
 
 /** A LangChain message as an instance, in its stored form `{ type, data }`, or its `toJSON()` form. */
 export type LangChainMessageInput =
@@ -92,16 +93,11 @@ export function reviveLangChainMessages(values: readonly unknown[]): BaseMessage
   });
 }
 
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  return typeof value === "string" ? "a string" : `a ${typeof value}`;
-}
-
 function neutralContent(content: unknown, index: number): MessageContent {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content as ContentBlock[];
   throw new InvalidThreadError(
-    `messages[${index}].content must be a string or an array of content blocks, got ${describe(content)}`,
+    `messages[${index}].content must be a string or an array of content blocks, got ${describeValue(content)}`,
     { index, field: "content" },
   );
 }
@@ -109,18 +105,24 @@ function neutralContent(content: unknown, index: number): MessageContent {
 function neutralToolCalls(calls: unknown, index: number): ToolCall[] {
   if (calls === undefined || calls === null) return [];
   if (!Array.isArray(calls)) {
-    throw new InvalidThreadError(`messages[${index}].tool_calls must be an array, got ${describe(calls)}`, {
-      index,
-      field: "tool_calls",
-    });
+    throw new InvalidThreadError(
+      `messages[${index}].tool_calls must be an array, got ${describeValue(calls)}`,
+      {
+        index,
+        field: "tool_calls",
+      },
+    );
   }
   return calls.map((call: unknown, callIndex) => {
     if (call === null || typeof call !== "object" || Array.isArray(call)) {
       const field = `tool_calls[${callIndex}]`;
-      throw new InvalidThreadError(`messages[${index}].${field} must be an object, got ${describe(call)}`, {
-        index,
-        field,
-      });
+      throw new InvalidThreadError(
+        `messages[${index}].${field} must be an object, got ${describeValue(call)}`,
+        {
+          index,
+          field,
+        },
+      );
     }
     const { id, name, args } = call as { id?: unknown; name?: unknown; args?: unknown };
     // id, name and args are checked by the neutral thread validation.

@@ -1,20 +1,7 @@
 import { InvalidThreadError } from "../../errors";
+import { describeValue, failAt, isRecord } from "../../validate";
 
-/** A short description of a bad value, for error messages. */
-export function describeValue(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "string" ? `the string ${JSON.stringify(value.slice(0, 40))}` : `a ${typeof value}`;
-}
-
-/** Throws an {@link InvalidThreadError} naming the provider message index and the field at fault. */
-export function failAt(index: number, field: string, problem: string): never {
-  throw new InvalidThreadError(`messages[${index}].${field} ${problem}`, { index, field });
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+export { describeValue, failAt, isRecord };
 
 /** Checks that `messages` is an array of objects; names the first index that is not one. */
 export function checkMessageArray(messages: unknown): void {

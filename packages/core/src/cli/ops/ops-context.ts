@@ -1,3 +1,4 @@
+import { integerProblem } from "@context-cleaner/assembler/internal";
 import type { Database } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory } from "../../ports";
@@ -70,9 +71,8 @@ export function required(value: string | undefined, flag: string, command: strin
 export function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1) {
-    throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
+  const problem = integerProblem(number);
+  if (problem) throw new UsageError(`--${flag} ${problem}, got ${JSON.stringify(value)}`);
   return number;
 }
 

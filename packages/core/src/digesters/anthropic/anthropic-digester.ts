@@ -6,6 +6,7 @@ import Anthropic, {
 } from "@anthropic-ai/sdk";
 import type { Message } from "@anthropic-ai/sdk/resources/messages";
 import { InvalidOptionError } from "@context-cleaner/assembler";
+import { checkInteger } from "@context-cleaner/assembler/internal";
 import { DigestModelError } from "../../errors";
 import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../../ports";
 import {
@@ -106,16 +107,6 @@ function usageOf(message: Message): DigestUsage {
   };
 }
 
-function positiveInteger(value: number, field: string, allowZero = false): number {
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new InvalidOptionError(
-      `${field} must be a ${allowZero ? "non-negative" : "positive"} integer, got ${String(value)}`,
-      field,
-    );
-  }
-  return value;
-}
-
 /** The injected client, or the SDK's client built from `apiKey` (never from the environment). */
 function clientFor(
   options: AnthropicDigesterOptions,
@@ -186,13 +177,13 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
   if (!isKnownModel(model)) {
     throw new InvalidOptionError(`model ${JSON.stringify(model)} has no prices in ANTHROPIC_MODELS`, "model");
   }
-  const maxRetries = positiveInteger(
+  const maxRetries = checkInteger(
     options.maxRetries ?? ANTHROPIC_DIGESTER_DEFAULTS.maxRetries,
     "maxRetries",
-    true,
+    0,
   );
-  const timeout = positiveInteger(options.timeoutMs ?? ANTHROPIC_DIGESTER_DEFAULTS.timeoutMs, "timeoutMs");
-  const maxTokens = positiveInteger(
+  const timeout = checkInteger(options.timeoutMs ?? ANTHROPIC_DIGESTER_DEFAULTS.timeoutMs, "timeoutMs");
+  const maxTokens = checkInteger(
     options.maxOutputTokens ?? ANTHROPIC_DIGESTER_DEFAULTS.maxOutputTokens,
     "maxOutputTokens",
   );
