@@ -70,6 +70,15 @@ describe("TurnRegistry", () => {
     expect(log).toEqual(["acquire a"]);
   });
 
+  it("publishes no turn-ended event with the kill switch on, and still releases the lock", async () => {
+    const events: unknown[] = [];
+    const { log, turns } = registry({ disabled: true, publishTurnEnded: (event) => void events.push(event) });
+    await turns.begin(turnOf("a"));
+    await turns.end(turnOf("a"), 500_000);
+    expect(events).toEqual([]);
+    expect(log).toEqual(["acquire a", "release a"]);
+  });
+
   it("ends a turn by publishing, then releasing, with the injected clock", async () => {
     const events: unknown[] = [];
     const { log, turns } = registry({

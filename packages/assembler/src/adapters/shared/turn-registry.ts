@@ -143,7 +143,9 @@ export class TurnRegistry {
   /** Ends a turn: publishes the turn-ended event, then releases the lock. */
   async end(turn: TurnContext, rawToolChars: number): Promise<void> {
     try {
-      if (this.#ports.publishTurnEnded) {
+      // The kill switch stops the events too: a worker that drops every job needs none.
+      const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
+      if (this.#ports.publishTurnEnded && !disabled) {
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
