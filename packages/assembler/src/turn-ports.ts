@@ -43,8 +43,12 @@ export interface RuntimeTurnLock {
   acquire(threadId: string, turn: TurnContext): Promise<TurnLease>;
 }
 
-/** Where around a turn an injected function failed. */
-export type TurnStage = "load-digests" | "publish-turn-ended" | "acquire-lock" | "release-lock";
+/**
+ * Where around a turn something failed: an injected function, or the assembly itself
+ * (`assemble`: a bug, or an `onReport` callback that threw), after which the model call
+ * goes on with the raw messages.
+ */
+export type TurnStage = "load-digests" | "publish-turn-ended" | "acquire-lock" | "release-lock" | "assemble";
 
 /** Receives the errors of injected functions, which never fail a turn. */
 export type TurnErrorHandler = (error: unknown, stage: TurnStage, threadId: string) => void;

@@ -16,6 +16,7 @@ import {
 import { fixtureDigest } from "../../../test/fixtures/provider-thread";
 import type { AssemblyReport } from "../../assemble";
 import { DIGEST_HEADER } from "../../contract/stubs";
+import type { DigestMap } from "../../types";
 import { contextCleanerMiddleware } from "./middleware";
 import type { AiSdkMessageLike } from "./prompt-adapter";
 
@@ -211,5 +212,37 @@ describe("contextCleanerMiddleware with generateText", () => {
     });
     expect(result.text).toBe("Done.");
     expect(errors).toHaveLength(1);
+  });
+
+  it("never fails a step for digests that are not a Map or an onReport that throws; it reports them", async () => {
+    for (const broken of ["not-a-map", "report-throws"] as const) {
+      const errors: unknown[] = [];
+      const model = wrapLanguageModel({
+        model: readerModel(),
+        middleware: contextCleanerMiddleware({
+          digests: async () => (broken === "not-a-map" ? ({} as unknown as DigestMap) : new Map()),
+          onLoadError: (error) => errors.push(error),
+          onError: (error) => errors.push(error),
+          options: {
+            disabled: false,
+            ...(broken === "report-throws"
+              ? {
+                  onReport: () => {
+                    throw new Error("metrics sink down");
+                  },
+                }
+              : {}),
+          },
+        }),
+      });
+      const result = await generateText({
+        model,
+        prompt: "Read memo_9 pages 2",
+        tools: { read_document: readDocument },
+        stopWhen: stepCountIs(5),
+      });
+      expect(result.text).toBe("Done.");
+      expect(errors.length).toBeGreaterThan(0);
+    }
   });
 });

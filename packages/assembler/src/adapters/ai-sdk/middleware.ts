@@ -3,6 +3,7 @@ import type { AssembleOptions } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
+import { digestMapOf } from "../shared/turn-registry";
 import { assembleAiSdkPrompt } from "./prompt-adapter";
 
 export interface ContextCleanerAiSdkConfig {
@@ -28,8 +29,14 @@ export interface ContextCleanerAiSdkConfig {
   cacheProvider?: Pick<CacheContext, "lifetimeMs" | "provider" | "expectedCalls">;
   /** Clock of the idle time. @default () => new Date() */
   now?: () => Date;
-  /** Errors of the digest loader, which never fail a call (the view is assembled without digests). @default a console warning */
+  /** Errors of the digest loader, which never fail a call (the view is assembled without digests). @default `onError` */
   onLoadError?: (error: unknown) => void;
+  /**
+   * Errors of the assembly (digests that are not a Map, an `onReport` that throws, a
+   * cleaner bug), which never fail a call: the step goes on with the raw prompt.
+   * @default a console warning
+   */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -49,18 +56,32 @@ export interface ContextCleanerAiSdkConfig {
  * const { text } = await generateText({ model, messages, tools, stopWhen: stepCountIs(8) });
  */
 export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {}): LanguageModelMiddleware {
+  const onError = (error: unknown) => {
+    try {
+      (config.onError ?? ((cause) => console.warn("context-cleaner: the view was not cleaned", cause)))(
+        error,
+      );
+    } catch {
+      // A failing error sink must not fail the call either.
+    }
+  };
+  const onLoadError = (error: unknown) => {
+    if (!config.onLoadError) return onError(error);
+    try {
+      config.onLoadError(error);
+    } catch {
+      // As above.
+    }
+  };
   let loaded: Promise<DigestMap | null> | undefined;
   const digests = (): Promise<DigestMap | null> => {
     const source = config.digests;
-    if (typeof source !== "function") return Promise.resolve(source ?? null);
     if (config.options?.disabled ?? killSwitchFromEnvironment()) return Promise.resolve(null);
     loaded ??= Promise.resolve()
-      .then(source)
-      .then((rows) => rows ?? null)
+      .then(() => (typeof source === "function" ? source() : source))
+      .then((rows) => digestMapOf(rows))
       .catch((error: unknown) => {
-        (config.onLoadError ?? ((cause) => console.warn("context-cleaner: loading digests failed", cause)))(
-          error,
-        );
+        onLoadError(error);
         return null;
       });
     return loaded;
@@ -85,10 +106,15 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
     transformParams: async ({ params }) => {
       const rows = await digests();
       const cache = config.options?.cache ?? cacheContext();
-      const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, { ...config.options, cache });
       steps++;
-      shown = report.ledger.condensedIds;
-      return { ...params, prompt: messages };
+      try {
+        const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, { ...config.options, cache });
+        shown = report.ledger.condensedIds;
+        return { ...params, prompt: messages };
+      } catch (error) {
+        onError(error);
+        return params;
+      }
     },
   };
 }

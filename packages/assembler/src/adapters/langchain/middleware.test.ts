@@ -178,6 +178,48 @@ describe("contextCleanerMiddleware with createAgent", () => {
     ]);
   });
 
+  it("never fails a turn for a loader that resolves to something not a Map or an onReport that throws; the lock is released", async () => {
+    for (const broken of ["not-a-map", "report-throws"] as const) {
+      const model = new ScriptedReaderModel({});
+      const reported: string[] = [];
+      const lockLog: string[] = [];
+      const middleware = contextCleanerMiddleware({
+        // A map that went through a JSON cache comes back as a plain object.
+        loadDigests: async () => (broken === "not-a-map" ? ({} as unknown as DigestMap) : new Map()),
+        turnLock: {
+          acquire: async (threadId) => {
+            lockLog.push(`acquire ${threadId}`);
+            return { release: () => void lockLog.push(`release ${threadId}`) };
+          },
+        },
+        onError: (_error, stage, threadId) => reported.push(`${stage} ${threadId}`),
+        options: {
+          disabled: false,
+          ...(broken === "report-throws"
+            ? {
+                onReport: () => {
+                  throw new Error("metrics sink down");
+                },
+              }
+            : {}),
+        },
+      });
+      const agent = createAgent({
+        model,
+        tools: [readDocument],
+        checkpointer: new MemorySaver(),
+        middleware: [middleware],
+      });
+      const result = await agent.invoke(
+        { messages: [{ role: "user", content: readRequest("a", 1) }] },
+        THREAD,
+      );
+      expect(result.messages.at(-1)?.content).toBe("Done reading.");
+      expect(reported[0]).toBe(broken === "not-a-map" ? "load-digests thread-1" : "assemble thread-1");
+      expect(lockLog).toEqual(["acquire thread-1", "release thread-1"]);
+    }
+  });
+
   it("assembles without digests, lock or event when the run has no thread id", async () => {
     const model = new ScriptedReaderModel({});
     let loads = 0;

@@ -73,11 +73,15 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
       const turn = langGraphTurn(request.runtime);
       const digests = turn ? await turns.digests(turn) : null;
       const cache = config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId) : undefined);
-      const { messages, report } = assembleLangChainView(request.messages, digests, {
-        ...config.options,
-        cache,
-      });
-      if (turn) turns.recordCall(turn.threadId, report);
+      let messages = request.messages;
+      try {
+        const assembled = assembleLangChainView(request.messages, digests, { ...config.options, cache });
+        messages = assembled.messages;
+        if (turn) turns.recordCall(turn.threadId, assembled.report);
+      } catch (error) {
+        // A cleaner error never fails the turn: the model gets the raw messages.
+        turns.report(error, "assemble", turn?.threadId ?? "");
+      }
       try {
         return await handler({ ...request, messages });
       } catch (error) {

@@ -61,9 +61,18 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
     const off = disabled ?? killSwitchFromEnvironment();
     const digests = turn && !off ? await turns.digests(turn, turnKey(state.messages)) : null;
     const cache = config.options?.cache ?? (turn && !off ? turns.cacheContext(turn.threadId) : undefined);
-    const { messages, report } = assembleLangChainView(state.messages, digests, { ...config.options, cache });
-    if (turn && !off) turns.recordCall(turn.threadId, report);
-    return { llmInputMessages: messages };
+    try {
+      const { messages, report } = assembleLangChainView(state.messages, digests, {
+        ...config.options,
+        cache,
+      });
+      if (turn && !off) turns.recordCall(turn.threadId, report);
+      return { llmInputMessages: messages };
+    } catch (error) {
+      // A cleaner error never fails the turn: the model gets the raw messages.
+      turns.report(error, "assemble", turn?.threadId ?? "");
+      return { llmInputMessages: state.messages };
+    }
   };
 }
 

@@ -10,6 +10,7 @@ import type {
   TurnLease,
 } from "../../turn-ports";
 import type { DigestMap } from "../../types";
+import { describeValue } from "../../validate";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -58,6 +59,19 @@ function warn(error: unknown, stage: string, threadId: string): void {
  * Every injected function's error is reported to `onError` and never fails the turn: a
  * failed load assembles without digests, a failed lock runs unlocked.
  */
+/**
+ * A loader's answer as the assembly takes it: a Map, or null for none. Anything else (a Map
+ * that went through a JSON cache comes back as `{}`) is an error the turn reports and goes
+ * on without digests.
+ */
+export function digestMapOf(loaded: unknown): DigestMap | null {
+  if (loaded === undefined || loaded === null) return null;
+  if (loaded instanceof Map) return loaded as DigestMap;
+  throw new TypeError(
+    `the digest loader must resolve to a Map of tool call id → digest row (or null), got ${describeValue(loaded)}`,
+  );
+}
+
 export class TurnRegistry {
   readonly #ports: TurnRegistryPorts;
   readonly #turns = new Map<string, OpenTurn>();
@@ -69,7 +83,16 @@ export class TurnRegistry {
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
-    (this.#ports.onError ?? warn)(error, stage, threadId);
+    try {
+      (this.#ports.onError ?? warn)(error, stage, threadId);
+    } catch {
+      // A failing error sink must not fail the turn either.
+    }
+  }
+
+  /** Reports an error of the integration's own step (the assembly) as the injected functions' are. */
+  report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
+    this.#report(error, stage, threadId);
   }
 
   /** Starts a turn: loads the digests and acquires the lock. A stale turn of the same thread is released first. */
@@ -89,7 +112,7 @@ export class TurnRegistry {
       ? Promise.resolve(null)
       : Promise.resolve()
           .then(() => this.#ports.loadDigests(turn.threadId, turn))
-          .then((loaded) => loaded ?? null)
+          .then((loaded) => digestMapOf(loaded))
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
             return null;
