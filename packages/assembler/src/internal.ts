@@ -5,7 +5,6 @@
  * change or go away in any release.
  */
 export { contentChars, contentText } from "./content";
-export type { FigureSpan, WholeFigureOptions } from "./contract/figures";
 export { figureSpans, normalizeWhitespace, wholeFigureFinder } from "./contract/figures";
 export { canonicalJson, messageContentSha256 } from "./contract/hash";
 export { messageChars } from "./contract/message-chars";
@@ -29,4 +28,4 @@ export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./ru
 export { inlineStubs } from "./steps/inline-clean";
 export { protectMessages } from "./steps/protect";
 export { indexThread } from "./thread/thread-index";
-export { checkInteger, describeValue, integerProblem, isRecord } from "./validate";
+export { checkInteger, integerProblem, isRecord } from "./validate";
