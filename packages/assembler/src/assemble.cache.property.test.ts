@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { threadWithDigestsArbitrary } from "../test/fixtures/thread-arbitrary";
+import { threadWithDigestsArbitrary } from "#test/assembler/fixtures/thread-arbitrary";
 import { type AssembleOptions, assembleModelView } from "./assemble";
 import { canonicalJson } from "./contract/hash";
 import { createToolPolicy } from "./policy";

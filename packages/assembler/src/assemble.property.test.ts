@@ -5,7 +5,7 @@ import {
   digestMapArbitrary,
   threadArbitrary,
   threadWithDigestsArbitrary,
-} from "../test/fixtures/thread-arbitrary";
+} from "#test/assembler/fixtures/thread-arbitrary";
 import { type AssembledView, type AssembleOptions, type AssemblyReport, assembleModelView } from "./assemble";
 import { canonicalJson, contentSha256 } from "./contract/hash";
 import { messageChars } from "./contract/message-chars";

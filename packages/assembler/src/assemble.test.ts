@@ -12,7 +12,7 @@ import {
   toolExchange,
   toolResult,
   userMessage,
-} from "../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { type AssemblyReport, assembleModelView, originalOfReplacement } from "./assemble";
 import { messageChars } from "./contract/message-chars";
 import {

@@ -5,7 +5,7 @@ import {
   digestMap,
   toolExchange,
   userMessage,
-} from "../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 import type { Message } from "./types";
 

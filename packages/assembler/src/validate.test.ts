@@ -6,7 +6,7 @@ import {
   toolCall,
   toolResult,
   userMessage,
-} from "../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { InvalidThreadError } from "./errors";
 import { validateThread } from "./validate";
 

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type NeonRelay, startNeonRelay } from "../../../test/services/neon-relay";
+import type { ConformanceHarness } from "#test/db/conformance/conformance-harness";
+import { describeRepositoryConformance } from "#test/db/conformance/repository-conformance";
+import { describeSecurityConformance } from "#test/db/conformance/security-conformance";
+import { createServerHarness } from "#test/db/conformance/server-harness";
+import { describeValueRulesConformance } from "#test/db/conformance/value-rules-conformance";
+import { type NeonRelay, startNeonRelay } from "#test/repo/services/neon-relay";
 import {
   createScratchDatabase,
   requireTestPostgresUrl,
   type ScratchDatabase,
-} from "../../../test/services/postgres";
-import type { ConformanceHarness } from "../test/conformance/conformance-harness";
-import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
-import { describeSecurityConformance } from "../test/conformance/security-conformance";
-import { createServerHarness } from "../test/conformance/server-harness";
-import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
+} from "#test/repo/services/postgres";
 import { createDigestRepository, createNeonDatabase } from "./neon";
 
 let scratch: ScratchDatabase;

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ConformanceHarness } from "#test/db/conformance/conformance-harness";
+import { describeRepositoryConformance } from "#test/db/conformance/repository-conformance";
+import { describeSecurityConformance } from "#test/db/conformance/security-conformance";
+import { createServerHarness } from "#test/db/conformance/server-harness";
+import { describeValueRulesConformance } from "#test/db/conformance/value-rules-conformance";
 import {
   createScratchDatabase,
   requireTestPostgresUrl,
   type ScratchDatabase,
-} from "../../../test/services/postgres";
-import type { ConformanceHarness } from "../test/conformance/conformance-harness";
-import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
-import { describeSecurityConformance } from "../test/conformance/security-conformance";
-import { createServerHarness } from "../test/conformance/server-harness";
-import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
+} from "#test/repo/services/postgres";
 import { createDatabase } from "./database";
 import { createDigestRepository } from "./digest-repository";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll } from "vitest";
-import type { ConformanceHarness } from "../test/conformance/conformance-harness";
-import { createPgliteHarness } from "../test/conformance/pglite-harness";
-import { describeRepositoryConformance } from "../test/conformance/repository-conformance";
-import { describeSecurityConformance } from "../test/conformance/security-conformance";
-import { describeValueRulesConformance } from "../test/conformance/value-rules-conformance";
+import type { ConformanceHarness } from "#test/db/conformance/conformance-harness";
+import { createPgliteHarness } from "#test/db/conformance/pglite-harness";
+import { describeRepositoryConformance } from "#test/db/conformance/repository-conformance";
+import { describeSecurityConformance } from "#test/db/conformance/security-conformance";
+import { describeValueRulesConformance } from "#test/db/conformance/value-rules-conformance";
 
 let harness: ConformanceHarness;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toolCall } from "../../test/fixtures/thread-builder";
+import { toolCall } from "#test/assembler/fixtures/thread-builder";
 import {
   BUDGET_STUB_PREFIX,
   COMPACTION_NOTE_PREFIX,

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SqsEmulator, startSqsEmulator } from "../../../../test/services/sqs-emulator";
+import { type SqsEmulator, startSqsEmulator } from "#test/repo/services/sqs-emulator";
 import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
 import { createTurnEventPublisher } from "./turn-event-publisher";
 

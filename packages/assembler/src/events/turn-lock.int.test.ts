@@ -4,11 +4,7 @@ import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis as DirectRedis } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  requireRedisUrl,
-  startUpstashRelay,
-  type UpstashRelay,
-} from "../../../../test/services/upstash-relay";
+import { requireRedisUrl, startUpstashRelay, type UpstashRelay } from "#test/repo/services/upstash-relay";
 import { holdTurnLock, turnLockKey } from "./turn-lock";
 
 // The real @upstash/redis client, through a local REST relay, against a real Redis.

@@ -9,7 +9,7 @@ import {
   toolExchange,
   toolResult,
   userMessage,
-} from "../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { createToolPolicy } from "../policy";
 import { protectMessages, protectWindow } from "../steps/protect";
 import { indexedThreadOf, threadFactsOf } from "../thread/thread-state";

@@ -6,7 +6,7 @@ import {
   systemMessage,
   toolExchange,
   userMessage,
-} from "../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { type AssembleOptions, assembleModelView } from "../assemble";
 import { DIGEST_HEADER } from "../contract/stubs";
 import { InvalidOptionError } from "../errors";

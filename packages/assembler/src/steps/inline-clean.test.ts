@@ -5,7 +5,7 @@ import {
   toolExchange,
   toolResult,
   userMessage,
-} from "../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { DUPLICATE_PREFIX, renderDuplicateStub, renderErrorRetryStub } from "../contract/stubs";
 import { createToolPolicy } from "../policy";
 import { isErrorResult } from "../rules/error-retry";

@@ -5,7 +5,7 @@ import {
   toolCall,
   toolResult,
   userMessage,
-} from "../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import type { Message } from "../types";
 import { indexUnits, UnitIndex } from "./exchange-units";
 

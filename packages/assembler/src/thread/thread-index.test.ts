@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assistantCalling, toolCall, toolResult, userMessage } from "../../test/fixtures/thread-builder";
+import { assistantCalling, toolCall, toolResult, userMessage } from "#test/assembler/fixtures/thread-builder";
 import { indexThread } from "./thread-index";
 
 describe("indexThread", () => {

@@ -5,7 +5,7 @@ import {
   toolCall,
   toolResult,
   userMessage,
-} from "../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { InvalidThreadError } from "../errors";
 import { createToolPolicy } from "../policy";
 import type { Message } from "../types";

@@ -9,8 +9,8 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { requireTestPostgresUrl } from "../../../../test/services/postgres";
-import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
+import { expectLeaseThread, runLeaseTurn } from "#test/core/fixtures/lease-agent";
+import { requireTestPostgresUrl } from "#test/repo/services/postgres";
 import { CheckpointReadError } from "../errors";
 import { createPostgresCheckpointReader } from "./postgres-reader";
 

@@ -9,7 +9,7 @@ import {
   QUESTION,
   recording,
   runLeaseTurn,
-} from "../../test/fixtures/lease-agent";
+} from "#test/core/fixtures/lease-agent";
 import { CheckpointReadError } from "../errors";
 import { type CheckpointTupleSource, LangGraphCheckpointReader } from "./langgraph-reader";
 import { createPostgresCheckpointReader } from "./postgres-reader";

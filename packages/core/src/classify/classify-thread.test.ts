@@ -1,7 +1,7 @@
 import { contentSha256, createToolPolicy, type Message } from "@context-cleaner/assembler";
 import { protectMessages } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
-import { filler, goldenThreads, threadBuilder } from "../../test/fixtures/golden-threads";
+import { filler, goldenThreads, threadBuilder } from "#test/core/fixtures/golden-threads";
 import { CANDIDATE_CATEGORIES, classifyThread } from "./classify-thread";
 
 const golden = goldenThreads();

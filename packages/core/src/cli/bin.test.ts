@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
+import { filler, threadBuilder } from "#test/core/fixtures/golden-threads";
 import { serializeThread } from "../thread-file/thread-file";
 
 // The real `context-cleaner` command in a child process: what only a process shows

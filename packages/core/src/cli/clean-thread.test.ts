@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidThreadError, type Message } from "@context-cleaner/assembler";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { cleanThread } from "./clean-thread";
 

@@ -9,7 +9,7 @@ import {
 } from "@langchain/core/messages";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
+import { filler, threadBuilder } from "#test/core/fixtures/golden-threads";
 import { main } from "./main";
 
 /**

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { main } from "./main";
 
 function capture(environment: Record<string, string | undefined> = {}) {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Message } from "@context-cleaner/assembler";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { main } from "./main";
 
 const fixture = buildHeavyThread({

@@ -1,6 +1,6 @@
 import { createToolPolicy, extractFigures, InvalidOptionError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { carriesFurniture, digestBullets, endsMidSentence } from "../../../../test/eval/digest-quality";
+import { carriesFurniture, digestBullets, endsMidSentence } from "#test/repo/eval/digest-quality";
 import { checkBullets } from "../render/check-bullets";
 import { renderDigest } from "../render/render-digest";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID, extractBullets } from "./extractive-digester";

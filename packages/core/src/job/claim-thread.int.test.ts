@@ -5,12 +5,12 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll } from "vitest";
+import { describeOverlappingDeliveries } from "#test/core/conformance/overlapping-deliveries";
 import {
   createScratchDatabase,
   requireTestPostgresUrl,
   type ScratchDatabase,
-} from "../../../../test/services/postgres";
-import { describeOverlappingDeliveries } from "../../test/conformance/overlapping-deliveries";
+} from "#test/repo/services/postgres";
 
 let scratch: ScratchDatabase;
 let database: Database;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { describeOverlappingDeliveries } from "../../test/conformance/overlapping-deliveries";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { describeOverlappingDeliveries } from "#test/core/conformance/overlapping-deliveries";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";

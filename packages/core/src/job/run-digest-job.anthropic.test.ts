@@ -8,9 +8,9 @@ import {
 } from "@context-cleaner/assembler";
 import type { DigestRepository } from "@context-cleaner/db";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { type FakeMessagesApi, startFakeMessagesApi } from "../../test/fakes/anthropic-messages";
-import { threadBuilder } from "../../test/fixtures/golden-threads";
+import { type FakeMessagesApi, startFakeMessagesApi } from "#test/core/fakes/anthropic-messages";
+import { threadBuilder } from "#test/core/fixtures/golden-threads";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { classifyThread } from "../classify/classify-thread";
 import { fixedClock } from "../clock";

@@ -4,7 +4,6 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import type { ChatResult } from "@langchain/core/outputs";
 import { MemorySaver } from "@langchain/langgraph";
 import { describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
 import {
   buildLeaseAgent,
   countCheckpoints,
@@ -14,7 +13,8 @@ import {
   QUESTION,
   recording,
   ScriptedLeaseModel,
-} from "../../test/fixtures/lease-agent";
+} from "#test/core/fixtures/lease-agent";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { type CheckpointTupleSource, LangGraphCheckpointReader } from "../checkpoints/langgraph-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";

@@ -1,8 +1,8 @@
 import type { Message } from "@context-cleaner/assembler";
 import { ContextCleanerError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
+import { filler, threadBuilder } from "#test/core/fixtures/golden-threads";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";

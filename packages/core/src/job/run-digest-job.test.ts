@@ -1,8 +1,8 @@
 import { assembleModelView, type Message } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { filler, threadBuilder } from "../../test/fixtures/golden-threads";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { filler, threadBuilder } from "#test/core/fixtures/golden-threads";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";

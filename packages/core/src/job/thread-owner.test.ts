@@ -5,7 +5,7 @@ import {
   type DigestRepository,
 } from "@context-cleaner/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../test/fixtures/heavy-thread";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";

@@ -1,11 +1,7 @@
 import { createRedisTurnLock, holdTurnLock } from "@context-cleaner/assembler/events";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  requireRedisUrl,
-  startUpstashRelay,
-  type UpstashRelay,
-} from "../../../../test/services/upstash-relay";
+import { requireRedisUrl, startUpstashRelay, type UpstashRelay } from "#test/repo/services/upstash-relay";
 import { createUpstashTurnLock } from "./upstash-turn-lock";
 
 let relay: UpstashRelay;

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { describeDigestQueueConformance } from "../../test/conformance/digest-queue-conformance";
-import { manualClock } from "../../test/fakes/manual-clock";
+import { describeDigestQueueConformance } from "#test/core/conformance/digest-queue-conformance";
+import { manualClock } from "#test/core/fakes/manual-clock";
 import { createInProcessDigestQueue } from "./in-process-queue";
 
 describeDigestQueueConformance(

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SqsEmulator, startSqsEmulator } from "../../../../test/services/sqs-emulator";
-import { describeDigestQueueConformance } from "../../test/conformance/digest-queue-conformance";
+import { describeDigestQueueConformance } from "#test/core/conformance/digest-queue-conformance";
+import { type SqsEmulator, startSqsEmulator } from "#test/repo/services/sqs-emulator";
 import { DigestQueueError } from "../errors";
 import { createSqsDigestQueue } from "./sqs-queue";
 

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeSecretsManager, startFakeSecretsManager } from "../../test/fakes/secrets-manager";
+import { type FakeSecretsManager, startFakeSecretsManager } from "#test/core/fakes/secrets-manager";
 import { SecretReadError } from "../errors";
 import { createSecretReader } from "./secret-reader";
 

@@ -1,5 +1,5 @@
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { describeDigestStoreConformance } from "../../test/conformance/digest-store-conformance";
+import { describeDigestStoreConformance } from "#test/core/conformance/digest-store-conformance";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryDigestStore } from "./in-memory-digest-store";
 
 const storage = usePgliteRepository();

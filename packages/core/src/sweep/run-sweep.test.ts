@@ -1,8 +1,8 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
 import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
 import { beforeAll, describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../../db/test/conformance/pglite-repository";
-import { manualClock } from "../../test/fakes/manual-clock";
+import { manualClock } from "#test/core/fakes/manual-clock";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import type { ActiveThread, Metric, ThreadDirectory } from "../ports";
 import { createInProcessDigestQueue } from "../queue/in-process-queue";
 import { runSweep } from "./run-sweep";

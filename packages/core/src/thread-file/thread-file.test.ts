@@ -10,7 +10,7 @@ import {
 } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { expectLeaseThread, runLeaseTurn } from "../../test/fixtures/lease-agent";
+import { expectLeaseThread, runLeaseTurn } from "#test/core/fixtures/lease-agent";
 import { ThreadFileError } from "../errors";
 import { jsonSyntaxErrorOffset, textPosition } from "./json-syntax";
 import { parseThreadFile, readThreadFile, serializeThread, writeThreadFile } from "./thread-file";

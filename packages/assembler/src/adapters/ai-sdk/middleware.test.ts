@@ -12,8 +12,8 @@ import {
   pageDigests,
   readDocument,
   readerModel,
-} from "../../../test/fixtures/ai-sdk-reader-model";
-import { fixtureDigest } from "../../../test/fixtures/provider-thread";
+} from "#test/assembler/fixtures/ai-sdk-reader-model";
+import { fixtureDigest } from "#test/assembler/fixtures/provider-thread";
 import type { AssemblyReport } from "../../assemble";
 import { DIGEST_HEADER } from "../../contract/stubs";
 import type { DigestMap } from "../../types";

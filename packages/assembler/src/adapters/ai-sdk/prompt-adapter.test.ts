@@ -5,7 +5,7 @@ import {
   digestsFor,
   renderAiSdk,
   threadSpecArbitrary,
-} from "../../../test/fixtures/provider-thread";
+} from "#test/assembler/fixtures/provider-thread";
 import { COMPACTION_NOTE_PREFIX, renderErrorRetryStub } from "../../contract/stubs";
 import { InvalidThreadError } from "../../errors";
 import { type AiSdkMessageLike, aiSdkToNeutral, assembleAiSdkPrompt } from "./prompt-adapter";

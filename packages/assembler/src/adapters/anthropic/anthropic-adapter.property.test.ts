@@ -1,12 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { anthropicPairingProblems } from "../../../test/fixtures/anthropic-pairing";
+import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
 import {
   digestPickArbitrary,
   digestsFor,
   renderAnthropic,
   threadSpecArbitrary,
-} from "../../../test/fixtures/provider-thread";
+} from "#test/assembler/fixtures/provider-thread";
 import type { AssembleOptions } from "../../assemble";
 import { type AnthropicMessageLike, anthropicToNeutral, assembleAnthropicView } from "./anthropic-adapter";
 

@@ -1,7 +1,7 @@
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import { anthropicPairingProblems } from "../../../test/fixtures/anthropic-pairing";
-import { pageText } from "../../../test/fixtures/provider-thread";
+import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
+import { pageText } from "#test/assembler/fixtures/provider-thread";
 import { contentSha256 } from "../../contract/hash";
 import {
   COMPACTION_NOTE_PREFIX,

@@ -7,7 +7,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { digestFor, documentPage } from "../../../test/fixtures/thread-builder";
+import { digestFor, documentPage } from "#test/assembler/fixtures/thread-builder";
 import { DIGEST_HEADER, renderDuplicateStub, renderErrorRetryStub } from "../../contract/stubs";
 import { InvalidThreadError } from "../../errors";
 import { assembleLangChainView, fromLangChain, reviveLangChainMessages } from "./langchain-adapter";

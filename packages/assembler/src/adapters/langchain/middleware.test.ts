@@ -12,7 +12,7 @@ import {
   readRequest,
   resultOf,
   ScriptedReaderModel,
-} from "../../../test/fixtures/scripted-agent";
+} from "#test/assembler/fixtures/scripted-agent";
 import type { RuntimeTurnLock, TurnContext, TurnEndedEvent } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { contextCleanerMiddleware } from "./middleware";

@@ -12,7 +12,7 @@ import {
   readRequest,
   resultOf,
   ScriptedReaderModel,
-} from "../../../test/fixtures/scripted-agent";
+} from "#test/assembler/fixtures/scripted-agent";
 import type { DigestMap } from "../../types";
 import { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
 

@@ -7,7 +7,7 @@ import {
   pageText,
   renderOpenAI,
   threadSpecArbitrary,
-} from "../../../test/fixtures/provider-thread";
+} from "#test/assembler/fixtures/provider-thread";
 import { contentSha256 } from "../../contract/hash";
 import {
   COMPACTION_NOTE_PREFIX,

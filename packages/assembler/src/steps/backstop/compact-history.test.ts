@@ -7,7 +7,7 @@ import {
   toolExchange,
   toolResult,
   userMessage,
-} from "../../../test/fixtures/thread-builder";
+} from "#test/assembler/fixtures/thread-builder";
 import { NOTE_HEADER_CHARS, noteHeaderLength } from "../../contract/compaction-note";
 import { messageChars } from "../../contract/message-chars";
 import { COMPACTION_NOTE_PREFIX } from "../../contract/stubs";

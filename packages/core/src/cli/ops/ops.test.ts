@@ -2,7 +2,7 @@ import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/ass
 import { createDatabase, createDigestRepository, type DigestRepository } from "@context-cleaner/db";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { manualClock } from "../../../test/fakes/manual-clock";
+import { manualClock } from "#test/core/fakes/manual-clock";
 import type { ActiveThread } from "../../ports";
 import { createInProcessDigestQueue } from "../../queue/in-process-queue";
 import { main } from "../main";

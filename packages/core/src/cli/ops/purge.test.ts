@@ -7,7 +7,7 @@ import {
 } from "@context-cleaner/db";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { manualClock } from "../../../test/fakes/manual-clock";
+import { manualClock } from "#test/core/fakes/manual-clock";
 import { runSweep } from "../../sweep/run-sweep";
 import { runOpsCommand } from ".";
 import type { OpsContext } from "./ops-context";

@@ -5,7 +5,7 @@ import {
   credentialOf,
   type FakeMessagesApi,
   startFakeMessagesApi,
-} from "../../../test/fakes/anthropic-messages";
+} from "#test/core/fakes/anthropic-messages";
 import { DigestModelError } from "../../errors";
 import type { DigestRequest, Metric } from "../../ports";
 import { renderDigest } from "../../render/render-digest";
