@@ -63,7 +63,7 @@ function summaryLine(simulation: ThreadSimulation): string {
 }
 
 const started = performance.now();
-const database = await createDatabase();
+const database = await createDatabase("pglite://");
 try {
   await database.migrate();
   const worker = {

@@ -144,7 +144,7 @@ export const assembledChars: number = assembleModelView([{ role: "user", content
 assembleModelView(42, digests);
 
 export async function loadDigests(orgId: string, threadId: string): Promise<DigestMap> {
-  const repository = createDigestRepository(await createDatabase());
+  const repository = createDigestRepository(await createDatabase("pglite://"));
   return repository.loadThreadDigests(orgId, threadId);
 }
 `;

@@ -9,9 +9,12 @@ export type { NeonSettings } from "./drivers/neon-driver";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseNotMigratedError,
   DatabaseQueryError,
   DataExceptionError,
   InvalidStorageInputError,
+  MigrationPrivilegeError,
+  MissingDatabaseUrlError,
   MissingOrganizationError,
   RowSecurityError,
   StorageError,

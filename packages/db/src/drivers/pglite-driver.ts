@@ -27,9 +27,14 @@ export async function connectPglite(
   }
   const owned = instance === undefined;
   const opened = client;
-  return toDriverConnection(drizzle({ client }), migrate, async () => {
-    if (owned) {
-      await opened.close();
-    }
-  });
+  return toDriverConnection(
+    drizzle({ client }),
+    migrate,
+    async () => undefined, // embedded: open once it is created
+    async () => {
+      if (owned) {
+        await opened.close();
+      }
+    },
+  );
 }
