@@ -12,9 +12,10 @@ import {
 } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
-import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { createDigestRepository } from "@context-cleaner/db/server";
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";
+import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 
 /** Defaults of {@link DigestConfig}. */
@@ -26,11 +27,7 @@ export const DIGEST_CONFIG_DEFAULTS = {
 } as const;
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
-export interface DigestConfig {
-  /** The application database (Neon), as `postgres://`. */
-  databaseUrl: string;
-  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
-  neon?: NeonSettings;
+export interface DigestConfig extends FunctionDatabaseConfig {
   /** The checkpoint store, logged in as a role that can only SELECT its tables. */
   checkpointDatabaseUrl: string;
   /** @default "public" */
@@ -125,9 +122,9 @@ function digesterFor(config: DigestConfig): DigestModel {
 }
 
 /**
- * The digest handler's dependencies from configuration values: the Neon database and its
- * repository (checked reachable once, here), the checkpoint reader (loaded on first read),
- * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * The digest handler's dependencies from configuration values: the application database
+ * (Neon or any Postgres, checked reachable once, here) and its repository, the checkpoint
+ * reader (loaded on first read), the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
  * records come from; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
@@ -135,9 +132,7 @@ function digesterFor(config: DigestConfig): DigestModel {
 export async function createDigestDependencies(
   config: DigestConfig,
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
-  const database = await createNeonDatabase(config.databaseUrl, {
-    ...(config.neon ? { neon: config.neon } : {}),
-  });
+  const database = await openFunctionDatabase(config);
   const checkpoints = lazyPostgresCheckpointReader(
     config.checkpointDatabaseUrl,
     config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema,

@@ -3,16 +3,16 @@ import { systemClock } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import type { SweepOptions } from "@context-cleaner/core/sweep";
 import { createPostgresThreadDirectory } from "@context-cleaner/core/thread-directory";
-import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { createDigestRepository } from "@context-cleaner/db/server";
+import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
 import type { SweepHandlerDependencies } from "./sweep-handler";
 
-/** Everything the sweep function is configured with, as values: the edge reads them. */
-export interface SweepConfig {
-  /** The application database (Neon); the sweep reads it as `app_sweeper`. */
-  databaseUrl: string;
-  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
-  neon?: NeonSettings;
+/**
+ * Everything the sweep function is configured with, as values: the edge reads them. The
+ * sweep reads the application database as `app_sweeper`.
+ */
+export interface SweepConfig extends FunctionDatabaseConfig {
   /** The checkpoint store (a SELECT-only role); without it, lost events are not looked for. */
   checkpointDatabaseUrl?: string;
   /** @default "public" */
@@ -27,18 +27,16 @@ export interface SweepConfig {
 }
 
 /**
- * The sweep handler's dependencies from configuration values: the Neon database's
- * repository (checked reachable once), the thread directory over the checkpoint tables, and
- * the SQS digest queue; `close()` releases the connections.
+ * The sweep handler's dependencies from configuration values: the application database's
+ * repository (Neon or any Postgres, checked reachable once), the thread directory over the
+ * checkpoint tables, and the SQS digest queue; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
  */
 export async function createSweepDependencies(
   config: SweepConfig,
 ): Promise<SweepHandlerDependencies & { close(): Promise<void> }> {
-  const database = await createNeonDatabase(config.databaseUrl, {
-    ...(config.neon ? { neon: config.neon } : {}),
-  });
+  const database = await openFunctionDatabase(config);
   const directory = config.checkpointDatabaseUrl
     ? createPostgresThreadDirectory({
         connectionString: config.checkpointDatabaseUrl,
