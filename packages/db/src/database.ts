@@ -1,28 +1,10 @@
-import type { PGlite } from "@electric-sql/pglite";
 import { DATABASE_DEFAULTS, openDatabase } from "./database-handle";
 import type { Database } from "./database-types";
-import { type DatabaseDriver, resolveDatabaseTarget } from "./database-url";
+import { resolveDatabaseTarget } from "./database-url";
 import type { DriverConnection } from "./drivers/driver-connection";
-import type { NeonSettings } from "./drivers/neon-driver";
+import type { DatabaseOptions } from "./public-types";
 
-/** Options of {@link createDatabase}. */
-export interface DatabaseOptions {
-  /** Force a driver, e.g. `"neon"` for a Neon-protocol endpoint on a non-Neon host. @default from the URL */
-  driver?: DatabaseDriver;
-  /** Use this PGlite instance instead of opening one (the caller keeps ownership; `close()` leaves it open). */
-  pglite?: PGlite;
-  /** @default 5000 */
-  connectTimeoutMs?: number;
-  /** Pool size for `pg` and Neon. @default 10 */
-  maxConnections?: number;
-  /** Neon driver settings (process-global `neonConfig`). @default {} */
-  neon?: NeonSettings;
-  /**
-   * Check that a server answers before resolving. @default false: connect on the first
-   * operation, so an application starts while its database is down
-   */
-  checkConnection?: boolean;
-}
+export type { DatabaseOptions } from "./public-types";
 
 /**
  * Opens a database from a URL: `postgres(ql)://` through node-postgres, or through

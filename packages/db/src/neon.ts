@@ -6,13 +6,13 @@
  */
 
 import { DATABASE_DEFAULTS, openDatabase } from "./database-handle";
-import type { Database } from "./database-types";
 import { resolveDatabaseTarget } from "./database-url";
-import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
+import { connectNeon } from "./drivers/neon-driver";
+import type { NeonSettings } from "./drivers/neon-settings";
+import { publicDatabase } from "./public-handle";
+import type { Database } from "./public-types";
 
-export type { Database, ScopedTransaction } from "./database-types";
-export { createDigestRepository } from "./digest-repository";
-export type { NeonSettings } from "./drivers/neon-driver";
+export type { NeonSettings } from "./drivers/neon-settings";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
@@ -27,6 +27,8 @@ export {
   StorageError,
   UnsupportedDatabaseUrlError,
 } from "./errors";
+export { createDigestRepository } from "./public-database";
+export type { Database, ScopedTransaction } from "./public-types";
 export type {
   DigestRepository,
   LeftBehindPage,
@@ -72,5 +74,5 @@ export async function createNeonDatabase(url: string, options: NeonDatabaseOptio
     maxConnections: options.maxConnections ?? DATABASE_DEFAULTS.maxConnections,
     neon: options.neon ?? {},
   });
-  return openDatabase("neon", target.description, connection, options.checkConnection);
+  return publicDatabase(await openDatabase("neon", target.description, connection, options.checkConnection));
 }

@@ -6,16 +6,16 @@
  */
 
 import { DATABASE_DEFAULTS, openDatabase } from "./database-handle";
-import type { Database } from "./database-types";
 import { resolveDatabaseTarget } from "./database-url";
 import type { DriverConnection } from "./drivers/driver-connection";
-import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
+import { connectNeon } from "./drivers/neon-driver";
+import type { NeonSettings } from "./drivers/neon-settings";
 import { connectNodePostgres } from "./drivers/node-postgres-driver";
 import { UnsupportedDatabaseUrlError } from "./errors";
+import { publicDatabase } from "./public-handle";
+import type { Database } from "./public-types";
 
-export type { Database, ScopedTransaction } from "./database-types";
-export { createDigestRepository } from "./digest-repository";
-export type { NeonSettings } from "./drivers/neon-driver";
+export type { NeonSettings } from "./drivers/neon-settings";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
@@ -30,6 +30,8 @@ export {
   StorageError,
   UnsupportedDatabaseUrlError,
 } from "./errors";
+export { createDigestRepository } from "./public-database";
+export type { Database, ScopedTransaction } from "./public-types";
 export type {
   DigestRepository,
   LeftBehindPage,
@@ -89,5 +91,7 @@ export async function createServerDatabase(
     target.driver === "neon"
       ? connectNeon(target.url, where, { ...settings, neon: options.neon ?? {} })
       : connectNodePostgres(target.url, where, settings);
-  return openDatabase(target.driver, target.description, connection, options.checkConnection);
+  return publicDatabase(
+    await openDatabase(target.driver, target.description, connection, options.checkConnection),
+  );
 }

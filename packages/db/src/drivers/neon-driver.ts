@@ -4,19 +4,9 @@ import { migrate } from "drizzle-orm/neon-serverless/migrator";
 import ws from "ws";
 import { ignoreIdleClientErrors, probePool } from "./connection-probe";
 import { type DriverConnection, toDriverConnection } from "./driver-connection";
+import type { NeonSettings } from "./neon-settings";
 
-/**
- * Overrides of the Neon driver's (process-global) `neonConfig`, e.g. to reach a local
- * WebSocket relay in tests. Unset fields keep Neon's defaults.
- */
-export interface NeonSettings {
-  /** @default `ws` when the runtime has no global WebSocket (Node 20) */
-  webSocketConstructor?: typeof neonConfig.webSocketConstructor;
-  wsProxy?: string | ((host: string, port: number | string) => string);
-  useSecureWebSocket?: boolean;
-  pipelineTLS?: boolean;
-  pipelineConnect?: "password" | false;
-}
+export type { NeonSettings } from "./neon-settings";
 
 /**
  * A `@neondatabase/serverless` Pool (WebSocket) with `drizzle-orm/neon-serverless`, which
