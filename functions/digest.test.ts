@@ -42,7 +42,7 @@ describe("functions/digest handler (the edge)", () => {
     // Nothing listens on port 1: the build fails on the database, naming it without the
     // password, and the invocation fails (its batch is retried).
     const error = await handler(event, context).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ name: "DatabaseConnectionError", driver: "neon", retryable: true });
+    expect(error).toMatchObject({ name: "DatabaseConnectionError", driver: "postgres", retryable: true });
     expect(String((error as Error).message)).not.toContain("hunter2");
   });
 });

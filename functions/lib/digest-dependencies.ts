@@ -13,9 +13,10 @@ import {
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import { createPostgresThreadOwner, createTableThreadOwner } from "@context-cleaner/core/thread-directory";
 import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
-import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { createDigestRepository } from "@context-cleaner/db/server";
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";
+import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 import type { ThreadOwnerSource } from "./thread-owner-source";
 
@@ -30,11 +31,7 @@ export const DIGEST_CONFIG_DEFAULTS = {
 } as const;
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
-export interface DigestConfig {
-  /** The application database (Neon), as `postgres://`. */
-  databaseUrl: string;
-  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
-  neon?: NeonSettings;
+export interface DigestConfig extends FunctionDatabaseConfig {
   /** The checkpoint store, logged in as a role that can only SELECT its tables. */
   checkpointDatabaseUrl: string;
   /** @default "public" */
@@ -135,10 +132,10 @@ function digesterFor(config: DigestConfig): DigestModel {
 }
 
 /**
- * The digest handler's dependencies from configuration values: the Neon database and its
- * repository (checked reachable once, here), the thread's owner (every job's org is checked
- * against it), the checkpoint reader (loaded on first read),
- * the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * The digest handler's dependencies from configuration values: the application database
+ * (Neon or any Postgres, checked reachable once, here) and its repository, the thread's
+ * owner (every job's org is checked against it), the checkpoint reader (loaded on first
+ * read), the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
  * records come from with its dead letters; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
@@ -146,9 +143,7 @@ function digesterFor(config: DigestConfig): DigestModel {
 export async function createDigestDependencies(
   config: DigestConfig,
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
-  const database = await createNeonDatabase(config.databaseUrl, {
-    ...(config.neon ? { neon: config.neon } : {}),
-  });
+  const database = await openFunctionDatabase(config);
   const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
   const checkpoints = lazyPostgresCheckpointReader(
     config.checkpointDatabaseUrl,

@@ -7,17 +7,17 @@ import {
   createPostgresThreadOwner,
   createTableThreadOwner,
 } from "@context-cleaner/core/thread-directory";
-import { createDigestRepository, createNeonDatabase, type NeonSettings } from "@context-cleaner/db/neon";
+import { createDigestRepository } from "@context-cleaner/db/server";
+import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
 import type { SweepHandlerDependencies } from "./sweep-handler";
 import type { ThreadOwnerSource } from "./thread-owner-source";
 
-/** Everything the sweep function is configured with, as values: the edge reads them. */
-export interface SweepConfig {
-  /** The application database (Neon); the sweep reads it as `app_sweeper`. */
-  databaseUrl: string;
-  /** Neon driver settings, e.g. a local WebSocket relay in tests. @default Neon's */
-  neon?: NeonSettings;
+/**
+ * Everything the sweep function is configured with, as values: the edge reads them. The
+ * sweep reads the application database as `app_sweeper`.
+ */
+export interface SweepConfig extends FunctionDatabaseConfig {
   /** The checkpoint store (a SELECT-only role); without it, lost events are not looked for. */
   checkpointDatabaseUrl?: string;
   /** @default "public" */
@@ -38,19 +38,17 @@ export interface SweepConfig {
 }
 
 /**
- * The sweep handler's dependencies from configuration values: the Neon database's
- * repository (checked reachable once), the thread directory and the threads' owners over
- * the checkpoint tables (or the owner table), and
- * the SQS digest queue; `close()` releases the connections.
+ * The sweep handler's dependencies from configuration values: the application database's
+ * repository (Neon or any Postgres, checked reachable once), the thread directory and the
+ * threads' owners over the checkpoint tables (or the owner table), and the SQS digest
+ * queue; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
  */
 export async function createSweepDependencies(
   config: SweepConfig,
 ): Promise<SweepHandlerDependencies & { close(): Promise<void> }> {
-  const database = await createNeonDatabase(config.databaseUrl, {
-    ...(config.neon ? { neon: config.neon } : {}),
-  });
+  const database = await openFunctionDatabase(config);
   const directory = config.checkpointDatabaseUrl
     ? createPostgresThreadDirectory({
         connectionString: config.checkpointDatabaseUrl,

@@ -4,7 +4,11 @@
 // With the services tier: `bash test/services/run.sh npm run bench:db`.
 
 import { contentSha256 } from "@context-cleaner/assembler";
-import { createDigestRepository, type Database, type DigestRowInput } from "@context-cleaner/db";
+import type { DigestRowInput } from "@context-cleaner/db";
+// The harnesses' handle types the transaction as the query builder's (the package's public
+// type keeps it opaque), so the repository over it comes from the source too.
+import type { Database } from "../../packages/db/src/database-types";
+import { createDigestRepository } from "../../packages/db/src/digest-repository";
 import type { ConformanceHarness } from "../../packages/db/test/conformance/conformance-harness";
 import { createPgliteHarness } from "../../packages/db/test/conformance/pglite-harness";
 import { createServerHarness } from "../../packages/db/test/conformance/server-harness";

@@ -43,7 +43,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-const database = await createDatabase();
+const database = await createDatabase("pglite://");
 await database.migrate();
 const repository = createDigestRepository(database);
 const seconds: number[] = [];

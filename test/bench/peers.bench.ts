@@ -85,7 +85,7 @@ function costLines(simulations: readonly ThreadSimulation[], rows: readonly Comp
 }
 
 const started = performance.now();
-const database = await createDatabase();
+const database = await createDatabase("pglite://");
 try {
   await database.migrate();
   const worker = {

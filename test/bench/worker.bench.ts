@@ -35,7 +35,7 @@ const rawToolChars = fixture.messages.reduce(
   0,
 );
 
-const [database, fake] = await Promise.all([createDatabase(), startFakeMessagesApi("slow")]);
+const [database, fake] = await Promise.all([createDatabase("pglite://"), startFakeMessagesApi("slow")]);
 fake.slowMs = LATENCY_MS;
 await database.migrate();
 const repository = createDigestRepository(database);

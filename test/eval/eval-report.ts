@@ -8,7 +8,7 @@ import { createDatabase, createDigestRepository } from "@context-cleaner/db";
 import { loadFixtures } from "../fixtures/load-fixtures";
 import { EVALUATION_HEADER, evaluateFixture, evaluationRow } from "./evaluate-fixture";
 
-const database = await createDatabase();
+const database = await createDatabase("pglite://");
 try {
   await database.migrate();
   const repository = createDigestRepository(database);

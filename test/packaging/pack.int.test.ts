@@ -144,7 +144,7 @@ export const assembledChars: number = assembleModelView([{ role: "user", content
 assembleModelView(42, digests);
 
 export async function loadDigests(orgId: string, threadId: string): Promise<DigestMap> {
-  const repository = createDigestRepository(await createDatabase());
+  const repository = createDigestRepository(await createDatabase("pglite://"));
   return repository.loadThreadDigests(orgId, threadId);
 }
 `;
@@ -356,6 +356,50 @@ describe("the packed packages, installed from tarballs", () => {
                 `${file.fileName.slice(app.length)}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`,
             ),
         );
+        expect(problems).toEqual([]);
+      },
+      3 * MINUTE,
+    );
+
+    it(
+      "type-checks a consumer of the storage entries with skipLibCheck: false, no driver declarations pulled in",
+      async () => {
+        // Every declaration file the program loads is checked, third-party ones included: the
+        // storage package's public types must not reach drizzle-orm's or PGlite's.
+        await writeFile(
+          join(app, "standalone.ts"),
+          [
+            'import { createDatabase, createDigestRepository } from "@context-cleaner/db";',
+            'import { createNeonDatabase } from "@context-cleaner/db/neon";',
+            'import { createServerDatabase } from "@context-cleaner/db/server";',
+            "export async function open(url: string | undefined) {",
+            "  const repository = createDigestRepository(await createDatabase(url));",
+            '  return repository.loadThreadDigests("org", "thread");',
+            "}",
+            "export const openers = [createNeonDatabase, createServerDatabase];",
+            "",
+          ].join("\n"),
+        );
+        const require = createRequire(join(app, "package.json"));
+        const ts = (await import(pathToFileURL(require.resolve("typescript")).href)).default;
+        const program = ts.createProgram([join(app, "standalone.ts")], {
+          module: ts.ModuleKind.Node16,
+          moduleResolution: ts.ModuleResolutionKind.Node16,
+          target: ts.ScriptTarget.ES2022,
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+        });
+        const loaded = program.getSourceFiles().map((file: { fileName: string }) => file.fileName);
+        expect(
+          loaded.filter((name: string) => /node_modules\/(drizzle-orm|@electric-sql)\//.test(name)),
+        ).toEqual([]);
+        const problems = ts
+          .getPreEmitDiagnostics(program)
+          .map((diagnostic: { messageText: unknown }) =>
+            ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
+          );
         expect(problems).toEqual([]);
       },
       3 * MINUTE,

@@ -1,5 +1,6 @@
 import {
   ConstraintViolationError,
+  DatabaseNotMigratedError,
   DatabaseQueryError,
   DataExceptionError,
   RowSecurityError,
@@ -9,6 +10,8 @@ import {
 interface PostgresErrorFields {
   code: string;
   constraint?: string | undefined;
+  /** The server's message, e.g. `role "app_user" does not exist` (it may name values). */
+  message?: string | undefined;
 }
 
 // SQLSTATEs with an error class of their own; any other SQLSTATE becomes a
@@ -19,6 +22,12 @@ const CONSTRAINT_CODES = new Set([
   "23514", // check_violation
 ]);
 const INSUFFICIENT_PRIVILEGE = "42501";
+// What an unmigrated database answers: 22023 (invalid_parameter_value) when the transaction
+// sets the role `app_user` that does not exist yet, 42P01 (undefined_table) when the roles
+// exist (another database of the cluster was migrated) but the tables do not.
+const INVALID_PARAMETER_VALUE = "22023";
+const MISSING_ROLE = /^role "[^"]*" does not exist$/;
+const UNDEFINED_TABLE = "42P01";
 // Class 22: data_exception (22021 a character the encoding cannot hold, 22P05 \u0000 in
 // jsonb, 22003 a number out of range, 22001 a string too long).
 const DATA_EXCEPTION_CLASS = "22";
@@ -35,11 +44,12 @@ const RETRYABLE_CODES = new Set(["57P01", "57P02", "57P03"]);
 export function findPostgresError(error: unknown): PostgresErrorFields | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Object; depth += 1) {
-    const candidate = current as { code?: unknown; constraint?: unknown; cause?: unknown };
+    const candidate = current as { code?: unknown; constraint?: unknown; message?: unknown; cause?: unknown };
     if (typeof candidate.code === "string" && /^[0-9A-Z]{5}$/.test(candidate.code)) {
       return {
         code: candidate.code,
         constraint: typeof candidate.constraint === "string" ? candidate.constraint : undefined,
+        message: typeof candidate.message === "string" ? candidate.message : undefined,
       };
     }
     current = candidate.cause;
@@ -62,6 +72,12 @@ export function mapDatabaseError(error: unknown): unknown {
   }
   if (CONSTRAINT_CODES.has(postgresError.code)) {
     return new ConstraintViolationError(postgresError.code, postgresError.constraint, error);
+  }
+  if (
+    postgresError.code === UNDEFINED_TABLE ||
+    (postgresError.code === INVALID_PARAMETER_VALUE && MISSING_ROLE.test(postgresError.message ?? ""))
+  ) {
+    return new DatabaseNotMigratedError(postgresError.code, postgresError.message, error);
   }
   if (postgresError.code === INSUFFICIENT_PRIVILEGE) {
     return new RowSecurityError(error);

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { mapDatabaseError } from "./database-error-mapping";
+import { findPostgresError, mapDatabaseError } from "./database-error-mapping";
 import type { Database } from "./database-types";
 import type { DatabaseDriver } from "./database-url";
 import type { DriverConnection } from "./drivers/driver-connection";
+import { MigrationPrivilegeError } from "./errors";
 import { defaultMigrationsFolder } from "./migrations-folder";
 import { ROLE_NAMES } from "./schema/roles";
 import { requireOrganizationId } from "./validation";
@@ -13,20 +14,35 @@ export const DATABASE_DEFAULTS = {
   maxConnections: 10,
 } as const;
 
+/** SQLSTATE insufficient_privilege: while migrating, a missing CREATEROLE or grant. */
+const INSUFFICIENT_PRIVILEGE = "42501";
+
 /**
  * The {@link Database} over one driver's connection: every query in an org-scoped (or
- * sweeper) transaction, database errors mapped to storage errors.
+ * sweeper) transaction, database errors mapped to storage errors. Nothing connects before
+ * the first operation, which probes the server first (again after a failed probe), so an
+ * application can start while its database is down.
  */
 export function toDatabase(
   driver: DatabaseDriver,
   description: string,
   connection: DriverConnection,
+  options: { checked?: boolean } = {},
 ): Database {
-  const run = async <T>(operation: () => Promise<T>): Promise<T> => {
+  let probed: Promise<void> | undefined = options.checked ? Promise.resolve() : undefined;
+  const ready = () => {
+    probed ??= connection.probe().catch((error: unknown) => {
+      probed = undefined;
+      throw error;
+    });
+    return probed;
+  };
+  const run = async <T>(operation: () => Promise<T>, mapError = mapDatabaseError): Promise<T> => {
+    await ready();
     try {
       return await operation();
     } catch (error) {
-      throw mapDatabaseError(error);
+      throw mapError(error);
     }
   };
   return {
@@ -59,8 +75,42 @@ export function toDatabase(
       );
     },
     migrate(options = {}) {
-      return run(() => connection.migrate(options.migrationsFolder ?? defaultMigrationsFolder()));
+      return run(
+        () => connection.migrate(options.migrationsFolder ?? defaultMigrationsFolder()),
+        mapMigrationError,
+      );
     },
     close: () => connection.close(),
   };
+}
+
+/**
+ * {@link toDatabase}, after checking the server answers when `checkConnection` is set (the
+ * connection is closed when it does not).
+ * @throws {DatabaseConnectionError} with `checkConnection`, when the server cannot be reached.
+ */
+export async function openDatabase(
+  driver: DatabaseDriver,
+  description: string,
+  connection: DriverConnection,
+  checkConnection = false,
+): Promise<Database> {
+  if (checkConnection) {
+    try {
+      await connection.probe();
+    } catch (error) {
+      await connection.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return toDatabase(driver, description, connection, { checked: checkConnection });
+}
+
+/** A refused privilege while migrating says which role or grant is needed; others map as usual. */
+function mapMigrationError(error: unknown): unknown {
+  const postgresError = findPostgresError(error);
+  if (postgresError?.code === INSUFFICIENT_PRIVILEGE) {
+    return new MigrationPrivilegeError(postgresError.message, error);
+  }
+  return mapDatabaseError(error);
 }

@@ -1,19 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { resolveDatabaseTarget } from "./database-url";
-import { UnsupportedDatabaseUrlError } from "./errors";
+import { MissingDatabaseUrlError, UnsupportedDatabaseUrlError } from "./errors";
 
 describe("resolveDatabaseTarget", () => {
   it.each([
-    [undefined, { driver: "pglite", dataDir: undefined }],
-    ["", { driver: "pglite", dataDir: undefined }],
     ["pglite://", { driver: "pglite", dataDir: undefined }],
     ["pglite://.context-cleaner/pglite", { driver: "pglite", dataDir: ".context-cleaner/pglite" }],
     ["pglite:///var/lib/cc", { driver: "pglite", dataDir: "/var/lib/cc" }],
     ["postgres://u:secret@127.0.0.1:5433/app", { driver: "pg", host: "127.0.0.1", port: 5433 }],
     ["postgresql://u@db.internal/app", { driver: "pg", host: "db.internal", port: 5432 }],
     ["postgresql://u:p@ep-cool-1.us-east-2.aws.neon.tech/neondb?sslmode=require", { driver: "neon" }],
+    ["postgres://u:p@ep-cool-1-pooler.eu-central-1.aws.neon.tech/neondb", { driver: "neon" }],
+    ["postgres://u:p@mydb.abc123.eu-west-1.rds.amazonaws.com:5432/app", { driver: "pg" }],
+    ["postgres://u:p@postgres:5432/app", { driver: "pg" }],
+    ["postgres://u:p@neon.tech.example.com/app", { driver: "pg" }],
   ])("resolves %s", (url, expected) => {
     expect(resolveDatabaseTarget(url)).toMatchObject(expected);
+  });
+
+  it.each([undefined, "", " "])("refuses %j: the embedded database only when asked for", (url) => {
+    expect(() => resolveDatabaseTarget(url)).toThrow(MissingDatabaseUrlError);
   });
 
   it("never puts the password in the description", () => {

@@ -1,4 +1,4 @@
-import { UnsupportedDatabaseUrlError } from "./errors";
+import { MissingDatabaseUrlError, UnsupportedDatabaseUrlError } from "./errors";
 
 /** The drivers behind {@link createDatabase}. */
 export const DATABASE_DRIVERS = ["pglite", "pg", "neon"] as const;
@@ -14,17 +14,22 @@ export type DatabaseTarget =
 
 /**
  * Resolves a database URL to a driver:
- * - `undefined`, `""` or `pglite://` → in-memory PGlite; `pglite://<dir>` → PGlite on disk;
+ * - `pglite://` → in-memory PGlite; `pglite://<dir>` → PGlite on disk;
  * - `postgres://` / `postgresql://` → node-postgres, or the Neon driver when the host is a
  *   Neon host (`*.neon.tech`) or `driver: "neon"` is given.
+ * @throws {MissingDatabaseUrlError} for an undefined, empty or blank URL (an unset
+ *   environment variable): the embedded database is opened only when asked for.
  * @throws {UnsupportedDatabaseUrlError} for any other scheme (no silent fallback).
  */
 export function resolveDatabaseTarget(url: string | undefined, driver?: DatabaseDriver): DatabaseTarget {
-  if (url === undefined || url === "" || url.startsWith("pglite://")) {
+  if (typeof url !== "string" || url.trim() === "") {
+    throw new MissingDatabaseUrlError(url);
+  }
+  if (url.startsWith("pglite://")) {
     if (driver !== undefined && driver !== "pglite") {
-      throw new UnsupportedDatabaseUrlError(url ? "pglite" : "(none)", [`postgres:// for driver ${driver}`]);
+      throw new UnsupportedDatabaseUrlError("pglite://", [`postgres:// for driver ${driver}`]);
     }
-    const dataDir = url?.slice("pglite://".length) || undefined;
+    const dataDir = url.slice("pglite://".length) || undefined;
     return { driver: "pglite", dataDir, description: dataDir ? `pglite://${dataDir}` : "pglite (in-memory)" };
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase() ?? "(none)";

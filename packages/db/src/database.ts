@@ -1,36 +1,33 @@
-import type { PGlite } from "@electric-sql/pglite";
-import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
+import { DATABASE_DEFAULTS, openDatabase } from "./database-handle";
 import type { Database } from "./database-types";
-import { type DatabaseDriver, resolveDatabaseTarget } from "./database-url";
+import { resolveDatabaseTarget } from "./database-url";
 import type { DriverConnection } from "./drivers/driver-connection";
-import type { NeonSettings } from "./drivers/neon-driver";
+import type { DatabaseOptions } from "./public-types";
 
-/** Options of {@link createDatabase}. */
-export interface DatabaseOptions {
-  /** Force a driver, e.g. `"neon"` for a Neon-protocol endpoint on a non-Neon host. @default from the URL */
-  driver?: DatabaseDriver;
-  /** Use this PGlite instance instead of opening one (the caller keeps ownership; `close()` leaves it open). */
-  pglite?: PGlite;
-  /** @default 5000 */
-  connectTimeoutMs?: number;
-  /** Pool size for `pg` and Neon. @default 10 */
-  maxConnections?: number;
-  /** Neon driver settings (process-global `neonConfig`). @default {} */
-  neon?: NeonSettings;
-}
+export type { DatabaseOptions } from "./public-types";
 
 /**
- * Opens a database from a URL: `pglite://<dir>`, `pglite://` or nothing (in-memory PGlite,
- * the embedded default), `postgres(ql)://` (node-postgres), Neon hosts (`*.neon.tech`, or
- * `driver: "neon"`) through `@neondatabase/serverless` over WebSocket. Read the URL at the
- * edge (a script or handler) and pass it in; nothing here reads the environment.
+ * Opens a database from a URL: `postgres(ql)://` through node-postgres, or through
+ * `@neondatabase/serverless` over WebSocket for Neon hosts (`*.neon.tech`) or with
+ * `driver: "neon"`; `pglite://` (in memory) or `pglite://<dir>` (on disk) for the embedded
+ * PGlite. Read the URL at the edge (a script or handler) and pass it in; nothing here
+ * reads the environment, and no URL is an error, never a silent embedded database.
+ *
+ * A server database connects on the first operation, not here: an application can start
+ * while the database is down, and each operation fails with a `DatabaseConnectionError`
+ * until it answers.
  * @example
  * const database = await createDatabase(process.env.DATABASE_URL);
  * const repository = createDigestRepository(database);
+ * @throws {MissingDatabaseUrlError} for an undefined or empty URL.
  * @throws {UnsupportedDatabaseUrlError} for an unknown scheme.
- * @throws {DatabaseConnectionError} when the server cannot be reached (checked once, here).
+ * @throws {DatabaseConnectionError} when PGlite cannot open its data directory, or with
+ *   `checkConnection` when the server cannot be reached.
  */
-export async function createDatabase(url?: string, options: DatabaseOptions = {}): Promise<Database> {
+export async function createDatabase(
+  url: string | undefined,
+  options: DatabaseOptions = {},
+): Promise<Database> {
   const target = resolveDatabaseTarget(url, options.pglite ? "pglite" : options.driver);
   const settings = {
     connectTimeoutMs: options.connectTimeoutMs ?? DATABASE_DEFAULTS.connectTimeoutMs,
@@ -42,13 +39,13 @@ export async function createDatabase(url?: string, options: DatabaseOptions = {}
     connection = await connectPglite(target.dataDir, options.pglite);
   } else if (target.driver === "pg") {
     const { connectNodePostgres } = await import("./drivers/node-postgres-driver");
-    connection = await connectNodePostgres(target.url, `${target.host}:${target.port}`, settings);
+    connection = connectNodePostgres(target.url, `${target.host}:${target.port}`, settings);
   } else {
     const { connectNeon } = await import("./drivers/neon-driver");
-    connection = await connectNeon(target.url, `${target.host}:${target.port}`, {
+    connection = connectNeon(target.url, `${target.host}:${target.port}`, {
       ...settings,
       neon: options.neon ?? {},
     });
   }
-  return toDatabase(target.driver, target.description, connection);
+  return openDatabase(target.driver, target.description, connection, options.checkConnection);
 }

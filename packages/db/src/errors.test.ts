@@ -4,6 +4,7 @@ import { mapDatabaseError } from "./database-error-mapping";
 import {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseNotMigratedError,
   DatabaseQueryError,
   DataExceptionError,
   InvalidStorageInputError,
@@ -103,7 +104,7 @@ describe("mapDatabaseError: messages carry no SQL and no values", () => {
 
   it.each([
     ["42601", false],
-    ["42P01", false],
+    ["42703", false],
     ["40001", true],
     ["40P01", true],
     ["08006", true],
@@ -120,4 +121,30 @@ describe("mapDatabaseError: messages carry no SQL and no values", () => {
       expect((mapped as Error).message).not.toMatch(/insert|params|confidential/);
     },
   );
+});
+
+describe("mapDatabaseError: an unmigrated database says to run the migrations", () => {
+  it.each([
+    ["22023", 'role "app_user" does not exist'],
+    ["42P01", 'relation "context_digest" does not exist'],
+  ])("maps SQLSTATE %s (%s) to a DatabaseNotMigratedError", (sqlState, serverMessage) => {
+    const wrapped = new Error("Failed query: select ...", {
+      cause: Object.assign(new Error(serverMessage), { code: sqlState }),
+    });
+    const mapped = mapDatabaseError(wrapped);
+    expect(mapped).toBeInstanceOf(DatabaseNotMigratedError);
+    expect(mapped).toMatchObject({
+      code: "database_not_migrated",
+      sqlState,
+      retryable: false,
+      cause: wrapped,
+    });
+    expect((mapped as Error).message).toContain("run the migrations");
+    expect((mapped as Error).message).toContain(serverMessage);
+  });
+
+  it("leaves any other invalid parameter value (22023) a data exception", () => {
+    const driverError = Object.assign(new Error('invalid value for parameter "x"'), { code: "22023" });
+    expect(mapDatabaseError(driverError)).toBeInstanceOf(DataExceptionError);
+  });
 });

@@ -10,6 +10,9 @@ const STORAGE_ERROR_CODES = {
   rowSecurity: "row_security",
   dataException: "data_exception",
   databaseQueryFailed: "database_query_failed",
+  missingDatabaseUrl: "missing_database_url",
+  databaseNotMigrated: "database_not_migrated",
+  migrationPrivilege: "migration_privilege",
 } as const;
 
 /**
@@ -30,7 +33,7 @@ export class UnsupportedDatabaseUrlError extends StorageError {
   constructor(scheme: string, supported: readonly string[]) {
     super(
       `Unsupported database URL scheme "${scheme}": expected one of ${supported.join(", ")} ` +
-        "(or no URL for an in-memory PGlite database).",
+        "(pglite:// for an in-memory PGlite database).",
       { code: STORAGE_ERROR_CODES.unsupportedDatabaseUrl },
     );
     this.name = "UnsupportedDatabaseUrlError";
@@ -56,15 +59,31 @@ export class DatabaseConnectionError extends StorageError {
   }
 }
 
-/** An org-scoped call got no organization id. There is no unscoped code path. */
+/**
+ * An org-scoped call got no organization id (`orgId`), or the text of a missing one
+ * (`"undefined"`). There is no unscoped code path.
+ */
 export class MissingOrganizationError extends StorageError {
   constructor(value: unknown) {
     super(
-      `An organization id is required for every org-scoped operation (got ${value === "" ? "an empty string" : String(value)}).`,
-      { code: STORAGE_ERROR_CODES.missingOrganization },
+      `An organization id (orgId) is required for every org-scoped operation (got ${describeOrgId(value)}).`,
+      {
+        code: STORAGE_ERROR_CODES.missingOrganization,
+      },
     );
     this.name = "MissingOrganizationError";
   }
+}
+
+function describeOrgId(value: unknown): string {
+  if (value === "") return "an empty string";
+  if (value === "undefined" || value === "null") {
+    return (
+      `the string "${value}": a missing value turned into text, e.g. String(turn.configurable.org_id) ` +
+      "on a turn run without configurable.org_id; pass the org id the turn runs for"
+    );
+  }
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
 }
 
 /** An argument failed validation before reaching the database. */
@@ -144,5 +163,78 @@ export class DatabaseQueryError extends StorageError {
     });
     this.name = "DatabaseQueryError";
     this.sqlState = sqlState;
+  }
+}
+
+/**
+ * No database URL was given (typically an unset environment variable). Nothing is opened:
+ * the embedded database is only ever opened when asked for, as `pglite://`.
+ */
+export class MissingDatabaseUrlError extends StorageError {
+  constructor(value: unknown) {
+    super(
+      `No database URL was given (got ${value === "" ? "an empty string" : String(value)}; ` +
+        "is DATABASE_URL set?): pass a postgres:// URL, or pglite:// for an in-memory " +
+        "embedded database, pglite://<dir> for one on disk.",
+      { code: STORAGE_ERROR_CODES.missingDatabaseUrl },
+    );
+    this.name = "MissingDatabaseUrlError";
+  }
+}
+
+/**
+ * The database has not been migrated: the `app_user` / `app_sweeper` roles or the tables
+ * the queries need do not exist (SQLSTATE 22023 on `SET ROLE`, or 42P01). Never retryable:
+ * run the migrations (`database.migrate()`, or `npm run db:migrate` in the repository).
+ */
+export class DatabaseNotMigratedError extends StorageError {
+  /** The SQLSTATE the database answered: `22023` (a role is missing) or `42P01` (a table). */
+  readonly sqlState: string;
+
+  constructor(sqlState: string, serverMessage: string | undefined, cause: unknown) {
+    super(
+      `The database is not migrated${serverMessage ? ` (${serverMessage})` : ""}: run the migrations ` +
+        `(database.migrate(), or npm run db:migrate) on this database first (SQLSTATE ${sqlState}).`,
+      { code: STORAGE_ERROR_CODES.databaseNotMigrated, cause },
+    );
+    this.name = "DatabaseNotMigratedError";
+    this.sqlState = sqlState;
+  }
+}
+
+/** The statements to run as an administrator before migrating as a role without `CREATEROLE`. */
+const CREATE_ROLES_FIRST =
+  "CREATE ROLE app_user NOLOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT; " +
+  "CREATE ROLE app_sweeper NOLOGIN NOSUPERUSER NOBYPASSRLS NOINHERIT; " +
+  "GRANT app_user, app_sweeper TO <migrating role> WITH ADMIN OPTION;";
+
+/**
+ * Migrating was refused a privilege (SQLSTATE 42501). The migrations create the roles
+ * `app_user` and `app_sweeper` and grant them to the migrating role, so that role needs
+ * `CREATEROLE`, or an administrator creates the roles first and grants them to it with
+ * `ADMIN OPTION`; it must also own (or be allowed to create in) the schema.
+ */
+export class MigrationPrivilegeError extends StorageError {
+  readonly sqlState = "42501";
+
+  constructor(serverMessage: string | undefined, cause: unknown) {
+    const said = serverMessage ? ` (the server said: ${serverMessage})` : "";
+    const roleNeeded = /\brole\b/i.test(serverMessage ?? "");
+    const creating = /\bcreate role\b/i.test(serverMessage ?? "");
+    super(
+      creating
+        ? `Migrating needs a role with CREATEROLE${said}: the migrations create the roles app_user and ` +
+            "app_sweeper and grant them to the migrating role. Migrate as a role with CREATEROLE, or " +
+            `have an administrator run first: ${CREATE_ROLES_FIRST} (SQLSTATE 42501).`
+        : roleNeeded
+          ? `Migrating needs the roles app_user and app_sweeper with ADMIN OPTION${said}: migrate as a ` +
+            "role with CREATEROLE, or have an administrator run first: GRANT app_user, app_sweeper TO " +
+            "<migrating role> WITH ADMIN OPTION; (SQLSTATE 42501)."
+          : `Migrating was refused a privilege${said}: the migrating role must own the schema (or have ` +
+            "CREATE on it and on the database), and have CREATEROLE or be granted app_user and " +
+            "app_sweeper WITH ADMIN OPTION (SQLSTATE 42501).",
+      { code: STORAGE_ERROR_CODES.migrationPrivilege, cause },
+    );
+    this.name = "MigrationPrivilegeError";
   }
 }

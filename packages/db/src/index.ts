@@ -1,23 +1,25 @@
 export { PASS_STATUSES } from "@context-cleaner/assembler/internal";
-export type { DatabaseOptions } from "./database";
-export { createDatabase } from "./database";
-export type { Database, ScopedTransaction } from "./database-types";
 export type { DatabaseDriver } from "./database-url";
 export { DATABASE_DRIVERS, resolveDatabaseTarget } from "./database-url";
-export { createDigestRepository } from "./digest-repository";
-export type { NeonSettings } from "./drivers/neon-driver";
+export type { NeonSettings } from "./drivers/neon-settings";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseNotMigratedError,
   DatabaseQueryError,
   DataExceptionError,
   InvalidStorageInputError,
+  MigrationPrivilegeError,
+  MissingDatabaseUrlError,
   MissingOrganizationError,
   RowSecurityError,
   StorageError,
   UnsupportedDatabaseUrlError,
 } from "./errors";
 export { defaultMigrationsFolder } from "./migrations-folder";
+export { createDatabase } from "./public-api";
+export { createDigestRepository } from "./public-database";
+export type { Database, DatabaseOptions, PgliteInstance, ScopedTransaction } from "./public-types";
 export type {
   DigestKind,
   DigestRepository,
@@ -38,4 +40,3 @@ export type {
   ThreadKey,
   ThreadPassCoverage,
 } from "./repository-types";
-export { contextDigest, spendLedger, threadOwner, threadPass } from "./schema/index";

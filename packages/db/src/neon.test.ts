@@ -1,7 +1,7 @@
 import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { DatabaseConnectionError, UnsupportedDatabaseUrlError } from "./errors";
-import { createNeonDatabase } from "./neon";
+import { createDigestRepository, createNeonDatabase } from "./neon";
 
 /** A loopback port with nothing listening. */
 async function closedPort(): Promise<number> {
@@ -21,9 +21,9 @@ describe("createNeonDatabase", () => {
     );
   });
 
-  it("says an unreachable endpoint is unreachable, retryable, without the password", async () => {
+  it("says an unreachable endpoint is unreachable, retryable, without the password, on the first operation", async () => {
     const port = await closedPort();
-    const error = await createNeonDatabase(`postgres://u:hunter2@127.0.0.1:${port}/app`, {
+    const database = await createNeonDatabase(`postgres://u:hunter2@127.0.0.1:${port}/app`, {
       connectTimeoutMs: 1_000,
       neon: {
         wsProxy: () => `127.0.0.1:${port}/v2`,
@@ -31,9 +31,27 @@ describe("createNeonDatabase", () => {
         pipelineTLS: false,
         pipelineConnect: false,
       },
+    });
+    try {
+      const error = await createDigestRepository(database)
+        .getPass("org-1", "thread-1")
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DatabaseConnectionError);
+      expect(error).toMatchObject({ driver: "neon", retryable: true });
+      expect((error as Error).message).toContain("ECONNREFUSED");
+      expect((error as Error).message).not.toContain("hunter2");
+    } finally {
+      await database.close();
+    }
+  });
+
+  it("checks at open with checkConnection", async () => {
+    const port = await closedPort();
+    const error = await createNeonDatabase(`postgres://u@127.0.0.1:${port}/app`, {
+      checkConnection: true,
+      connectTimeoutMs: 1_000,
+      neon: { wsProxy: () => `127.0.0.1:${port}/v2`, useSecureWebSocket: false, pipelineConnect: false },
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DatabaseConnectionError);
-    expect(error).toMatchObject({ driver: "neon", retryable: true });
-    expect((error as Error).message).not.toContain("hunter2");
   });
 });

@@ -5,25 +5,30 @@
  * main entry's.
  */
 
-import { DATABASE_DEFAULTS, toDatabase } from "./database-handle";
-import type { Database } from "./database-types";
+import { DATABASE_DEFAULTS, openDatabase } from "./database-handle";
 import { resolveDatabaseTarget } from "./database-url";
-import { connectNeon, type NeonSettings } from "./drivers/neon-driver";
+import { connectNeon } from "./drivers/neon-driver";
+import type { NeonSettings } from "./drivers/neon-settings";
+import { publicDatabase } from "./public-handle";
+import type { Database } from "./public-types";
 
-export type { Database, ScopedTransaction } from "./database-types";
-export { createDigestRepository } from "./digest-repository";
-export type { NeonSettings } from "./drivers/neon-driver";
+export type { NeonSettings } from "./drivers/neon-settings";
 export {
   ConstraintViolationError,
   DatabaseConnectionError,
+  DatabaseNotMigratedError,
   DatabaseQueryError,
   DataExceptionError,
   InvalidStorageInputError,
+  MigrationPrivilegeError,
+  MissingDatabaseUrlError,
   MissingOrganizationError,
   RowSecurityError,
   StorageError,
   UnsupportedDatabaseUrlError,
 } from "./errors";
+export { createDigestRepository } from "./public-database";
+export type { Database, ScopedTransaction } from "./public-types";
 export type {
   DigestRepository,
   LeftBehindPage,
@@ -43,16 +48,20 @@ export interface NeonDatabaseOptions {
   maxConnections?: number;
   /** Neon driver settings (process-global `neonConfig`). @default {} */
   neon?: NeonSettings;
+  /** Check that the endpoint answers before resolving. @default false: connect on the first operation */
+  checkConnection?: boolean;
 }
 
 /**
  * Opens a `postgres://` URL through the Neon serverless driver (a WebSocket pool with
  * interactive transactions), whatever the host: what `createDatabase(url, { driver: "neon" })`
- * does, without the other drivers.
+ * does, without the other drivers. For any Postgres, Neon or not, `@context-cleaner/db/server`
+ * picks the driver from the URL.
  * @example
  * const repository = createDigestRepository(await createNeonDatabase(Resource.DatabaseUrl.value));
  * @throws {UnsupportedDatabaseUrlError} for a URL that is not `postgres://` or `postgresql://`.
- * @throws {DatabaseConnectionError} when the endpoint cannot be reached (checked once, here).
+ * @throws {DatabaseConnectionError} with `checkConnection`, when the endpoint cannot be
+ *   reached; otherwise the first operation throws it.
  */
 export async function createNeonDatabase(url: string, options: NeonDatabaseOptions = {}): Promise<Database> {
   const target = resolveDatabaseTarget(url, "neon");
@@ -60,10 +69,10 @@ export async function createNeonDatabase(url: string, options: NeonDatabaseOptio
     // resolveDatabaseTarget refuses a pglite URL for driver "neon"; this narrows the type.
     throw new Error("unreachable: a neon target was expected");
   }
-  const connection = await connectNeon(target.url, `${target.host}:${target.port}`, {
+  const connection = connectNeon(target.url, `${target.host}:${target.port}`, {
     connectTimeoutMs: options.connectTimeoutMs ?? DATABASE_DEFAULTS.connectTimeoutMs,
     maxConnections: options.maxConnections ?? DATABASE_DEFAULTS.maxConnections,
     neon: options.neon ?? {},
   });
-  return toDatabase("neon", target.description, connection);
+  return publicDatabase(await openDatabase("neon", target.description, connection, options.checkConnection));
 }

@@ -13,14 +13,19 @@ import { InvalidStorageInputError, MissingOrganizationError } from "./errors";
 // worker's payload schema and in-memory store apply: a value one side accepts the other
 // never refuses.
 
+// What `String(x)` or a template literal makes of a missing value: a turn without
+// `configurable.org_id` would otherwise load (and write) digests for an org named "undefined".
+const STRINGIFIED_MISSING_VALUES = new Set(["undefined", "null"]);
+
 /**
- * @throws {MissingOrganizationError} when the org id is missing, empty, blank or not a string.
+ * @throws {MissingOrganizationError} when the org id is missing, empty, blank, not a string,
+ *   or a missing value turned into text (`"undefined"`, `"null"`).
  * @throws {InvalidStorageInputError} when it breaks the id rule (taken as given, never
  *   trimmed: no surrounding whitespace, control characters or lone surrogates, at most 200
  *   UTF-8 bytes).
  */
 export function requireOrganizationId(orgId: unknown): string {
-  if (typeof orgId !== "string" || orgId.trim() === "") {
+  if (typeof orgId !== "string" || orgId.trim() === "" || STRINGIFIED_MISSING_VALUES.has(orgId)) {
     throw new MissingOrganizationError(orgId);
   }
   return requireId(orgId, "orgId");

@@ -22,7 +22,7 @@ export interface DemoOptions {
   reportPath?: string;
   /** @default 1 */
   longThreads?: number;
-  /** A database URL; embedded in-memory PGlite when absent. */
+  /** A database URL. @default "pglite://" (embedded, in memory) */
   databaseUrl?: string;
   /**
    * Routes the worker's passes another way, e.g. through a queue: given the demo's worker
@@ -50,7 +50,7 @@ export interface BetweenTurnsRoute {
 // Over 60 lines: the demo script read top to bottom (its printed explanation is most of it).
 export async function runDemo(write: (line: string) => void, options: DemoOptions = {}): Promise<void> {
   const reportPath = resolve(options.reportPath ?? DEMO_DEFAULTS.reportPath);
-  const database = await createDatabase(options.databaseUrl);
+  const database = await createDatabase(options.databaseUrl ?? "pglite://");
   let route: BetweenTurnsRoute | undefined;
   try {
     await database.migrate();

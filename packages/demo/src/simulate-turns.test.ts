@@ -18,7 +18,7 @@ const runOf = (id: string) => simulation.contestants.find((run) => run.id === id
 
 beforeAll(async () => {
   if (!thread) throw new Error("the credit-agreement fixture is missing");
-  database = await createDatabase();
+  database = await createDatabase("pglite://");
   await database.migrate();
   simulation = await simulateThread(thread, {
     contestants: createLineup(),

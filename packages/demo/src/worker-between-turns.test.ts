@@ -8,7 +8,7 @@ let database: Database;
 let worker: BetweenTurnsWorker;
 
 beforeAll(async () => {
-  database = await createDatabase();
+  database = await createDatabase("pglite://");
   await database.migrate();
   worker = {
     store: createDigestRepository(database),

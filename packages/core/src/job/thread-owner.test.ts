@@ -1,11 +1,6 @@
-import {
-  createDatabase,
-  createDigestRepository,
-  type Database,
-  type DigestRepository,
-} from "@context-cleaner/db";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
@@ -22,17 +17,7 @@ const fixture = buildHeavyThread({
 });
 const rawToolChars = 200_000;
 
-let database: Database;
-let repository: DigestRepository;
-
-beforeAll(async () => {
-  database = await createDatabase();
-  await database.migrate();
-  repository = createDigestRepository(database);
-});
-afterAll(async () => {
-  await database.close();
-});
+const storage = usePgliteRepository();
 
 /** A digester that records its requests and charges for each call. */
 function payingDigester(): DigestModel & { requests: DigestRequest[] } {
@@ -71,7 +56,7 @@ describe("runDigestJob: a thread is bound to the org that owns it", () => {
     const threadOwner = ownerOf({ "attacker-thread": { status: "owned", orgId: "attacker" } });
     const outcome = await runDigestJob(job("victim", "attacker-thread"), {
       checkpoints: createInMemoryCheckpointReader(new Map([["attacker-thread", fixture.messages]])),
-      store: repository,
+      store: storage.repository,
       digester,
       clock: fixedClock(at),
       threadOwner,
@@ -80,9 +65,12 @@ describe("runDigestJob: a thread is bound to the org that owns it", () => {
     expect(outcome).toMatchObject({ status: "skipped", reason: "not_owner", calls: 0, costUsd: 0 });
     expect(threadOwner.asked).toEqual(["attacker-thread"]);
     expect(digester.requests).toEqual([]);
-    expect(await repository.getSpend("victim", "2026-11-30")).toEqual({ reservedUsd: 0, spentUsd: 0 });
-    expect(await repository.getPass("victim", "attacker-thread")).toBeNull();
-    expect((await repository.loadThreadDigests("victim", "attacker-thread")).size).toBe(0);
+    expect(await storage.repository.getSpend("victim", "2026-11-30")).toEqual({
+      reservedUsd: 0,
+      spentUsd: 0,
+    });
+    expect(await storage.repository.getPass("victim", "attacker-thread")).toBeNull();
+    expect((await storage.repository.loadThreadDigests("victim", "attacker-thread")).size).toBe(0);
     expect(metrics).toContainEqual({
       name: "SkippedJobs",
       value: 1,
@@ -93,7 +81,7 @@ describe("runDigestJob: a thread is bound to the org that owns it", () => {
     // The victim's own thread of the same content finds nothing of the attacker's to reuse.
     const own = await runDigestJob(job("victim", "victim-thread"), {
       checkpoints: createInMemoryCheckpointReader(new Map([["victim-thread", fixture.messages]])),
-      store: repository,
+      store: storage.repository,
       digester,
       clock: fixedClock(at),
       threadOwner: ownerOf({ "victim-thread": { status: "owned", orgId: "victim" } }),
@@ -109,21 +97,21 @@ describe("runDigestJob: a thread is bound to the org that owns it", () => {
     const digester = payingDigester();
     const outcome = await runDigestJob(job("acme", "disputed"), {
       checkpoints: createInMemoryCheckpointReader(new Map([["disputed", fixture.messages]])),
-      store: repository,
+      store: storage.repository,
       digester,
       clock: fixedClock(at),
       threadOwner: ownerOf({ disputed: ownership }),
     });
     expect(outcome).toMatchObject({ status: "skipped", reason: "not_owner" });
     expect(digester.requests).toEqual([]);
-    expect(await repository.getPass("acme", "disputed")).toBeNull();
+    expect(await storage.repository.getPass("acme", "disputed")).toBeNull();
   });
 
   it("runs the pass of the owner's own payload, and asks nothing for a job the trigger stops", async () => {
     const threadOwner = ownerOf({ mine: { status: "owned", orgId: "initech" } });
     const ports = {
       checkpoints: createInMemoryCheckpointReader(new Map([["mine", fixture.messages]])),
-      store: repository,
+      store: storage.repository,
       digester: createExtractiveDigester(),
       clock: fixedClock(at),
       threadOwner,

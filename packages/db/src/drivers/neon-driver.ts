@@ -2,32 +2,23 @@ import { neonConfig, Pool } from "@neondatabase/serverless";
 import { drizzle } from "drizzle-orm/neon-serverless";
 import { migrate } from "drizzle-orm/neon-serverless/migrator";
 import ws from "ws";
-import { probePool } from "./connection-probe";
+import { ignoreIdleClientErrors, probePool } from "./connection-probe";
 import { type DriverConnection, toDriverConnection } from "./driver-connection";
+import type { NeonSettings } from "./neon-settings";
 
-/**
- * Overrides of the Neon driver's (process-global) `neonConfig`, e.g. to reach a local
- * WebSocket relay in tests. Unset fields keep Neon's defaults.
- */
-export interface NeonSettings {
-  /** @default `ws` when the runtime has no global WebSocket (Node 20) */
-  webSocketConstructor?: typeof neonConfig.webSocketConstructor;
-  wsProxy?: string | ((host: string, port: number | string) => string);
-  useSecureWebSocket?: boolean;
-  pipelineTLS?: boolean;
-  pipelineConnect?: "password" | false;
-}
+export type { NeonSettings } from "./neon-settings";
 
 /**
  * A `@neondatabase/serverless` Pool (WebSocket) with `drizzle-orm/neon-serverless`, which
- * supports interactive transactions (neon-http does not). Probed once.
- * @throws {DatabaseConnectionError} when the endpoint cannot be reached.
+ * supports interactive transactions (neon-http does not). Opening it does no I/O: the
+ * first operation connects, after a probe that turns an unreachable endpoint into a
+ * `DatabaseConnectionError`.
  */
-export async function connectNeon(
+export function connectNeon(
   url: string,
   target: string,
   settings: { connectTimeoutMs: number; maxConnections: number; neon: NeonSettings },
-): Promise<DriverConnection> {
+): DriverConnection {
   neonConfig.webSocketConstructor =
     settings.neon.webSocketConstructor ??
     neonConfig.webSocketConstructor ??
@@ -36,11 +27,17 @@ export async function connectNeon(
   const overrides = { ...settings.neon };
   delete overrides.webSocketConstructor;
   Object.assign(neonConfig, overrides);
-  const pool = new Pool({
-    connectionString: url,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    max: settings.maxConnections,
-  });
-  await probePool("neon", target, settings.connectTimeoutMs, pool);
-  return toDriverConnection(drizzle({ client: pool }), migrate, () => pool.end());
+  const pool = ignoreIdleClientErrors(
+    new Pool({
+      connectionString: url,
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      max: settings.maxConnections,
+    }),
+  );
+  return toDriverConnection(
+    drizzle({ client: pool }),
+    migrate,
+    () => probePool("neon", target, settings.connectTimeoutMs, pool),
+    () => pool.end(),
+  );
 }

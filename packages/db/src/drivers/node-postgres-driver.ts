@@ -1,7 +1,7 @@
 import { drizzle } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
-import { probePool } from "./connection-probe";
+import { ignoreIdleClientErrors, probePool } from "./connection-probe";
 import { type DriverConnection, toDriverConnection } from "./driver-connection";
 
 /** Pool settings for node-postgres. */
@@ -11,19 +11,25 @@ export interface NodePostgresSettings {
 }
 
 /**
- * A node-postgres pool, probed once so an unreachable server fails here, fast.
- * @throws {DatabaseConnectionError} when the server cannot be reached.
+ * A node-postgres pool. Opening it does no I/O: the first operation connects, after a
+ * probe that turns an unreachable server into a `DatabaseConnectionError`.
  */
-export async function connectNodePostgres(
+export function connectNodePostgres(
   url: string,
   target: string,
   settings: NodePostgresSettings,
-): Promise<DriverConnection> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    max: settings.maxConnections,
-  });
-  await probePool("postgres", target, settings.connectTimeoutMs, pool);
-  return toDriverConnection(drizzle({ client: pool }), migrate, () => pool.end());
+): DriverConnection {
+  const pool = ignoreIdleClientErrors(
+    new pg.Pool({
+      connectionString: url,
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      max: settings.maxConnections,
+    }),
+  );
+  return toDriverConnection(
+    drizzle({ client: pool }),
+    migrate,
+    () => probePool("postgres", target, settings.connectTimeoutMs, pool),
+    () => pool.end(),
+  );
 }

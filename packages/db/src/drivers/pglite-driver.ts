@@ -3,6 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { DatabaseConnectionError } from "../errors";
+import type { PgliteInstance } from "../public-types";
 import { type DriverConnection, toDriverConnection } from "./driver-connection";
 
 /**
@@ -12,9 +13,10 @@ import { type DriverConnection, toDriverConnection } from "./driver-connection";
  */
 export async function connectPglite(
   dataDir: string | undefined,
-  instance?: PGlite,
+  instance?: PgliteInstance,
 ): Promise<DriverConnection> {
-  let client = instance;
+  // An injected instance is a PGlite: the public option names it structurally.
+  let client = instance as PGlite | undefined;
   if (client === undefined) {
     try {
       if (dataDir !== undefined) {
@@ -27,9 +29,14 @@ export async function connectPglite(
   }
   const owned = instance === undefined;
   const opened = client;
-  return toDriverConnection(drizzle({ client }), migrate, async () => {
-    if (owned) {
-      await opened.close();
-    }
-  });
+  return toDriverConnection(
+    drizzle({ client }),
+    migrate,
+    async () => undefined, // embedded: open once it is created
+    async () => {
+      if (owned) {
+        await opened.close();
+      }
+    },
+  );
 }

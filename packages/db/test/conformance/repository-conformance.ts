@@ -157,6 +157,7 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       ["empty", ""],
       ["blank", "   "],
       ["missing", undefined as unknown as string],
+      ['"undefined" (a stringified missing)', "undefined"],
     ])("refuses an %s org id on every org-scoped method", async (_label, orgId) => {
       const calls: Array<() => Promise<unknown>> = [
         () => repository().upsertDigests(orgId, [digestRow()]),
