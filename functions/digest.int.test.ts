@@ -160,18 +160,18 @@ describe("the digest function end to end", () => {
     const handler = createDigestHandler(dependencies);
     onTestFinished(() => dependencies.close());
 
-    const before = assembleModelView(fixture.messages, await repository.loadThreadDigests(orgId, THREAD));
+    const before = assembleModelView(fixture.messages, await repository.loadThreadDigests(orgId, threadId));
     expect(await drain(handler)).toBe(1);
     expect(services.relay.connections()).toBeGreaterThan(relayConnections);
     expect(anthropic.requests.length).toBeGreaterThan(0);
 
-    const digests = await repository.loadThreadDigests(orgId, THREAD);
+    const digests = await repository.loadThreadDigests(orgId, threadId);
     expect(digests.size).toBeGreaterThan(10);
     const after = assembleModelView(fixture.messages, digests);
     expect(viewChars(after.messages)).toBeLessThan(viewChars(before.messages) * 0.6);
     const probes = probeRetention(fixture, after.messages);
     expect(probes.lost).toEqual([]);
-    expect(await repository.getPass(orgId, THREAD)).toMatchObject({ status: "done" });
+    expect(await repository.getPass(orgId, threadId)).toMatchObject({ status: "done" });
     expect(metrics.count("DigestCalls")).toBeGreaterThan(0);
     expect(logger.at("error")).toEqual([]);
   });

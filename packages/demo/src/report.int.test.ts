@@ -54,7 +54,7 @@ describe("the demo's HTML report in headless chromium", () => {
     await page.screenshot({ path: join(directory, "report.png"), fullPage: true });
   });
 
-  it("draws every line chart with one series per contestant (prompt chars) or per budget track", async () => {
+  it("draws every line chart with one series per contestant (prompt chars, cost per turn) or per budget track", async () => {
     const charts = await page.$$eval("svg[data-chart='line']", (svgs) =>
       svgs.map((svg) => ({
         figure: svg.closest("figure")?.id ?? "",
@@ -67,10 +67,12 @@ describe("the demo's HTML report in headless chromium", () => {
         }),
       })),
     );
-    // Five threads (four fixtures and one long thread), two charts each.
-    expect(charts).toHaveLength(10);
+    // Five threads (four fixtures and one long thread), four charts each: prompt chars and
+    // cost per turn (warm, cold) per contestant, and the tool budget per track.
+    expect(charts).toHaveLength(20);
     for (const chart of charts) {
-      const expected = chart.figure.includes("-prompt-") ? CONTESTANTS : BUDGET_TRACKS;
+      const perContestant = chart.figure.includes("-prompt-") || chart.figure.includes("-cost-");
+      const expected = perContestant ? CONTESTANTS : BUDGET_TRACKS;
       expect(chart.series, chart.figure).toHaveLength(expected);
       expect(chart.declared).toBe(expected);
       expect(new Set(chart.series.map((series) => series.id)).size).toBe(expected);
