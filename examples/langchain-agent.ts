@@ -14,7 +14,7 @@ export function buildAgent(
   tools: ClientTool[],
   checkpointer: BaseCheckpointSaver,
   loadDigests: LoadDigests, // e.g. (threadId, turn) => repository.loadThreadDigests(orgId, threadId)
-  publishTurnEnded: PublishTurnEnded, // e.g. (event) => queue.publish({ orgId, ...event })
+  publishTurnEnded: PublishTurnEnded, // e.g. (event) => events.publishTurnEnded({ orgId, ...event })
 ) {
   const cleaner = contextCleanerMiddleware({ loadDigests, publishTurnEnded });
   return createAgent({ model, tools, checkpointer, middleware: [cleaner] });
