@@ -3,9 +3,13 @@ import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/ass
 import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
+  type DigestJobPorts,
+  type DigestModel,
+  DigestModelError,
   type DigestStore,
   StoreInputError,
   type TurnLock,
+  withFallback,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
 import { describe, expect, it } from "vitest";
@@ -16,7 +20,10 @@ import { heavyThread, rawToolChars } from "../test/threads";
 import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
 import { lambdaContext } from "./lambda-context";
 import { deliverOnce } from "./local-worker";
+import type { FunctionIssue } from "./observability";
 import { sqsEvent } from "./sqs-event";
+
+type ThreadOwner = NonNullable<DigestJobPorts["threadOwner"]>;
 
 const storage = usePgliteRepository();
 
@@ -40,6 +47,8 @@ function setup(
   options: {
     store?: DigestStore;
     lock?: TurnLock;
+    digester?: DigestModel;
+    threadOwner?: ThreadOwner;
     disabled?: boolean;
     visibility?: DigestHandlerDependencies["queue"];
     deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
@@ -50,13 +59,15 @@ function setup(
   const queue = createInProcessDigestQueue({ clock, visibilityTimeoutSeconds: 600 });
   const logger = recordingLogger();
   const metrics = recordingMetrics();
+  const issues: FunctionIssue[] = [];
   const dependencies: DigestHandlerDependencies = {
     ports: {
       checkpoints: createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]])),
       store: options.store ?? storage.repository,
-      digester: createExtractiveDigester(),
+      digester: options.digester ?? createExtractiveDigester(),
       clock,
       ...(options.lock ? { lock: options.lock } : {}),
+      ...(options.threadOwner ? { threadOwner: options.threadOwner } : {}),
     },
     queue: options.visibility ?? {
       changeVisibility: queue.changeVisibility,
@@ -64,16 +75,17 @@ function setup(
     },
     logger,
     metrics,
+    issues: (issue) => issues.push(issue),
     disabled: () => options.disabled ?? false,
     jobOptions: { maxCallsPerJob: 2 },
     ...(options.onJobFinished ? { onJobFinished: options.onJobFinished } : {}),
   };
-  return { clock, queue, logger, metrics, handler: createDigestHandler(dependencies) };
+  return { clock, queue, logger, metrics, issues, handler: createDigestHandler(dependencies) };
 }
 
 describe("createDigestHandler", () => {
   it("digests the thread of a record and acks it, logging the outcome and flushing metrics once", async () => {
-    const { queue, logger, metrics, handler } = setup();
+    const { queue, logger, metrics, issues, handler } = setup();
     const { orgId, threadId, message } = turn();
     await queue.send(message);
 
@@ -92,6 +104,7 @@ describe("createDigestHandler", () => {
     expect(metrics.count("DigestsWritten")).toBeGreaterThan(0);
     expect(metrics.flushes).toBe(1);
     expect(logger.at("error")).toEqual([]);
+    expect(issues).toEqual([]);
   });
 
   it("tells onJobFinished of each finished job with its message id; an observer that throws fails nothing", async () => {
@@ -114,8 +127,8 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual(["onJobFinished threw: ignored"]);
   });
 
-  it("dead-letters a poison record with its reason and acks it at once, logging and counting it, while other threads go on", async () => {
-    const { queue, logger, metrics, handler } = setup();
+  it("dead-letters a poison record with its reason and acks it at once, logging, counting and reporting it, while other threads go on", async () => {
+    const { queue, logger, metrics, issues, handler } = setup();
     const good = turn();
     await queue.send({
       body: JSON.stringify({ ...good.event, rawToolChars: "lots" }),
@@ -144,6 +157,18 @@ describe("createDigestHandler", () => {
     expect(logger.at("error").map((entry) => String(entry.attributes.reason))).toHaveLength(2);
     expect(metrics.count("PoisonRecords")).toBe(2);
     expect(metrics.count("FailedJobs")).toBe(0);
+    // Each is an Error object for the console's Issues tab, with its message id and reason, not its body.
+    const poisonIds = first?.received
+      .filter((record) => record.groupId.startsWith("poison"))
+      .map((record) => record.messageId)
+      .sort();
+    expect(issues.map((issue) => issue.fields.messageId).sort()).toEqual(poisonIds);
+    for (const issue of issues) {
+      expect(issue).toBeInstanceOf(Error);
+      expect(issue).toMatchObject({ name: "PoisonRecord", receiveCount: 1 });
+      expect(String(issue.fields.reason)).toMatch(/rawToolChars|not JSON/);
+      expect(Object.keys(issue.fields)).not.toContain("body");
+    }
   });
 
   it("tries the valid later records of a poison record's thread in the same batch, never dead-lettering them", async () => {
@@ -360,12 +385,25 @@ describe("createDigestHandler", () => {
         return storage.repository.upsertDigests(orgId, rows);
       },
     };
-    const { clock, queue, logger, metrics, handler } = setup({ store: flaky });
+    const { clock, queue, logger, metrics, issues, handler } = setup({ store: flaky });
     const { orgId, threadId, message } = turn();
-    await queue.send(message);
+    const { messageId } = await queue.send(message);
 
     expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
     expect(metrics.count("FailedJobs")).toBe(1);
+    // The invocation succeeds (a partial batch response): the console's Issues tab sees the
+    // failure only as an Error object, with the record's ids and the error that failed the job.
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toBeInstanceOf(Error);
+    expect(issues[0]).toMatchObject({
+      name: "DigestJobFailed",
+      message: "digest job failed: the queue retries it",
+      fields: { orgId, threadId, messageId, receiveCount: 1, retryInSeconds: 30 },
+      orgId,
+      threadId,
+      messageId,
+    });
+    expect((issues[0]?.cause as Error | undefined)?.message).toBe("connection reset");
     expect(logger.at("error")[0]).toMatchObject({
       message: "digest job failed: the queue retries it",
       attributes: { orgId, threadId, error: "connection reset", receiveCount: 1, retryInSeconds: 30 },
@@ -382,6 +420,46 @@ describe("createDigestHandler", () => {
     expect(retry?.failed).toEqual([]);
     expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
     expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
+    expect(issues).toHaveLength(1);
+  });
+
+  it("reports a job refused because its org does not own the thread, with the record's ids", async () => {
+    const threadOwner: ThreadOwner = { ownerOf: async () => ({ status: "owned", orgId: "another-org" }) };
+    const { queue, metrics, issues, handler } = setup({ threadOwner });
+    const { orgId, threadId, message } = turn();
+    const { messageId } = await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect(metrics.count("SkippedJobs", { reason: "not_owner" })).toBe(1);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toBeInstanceOf(Error);
+    expect(issues[0]).toMatchObject({ name: "TenantRefused", fields: { orgId, threadId, messageId } });
+  });
+
+  it("reports a finished job whose fallback rate is over the alarm, and none under it", async () => {
+    const down: DigestModel = {
+      id: "primary",
+      digest: async () => {
+        throw new DigestModelError("rejected", { reason: "client_error", status: 401 });
+      },
+    };
+    const { queue, issues, handler } = setup({ digester: withFallback(down, createExtractiveDigester()) });
+    const { orgId, threadId, message } = turn();
+    const { messageId } = await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect((await storage.repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(0);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toBeInstanceOf(Error);
+    expect(issues[0]).toMatchObject({
+      name: "DigestFallbackRateHigh",
+      fields: { orgId, threadId, messageId, fallbackRate: 1, fallbackAlarmRate: 0.5 },
+    });
+
+    const healthy = setup({ digester: withFallback(createExtractiveDigester(), createExtractiveDigester()) });
+    await healthy.queue.send(turn().message);
+    expect((await deliverOnce(healthy.queue, healthy.handler))?.failed).toEqual([]);
+    expect(healthy.issues).toEqual([]);
   });
 
   it("hands a job that fails with an error that is not retryable straight back, to reach the dead letters", async () => {

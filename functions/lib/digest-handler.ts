@@ -1,5 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
 import {
+  DIGEST_JOB_DEFAULTS,
   type DigestJobOptions,
   type DigestJobOutcome,
   type DigestJobPayload,
@@ -10,7 +11,14 @@ import {
 } from "@context-cleaner/core";
 import type { DeadLetterQueue, DigestQueue } from "@context-cleaner/core/queue";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
-import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
+import {
+  consoleIssues,
+  describeError,
+  FunctionIssue,
+  type FunctionLogger,
+  type FunctionMetrics,
+  type IssueReporter,
+} from "./observability";
 import { runJob } from "./run-job";
 
 /** Defaults of {@link DigestHandlerDependencies}' settings. */
@@ -63,6 +71,13 @@ export interface DigestHandlerDependencies {
   queue: Pick<DigestQueue, "changeVisibility"> & { readonly deadLetters?: Pick<DeadLetterQueue, "send"> };
   logger: FunctionLogger;
   metrics: FunctionMetrics;
+  /**
+   * Where a failed job, a poison record, a refused tenant and a fallback rate over the alarm
+   * are reported as Error objects, besides their log line and metric (the invocation itself
+   * succeeds). @default {@link consoleIssues}: `console.error(error)`, which the SST console's
+   * Issues tab picks up
+   */
+  issues?: IssueReporter;
   /** The kill switch, read per record. @default never disabled */
   disabled?: () => boolean;
   /** The job's options. */
@@ -166,6 +181,10 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  *   effort, so the sweep finds it even if the message dead-letters), and handed back for
  *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
  *
+ * A failed job, a poison record, a job refused as `not_owner` and a finished job whose
+ * fallback rate is over `fallbackAlarmRate` are also reported to `issues` as Error objects
+ * with the record's ids, since the invocation itself succeeds.
+ *
  * Records of a thread skipped after one was handed back come back with it.
  */
 export function createDigestHandler(dependencies: DigestHandlerDependencies): DigestHandler {
@@ -180,6 +199,41 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
   };
   const jobPorts: DigestJobPorts = { ...ports, metrics };
   const count = (name: string) => metrics.record({ name, value: 1, unit: "Count" });
+  const issues = dependencies.issues ?? consoleIssues();
+  const fallbackAlarmRate =
+    dependencies.jobOptions?.fallbackAlarmRate ?? DIGEST_JOB_DEFAULTS.fallbackAlarmRate;
+
+  /** The record's ids, for an issue: never its body. */
+  function ids(log: Record<string, unknown>): Record<string, string | number> {
+    const fields: Record<string, string | number> = {};
+    for (const key of ["orgId", "threadId", "turnEndedAt", "messageId", "receiveCount"]) {
+      const value = log[key];
+      if (typeof value === "string" || typeof value === "number") fields[key] = value;
+    }
+    return fields;
+  }
+
+  /** Reports a finished job's outcome an operator must see: a refused tenant, a fallback rate over the alarm. */
+  function reportOutcome(outcome: DigestJobOutcome, log: Record<string, unknown>): void {
+    if (outcome.status === "skipped" && outcome.reason === "not_owner") {
+      issues(
+        new FunctionIssue(
+          "TenantRefused",
+          "digest job refused: its org does not own the thread (or the owner is unknown)",
+          ids(log),
+        ),
+      );
+    }
+    if (outcome.digestedPages > 0 && outcome.fallbacks / outcome.digestedPages > fallbackAlarmRate) {
+      issues(
+        new FunctionIssue("DigestFallbackRateHigh", "digest fallback rate above the alarm threshold", {
+          ...ids(log),
+          fallbackRate: outcome.fallbacks / outcome.digestedPages,
+          fallbackAlarmRate,
+        }),
+      );
+    }
+  }
 
   /** Makes a record visible again in `seconds`; a failure only delays it to its visibility timeout. */
   async function handBack(record: SQSRecord, seconds: number, log: Record<string, unknown>): Promise<void> {
@@ -287,6 +341,12 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         body: record.body.slice(0, 1_000),
       });
       count("PoisonRecords");
+      issues(
+        new FunctionIssue("PoisonRecord", "poison record: not a valid turn event, for the dead letters", {
+          ...ids(log),
+          reason,
+        }),
+      );
       if (await deadLetter(record, reason, log)) return undefined;
       await giveBack(0);
       throw error;
@@ -315,6 +375,14 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         retryInSeconds,
       });
       count("FailedJobs");
+      issues(
+        new FunctionIssue(
+          "DigestJobFailed",
+          "digest job failed: the queue retries it",
+          { ...ids(log), retryInSeconds },
+          { cause: error },
+        ),
+      );
       await recordFailedPass(job, log);
       await giveBack(retryInSeconds);
       throw error;
@@ -366,6 +434,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       return finished(outcome, record.messageId, log);
     }
     logger.info("digest job finished", { ...log, ...outcomeSummary(outcome) });
+    reportOutcome(outcome, log);
     return finished(outcome, record.messageId, log);
   }
 

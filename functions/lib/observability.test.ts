@@ -1,7 +1,7 @@
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { recordingLogger } from "../test/recorders";
-import { describeError, powertoolsMetrics } from "./observability";
+import { consoleIssues, describeError, FunctionIssue, powertoolsMetrics } from "./observability";
 
 /** The EMF documents Powertools printed to stdout while `run` ran. */
 function emfLines(run: () => void): Record<string, unknown>[] {
@@ -97,5 +97,31 @@ describe("describeError", () => {
       retryable: true,
     });
     expect(describeError("plain")).toEqual({ error: "plain" });
+  });
+});
+
+describe("consoleIssues", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("writes each issue to console.error as an Error object carrying its fields, and never throws", () => {
+    const spy = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const cause = new Error("connection reset");
+    const issue = new FunctionIssue(
+      "DigestJobFailed",
+      "digest job failed",
+      { orgId: "acme", threadId: "t1" },
+      { cause },
+    );
+    consoleIssues()(issue);
+    expect(spy).toHaveBeenCalledTimes(1);
+    const [written] = spy.mock.calls[0] ?? [];
+    expect(written).toBe(issue);
+    expect(written).toBeInstanceOf(Error);
+    expect(written).toMatchObject({ name: "DigestJobFailed", orgId: "acme", threadId: "t1", cause });
+
+    const failing = consoleIssues(() => {
+      throw new Error("stderr closed");
+    });
+    expect(() => failing(issue)).not.toThrow();
   });
 });

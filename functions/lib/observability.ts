@@ -75,3 +75,44 @@ export function powertoolsMetrics(metrics: Metrics, logger?: Pick<FunctionLogger
     },
   };
 }
+
+/**
+ * A failure the function handles (its invocation still succeeds) that an operator must see:
+ * a failed job, a poison record, a refused tenant, a fallback rate over the alarm. Its
+ * message names the kind of failure and stays the same across records, so the SST console
+ * groups them into one issue; the record's ids (`orgId`, `threadId`, `messageId`, …) are
+ * fields of the error, never the thread's content. `cause` is the error that failed the job.
+ */
+export class FunctionIssue extends Error {
+  constructor(
+    name: string,
+    message: string,
+    readonly fields: Readonly<Record<string, string | number>>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = name;
+    // Own fields: Node prints them with the stack, so the console's issue shows the ids.
+    Object.assign(this, fields);
+  }
+}
+
+/** Where the functions report their handled failures as {@link FunctionIssue}s. */
+export type IssueReporter = (issue: FunctionIssue) => void;
+
+/**
+ * Reports each issue as an Error object on `console.error`: the SST console's Issues tab
+ * reports a Lambda function's failures and, for Node.js, the errors logged as
+ * `console.error(errorObject)`, not a JSON log line at level ERROR. Never throws.
+ */
+export function consoleIssues(
+  write: (error: Error) => void = (error) => console.error(error),
+): IssueReporter {
+  return (issue) => {
+    try {
+      write(issue);
+    } catch {
+      // A failing reporter must not fail the job.
+    }
+  };
+}

@@ -1,4 +1,4 @@
-import { createExtractiveDigester, fixedClock } from "@context-cleaner/core";
+import { createExtractiveDigester, DigestModelError, fixedClock, withFallback } from "@context-cleaner/core";
 import {
   type BetweenTurnsWorker,
   fixtureThreads,
@@ -145,5 +145,33 @@ describe("createQueuedPasses below the trigger", () => {
     expect((await worker.store.loadThreadDigests("quiet", "credit-agreement@next-user-message")).size).toBe(
       0,
     );
+  });
+
+  it("prints the handler's issues among its warning lines, e.g. a fallback rate over the alarm", async () => {
+    if (!thread) throw new Error("the credit-agreement fixture is missing");
+    const down = {
+      id: "primary",
+      digest: async () => {
+        throw new DigestModelError("rejected", { reason: "client_error", status: 401 });
+      },
+    };
+    const fallingBack = { ...worker, digester: withFallback(down, createExtractiveDigester()) };
+    const printed: string[] = [];
+    const outage = createQueuedPasses(fallingBack, { warn: (line) => printed.push(line) });
+    try {
+      await simulateThread(thread, {
+        contestants: [WITH_DIGESTS],
+        worker: { ...fallingBack, runPass: outage.runPass },
+        orgId: "outage",
+        maxTurns: 2,
+      });
+    } finally {
+      await outage.close();
+    }
+    expect(outage.passes.length).toBeGreaterThan(0);
+    expect(printed.filter((line) => line.startsWith("  issue: DigestFallbackRateHigh:"))).toHaveLength(
+      outage.passes.length,
+    );
+    expect(printed.find((line) => line.includes("DigestFallbackRateHigh"))).toMatch(/"orgId":"outage"/);
   });
 });

@@ -91,6 +91,8 @@ export function createQueuedPasses(
     queue,
     logger,
     metrics,
+    // The demo prints its issues among its own lines rather than as stack traces on stderr.
+    issues: (issue) => warn(`  issue: ${issue.name}: ${issue.message} ${JSON.stringify(issue.fields)}`),
     ...(jobOptions ? { jobOptions } : {}),
     onJobFinished: (outcome, messageId) => finished.set(messageId, outcome),
   });
