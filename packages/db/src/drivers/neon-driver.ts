@@ -19,10 +19,12 @@ export function connectNeon(
   target: string,
   settings: { connectTimeoutMs: number; maxConnections: number; neon: NeonSettings },
 ): DriverConnection {
+  // `ws` before the runtime's own WebSocket: its error events carry the socket's error
+  // (ECONNREFUSED, a TLS failure), which a connection error must name; the WHATWG
+  // WebSocket of Node 22 reports only "network error".
   neonConfig.webSocketConstructor =
     settings.neon.webSocketConstructor ??
     neonConfig.webSocketConstructor ??
-    (globalThis.WebSocket as unknown as typeof neonConfig.webSocketConstructor | undefined) ??
     (ws as unknown as typeof neonConfig.webSocketConstructor);
   const overrides = { ...settings.neon };
   delete overrides.webSocketConstructor;

@@ -5,7 +5,7 @@ import type { neonConfig } from "@neondatabase/serverless";
  * WebSocket relay in tests. Unset fields keep Neon's defaults.
  */
 export interface NeonSettings {
-  /** @default `ws` when the runtime has no global WebSocket (Node 20) */
+  /** @default `ws`, whose errors name their cause (the runtime's own WebSocket reports only "network error") */
   webSocketConstructor?: typeof neonConfig.webSocketConstructor;
   wsProxy?: string | ((host: string, port: number | string) => string);
   useSecureWebSocket?: boolean;
