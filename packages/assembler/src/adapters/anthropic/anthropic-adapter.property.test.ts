@@ -38,7 +38,11 @@ describe("Anthropic adapter properties", () => {
     fc.assert(
       fc.property(threadSpecArbitrary, (spec) => {
         const thread = deepFreeze(renderAnthropic(spec)) as unknown as AnthropicMessageLike[];
-        const { messages } = assembleAnthropicView(thread, null, { inline: false, disabled: false });
+        const { messages } = assembleAnthropicView(thread, null, {
+          inline: false,
+          disabled: false,
+          cacheBreakpoints: false,
+        });
         expect(messages).toHaveLength(thread.length);
         messages.forEach((message, index) => {
           expect(message).toBe(thread[index]);
@@ -55,7 +59,10 @@ describe("Anthropic adapter properties", () => {
       fc.property(threadSpecArbitrary, digestPickArbitrary, optionsArbitrary, (spec, pick, options) => {
         const thread = deepFreeze(renderAnthropic(spec)) as unknown as AnthropicMessageLike[];
         const digests = digestsFor(anthropicToNeutral(thread), pick);
-        const { messages, report } = assembleAnthropicView(thread, digests, options);
+        const { messages, report } = assembleAnthropicView(thread, digests, {
+          ...options,
+          cacheBreakpoints: false,
+        });
         seen.substitutions += report.substitutions;
         seen.stubs += report.stubs.duplicate + report.stubs.errorRetry;
         seen.compactions += report.compaction.fired ? 1 : 0;
