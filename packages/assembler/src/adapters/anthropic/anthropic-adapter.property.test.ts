@@ -38,7 +38,11 @@ describe("Anthropic adapter properties", () => {
     fc.assert(
       fc.property(threadSpecArbitrary, (spec) => {
         const thread = deepFreeze(renderAnthropic(spec)) as unknown as AnthropicMessageLike[];
-        const { messages } = assembleAnthropicView(thread, null, { inline: false, disabled: false });
+        const { messages } = assembleAnthropicView(thread, null, {
+          inline: false,
+          disabled: false,
+          cacheBreakpoints: false,
+        });
         expect(messages).toHaveLength(thread.length);
         messages.forEach((message, index) => {
           expect(message).toBe(thread[index]);
@@ -55,7 +59,10 @@ describe("Anthropic adapter properties", () => {
       fc.property(threadSpecArbitrary, digestPickArbitrary, optionsArbitrary, (spec, pick, options) => {
         const thread = deepFreeze(renderAnthropic(spec)) as unknown as AnthropicMessageLike[];
         const digests = digestsFor(anthropicToNeutral(thread), pick);
-        const { messages, report } = assembleAnthropicView(thread, digests, options);
+        const { messages, report } = assembleAnthropicView(thread, digests, {
+          ...options,
+          cacheBreakpoints: false,
+        });
         seen.substitutions += report.substitutions;
         seen.stubs += report.stubs.duplicate + report.stubs.errorRetry;
         seen.compactions += report.compaction.fired ? 1 : 0;
@@ -101,5 +108,43 @@ describe("Anthropic adapter properties", () => {
     expect(seen.stubs).toBeGreaterThan(0);
     expect(seen.compactions).toBeGreaterThan(0);
     expect(seen.rebuiltMixed).toBeGreaterThan(0);
+  });
+  it("adds at most two breakpoints, within four in all, and changes nothing else", () => {
+    fc.assert(
+      fc.property(threadSpecArbitrary, digestPickArbitrary, optionsArbitrary, (spec, pick, options) => {
+        const thread = deepFreeze(renderAnthropic(spec)) as unknown as AnthropicMessageLike[];
+        const digests = digestsFor(anthropicToNeutral(thread), pick);
+        const off = assembleAnthropicView(thread, digests, { ...options, cacheBreakpoints: false });
+        const on = assembleAnthropicView(thread, digests, options);
+        const ours = on.cacheBreakpoints.filter((mark) => mark.kind !== "caller");
+        expect(ours.length).toBeLessThanOrEqual(2);
+        expect(on.cacheBreakpoints.length).toBeLessThanOrEqual(Math.max(4, off.cacheBreakpoints.length));
+        expect(on.messages).toHaveLength(off.messages.length);
+        on.messages.forEach((message, index) => {
+          const marks = ours.filter((mark) => mark.message === index);
+          const before = off.messages[index] as AnthropicMessageLike;
+          if (marks.length === 0) {
+            // An input message stays the same object; a rebuilt one is rebuilt alike.
+            if (thread.includes(before)) expect(message).toBe(before);
+            else expect(message).toEqual(before);
+            return;
+          }
+          const mark = marks[0] as { block: number };
+          const block = blocks(message)[mark.block] as Block;
+          expect(block.type).not.toMatch(/thinking/);
+          expect(block.cache_control).toEqual({ type: "ephemeral" });
+          // Without the breakpoint, the message is the one the view would send.
+          const stripped = blocks(message).map((other, at) => {
+            if (at !== mark.block) return other;
+            const { cache_control: _mark, ...rest } = other;
+            return rest;
+          });
+          const expected =
+            typeof before.content === "string" ? [{ type: "text", text: before.content }] : before.content;
+          expect(stripped).toEqual(expected);
+        });
+      }),
+      { numRuns: NUM_RUNS },
+    );
   });
 });

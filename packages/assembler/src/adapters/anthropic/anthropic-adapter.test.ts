@@ -70,7 +70,8 @@ function toolResultBlock(message: MessageParam | undefined, index = 0): Record<s
 
 describe("assembleAnthropicView", () => {
   const thread = anthropicThread();
-  const { messages: view, report } = assembleAnthropicView(thread, digests);
+  // Without breakpoints: these tests look at what cleaning alone does to the messages.
+  const { messages: view, report } = assembleAnthropicView(thread, digests, { cacheBreakpoints: false });
 
   it("returns untouched messages as the same objects and rebuilds only the condensed ones", () => {
     expect(view).toHaveLength(thread.length);
@@ -112,7 +113,7 @@ describe("assembleAnthropicView", () => {
   it("keeps the text blocks of a mixed user message as the same objects when a result in it is condensed", () => {
     const mixed = anthropicThread();
     mixed[2] = { role: "user", content: [toolResultBlock(mixed[2]) as never, REMINDER] };
-    const again = assembleAnthropicView(mixed, digests).messages[2];
+    const again = assembleAnthropicView(mixed, digests, { cacheBreakpoints: false }).messages[2];
     expect(again).not.toBe(mixed[2]);
     expect(Array.isArray(again?.content) && again.content[1]).toBe(REMINDER);
     expect(toolResultBlock(again).content).toBe(DIGEST);
@@ -131,7 +132,7 @@ describe("assembleAnthropicView", () => {
         },
       ]),
     ];
-    const { messages, report } = assembleAnthropicView(turn, null);
+    const { messages, report } = assembleAnthropicView(turn, null, { cacheBreakpoints: false });
     expect(report.stubs.duplicate).toBe(0);
     messages.forEach((message, index) => {
       expect(message).toBe(turn[index]);
@@ -139,7 +140,10 @@ describe("assembleAnthropicView", () => {
   });
 
   it("answers the backstop's note as a user message and never splits an exchange", () => {
-    const { messages, report } = assembleAnthropicView(thread, digests, { historyBudgetChars: 300 });
+    const { messages, report } = assembleAnthropicView(thread, digests, {
+      historyBudgetChars: 300,
+      cacheBreakpoints: false,
+    });
     expect(report.compaction.fired).toBe(true);
     const note = messages.find(
       (message) => typeof message.content === "string" && message.content.startsWith(COMPACTION_NOTE_PREFIX),
@@ -165,6 +169,146 @@ describe("assembleAnthropicView", () => {
     off.messages.forEach((message, index) => {
       expect(message).toBe(thread[index]);
     });
+  });
+});
+
+const EPHEMERAL = { type: "ephemeral" as const };
+
+function blockAt(message: MessageParam | undefined, index: number): unknown {
+  return Array.isArray(message?.content) ? message.content[index] : undefined;
+}
+
+/** The blocks of `message` that carry a cache_control breakpoint, by index. */
+function marked(message: MessageParam | undefined): number[] {
+  if (!message || typeof message.content === "string") return [];
+  return message.content.flatMap((block, index) =>
+    "cache_control" in block && block.cache_control ? [index] : [],
+  );
+}
+
+describe("assembleAnthropicView cache breakpoints", () => {
+  it("marks the end of the stable prefix (before the first changed message) and the end of the request", () => {
+    const thread = anthropicThread();
+    const { messages, report, cacheBreakpoints } = assembleAnthropicView(thread, digests);
+    // The first change is p1's result (neutral position 2, in message 2): the prefix ends at message 1.
+    expect(report.ledger.prefixKeptMessages).toBe(2);
+    const last = thread.length - 1;
+    expect(cacheBreakpoints).toEqual([
+      { message: 1, block: 1, kind: "prefix" },
+      { message: 2, block: 0, kind: "caller" },
+      { message: last, block: 0, kind: "end" },
+    ]);
+    expect(marked(messages[1])).toEqual([1]);
+    // A string content becomes one text block carrying the breakpoint.
+    expect(messages[last]).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "Draft the memo.", cache_control: EPHEMERAL }],
+    });
+    // Only the marked messages are copies; their other blocks stay the same objects.
+    expect(messages[0]).toBe(thread[0]);
+    expect(messages[3]).toBe(thread[3]);
+    expect(messages[1]).not.toBe(thread[1]);
+    expect(blockAt(messages[1], 0)).toBe(blockAt(thread[1], 0));
+    expect(blockAt(thread[1], 0)).toBeDefined();
+    expect(thread).toEqual(anthropicThread());
+    expect(anthropicPairingProblems(messages)).toEqual([]);
+  });
+
+  it("when nothing changed, marks the message before the latest user message", () => {
+    const thread: MessageParam[] = [
+      { role: "user", content: "Review the lease." },
+      calling("a", "read_document", { file_id: "lease_445" }),
+      result("a", "id: lease_445"),
+      { role: "assistant", content: "Done." },
+      { role: "user", content: "Now the side letter." },
+    ];
+    const { messages, report, cacheBreakpoints } = assembleAnthropicView(thread, null);
+    expect(report.ledger.prefixKeptMessages).toBe(thread.length);
+    expect(cacheBreakpoints).toEqual([
+      { message: 3, block: 0, kind: "prefix" },
+      { message: 4, block: 0, kind: "end" },
+    ]);
+    expect(messages[3]).toEqual({
+      role: "assistant",
+      content: [{ type: "text", text: "Done.", cache_control: EPHEMERAL }],
+    });
+    for (const index of [0, 1, 2]) expect(messages[index]).toBe(thread[index]);
+  });
+
+  it("keeps every breakpoint the caller set and drops its own first beyond four", () => {
+    const callerMarked = (id: string): MessageParam => ({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: id, content: `id: ${id}`, cache_control: EPHEMERAL }],
+    });
+    const base: MessageParam[] = [{ role: "user", content: "Compare the leases." }];
+    for (const id of ["a", "b", "c", "d"]) base.push(calling(id, "search", { q: id }), callerMarked(id));
+    base.push({ role: "assistant", content: "Compared." }, { role: "user", content: "Summarise." });
+
+    // Three of the caller's: room for one more, the end of the request.
+    const three = base.filter((message) => message !== base[8]);
+    const withThree = three.map((message, index) => (index === 7 ? result("d", "id: d") : message));
+    const one = assembleAnthropicView(withThree, null);
+    expect(one.cacheBreakpoints.filter((mark) => mark.kind === "caller")).toHaveLength(3);
+    expect(one.cacheBreakpoints.filter((mark) => mark.kind !== "caller")).toEqual([
+      { message: withThree.length - 1, block: 0, kind: "end" },
+    ]);
+
+    // Four of the caller's: none of its own, the caller's all kept.
+    const four = assembleAnthropicView(base, null);
+    expect(four.cacheBreakpoints.map((mark) => mark.kind)).toEqual(["caller", "caller", "caller", "caller"]);
+    four.messages.forEach((message, index) => {
+      expect(message).toBe(base[index]);
+    });
+
+    // Breakpoints outside messages (system, tools) count too.
+    const fewer = assembleAnthropicView(withThree.slice(0, 3).concat(withThree.slice(-2)), null, {
+      cacheBreakpoints: { elsewhere: 2 },
+    });
+    expect(fewer.cacheBreakpoints.map((mark) => mark.kind)).toEqual(["caller", "end"]);
+    expect(() => assembleAnthropicView(base, null, { cacheBreakpoints: { elsewhere: -1 } })).toThrow(
+      /cacheBreakpoints\.elsewhere/,
+    );
+  });
+
+  it("does not add a second breakpoint where the caller already set one", () => {
+    const thread: MessageParam[] = [
+      { role: "user", content: "Hi." },
+      { role: "assistant", content: "Hello." },
+      { role: "user", content: [{ type: "text", text: "Review the lease.", cache_control: EPHEMERAL }] },
+    ];
+    const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
+    expect(cacheBreakpoints).toEqual([
+      { message: 1, block: 0, kind: "prefix" },
+      { message: 2, block: 0, kind: "caller" },
+    ]);
+    expect(messages[2]).toBe(thread[2]);
+  });
+
+  it("sets none with cacheBreakpoints: false or the kill switch", () => {
+    const thread = anthropicThread();
+    for (const options of [{ cacheBreakpoints: false }, { disabled: true }] as const) {
+      const { messages, cacheBreakpoints } = assembleAnthropicView(thread, digests, options);
+      expect(cacheBreakpoints).toEqual([{ message: 2, block: 0, kind: "caller" }]);
+      expect(messages.at(-1)).toBe(thread.at(-1));
+      expect(messages[1]).toBe(thread[1]);
+    }
+  });
+
+  it("never puts a breakpoint on a thinking block: the last other block takes it, or none", () => {
+    const thinking = { type: "thinking" as const, thinking: "The lease says…", signature: "sig" };
+    const redacted = { type: "redacted_thinking" as const, data: "opaque" };
+    const thread: MessageParam[] = [
+      { role: "user", content: "Review the lease." },
+      { role: "assistant", content: [{ type: "text", text: "Reviewed." }, redacted] },
+      { role: "user", content: "And the side letter?" },
+      { role: "assistant", content: [thinking] },
+    ];
+    const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
+    // The request ends on a thinking-only message: no end breakpoint there.
+    expect(cacheBreakpoints).toEqual([{ message: 1, block: 0, kind: "prefix" }]);
+    expect(marked(messages[1])).toEqual([0]);
+    expect(blockAt(messages[1], 1)).toBe(redacted);
+    expect(messages[3]).toBe(thread[3]);
   });
 });
 

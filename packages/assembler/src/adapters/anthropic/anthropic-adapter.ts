@@ -1,8 +1,9 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
+import { InvalidOptionError } from "../../errors";
 import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
 import { argsObject, checkMessageArray, describeValue, failAt, isRecord } from "../shared/provider-checks";
 import {
-  assembleSplitView,
+  assembleSplitMapped,
   type Piece,
   PieceCache,
   REST_SLOT,
@@ -209,12 +210,121 @@ export function anthropicToNeutral<M extends AnthropicMessageLike>(messages: rea
   return splitThread(messages, anthropicFormat<M>()).neutral;
 }
 
+/** The provider's limit on `cache_control` breakpoints in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+/** Options of {@link assembleAnthropicView}. */
+export interface AnthropicAssembleOptions extends AssembleOptions {
+  /**
+   * Prompt-cache breakpoints: `cache_control: { type: "ephemeral" }` at the end of the
+   * stable prefix and at the end of the request. `false` sets none. `{ elsewhere }`
+   * counts the breakpoints the request sets outside `messages` (system, tools) against
+   * the limit of four. @default true
+   */
+  cacheBreakpoints?: boolean | { elsewhere?: number };
+}
+
+/** Where the view carries a `cache_control` breakpoint. */
+export interface CacheBreakpoint {
+  /** Index into the returned `messages`. */
+  message: number;
+  /** Index into that message's content blocks. */
+  block: number;
+  /** `prefix`: end of the stable prefix; `end`: end of the request; `caller`: set by the caller. */
+  kind: "prefix" | "end" | "caller";
+}
+
+/** {@link AssembledView} of Anthropic messages, with the cache breakpoints it carries. */
+export interface AnthropicAssembledView<M> extends AssembledView<M> {
+  /** Every breakpoint in `messages`, the caller's and the ones set here, in message order. */
+  cacheBreakpoints: CacheBreakpoint[];
+}
+
+const THINKING = new Set(["thinking", "redacted_thinking"]);
+
+function hasBreakpoint(block: unknown): boolean {
+  return isRecord(block) && block.cache_control !== undefined && block.cache_control !== null;
+}
+
+/** The caller's breakpoints in `messages`: on blocks, and on blocks inside tool results. */
+function callerBreakpoints(messages: readonly AnthropicMessageLike[]): CacheBreakpoint[] {
+  const found: CacheBreakpoint[] = [];
+  messages.forEach((message, index) => {
+    if (typeof message.content === "string") return;
+    message.content.forEach((block, blockIndex) => {
+      const inner = (block as { content?: unknown }).content;
+      const nested = block.type === "tool_result" && Array.isArray(inner) ? inner.filter(hasBreakpoint) : [];
+      const count = (hasBreakpoint(block) ? 1 : 0) + nested.length;
+      for (let n = 0; n < count; n++) found.push({ message: index, block: blockIndex, kind: "caller" });
+    });
+  });
+  return found;
+}
+
+/** The block of `message` a breakpoint goes on: its last block that is not thinking; -1 when none. */
+function breakpointBlock(message: AnthropicMessageLike): number {
+  if (typeof message.content === "string") return message.content.length > 0 ? 0 : -1;
+  for (let index = message.content.length - 1; index >= 0; index--) {
+    if (!THINKING.has((message.content[index] as AnthropicBlockLike).type)) return index;
+  }
+  return -1;
+}
+
+/** `message` with a breakpoint on block `at` (a copy: the input is never mutated). */
+function withBreakpoint<M extends AnthropicMessageLike>(message: M, at: number): M {
+  const blocks: readonly AnthropicBlockLike[] =
+    typeof message.content === "string"
+      ? [{ type: "text", text: message.content } as AnthropicBlockLike]
+      : message.content;
+  const content = blocks.map((block, index) =>
+    index === at ? ({ ...block, cache_control: { type: "ephemeral" } } as AnthropicBlockLike) : block,
+  );
+  return { ...message, content };
+}
+
+/**
+ * The provider message that ends the stable prefix, as an index into the view: the last
+ * message before the first one this view changed (the report's `prefixKeptMessages`),
+ * or, when nothing changed, before the latest user message. -1 when there is none.
+ */
+function stablePrefixEnd(
+  owners: readonly (number | undefined)[],
+  neutralOwners: readonly number[],
+  neutral: readonly Message[],
+  prefixKept: number,
+): number {
+  let bound: number | undefined;
+  if (prefixKept < neutralOwners.length) bound = neutralOwners[prefixKept];
+  else {
+    for (let index = neutral.length - 1; index >= 0; index--) {
+      if ((neutral[index] as Message).role === "user") {
+        bound = neutralOwners[index];
+        break;
+      }
+    }
+  }
+  if (bound === undefined) return -1;
+  let end = -1;
+  for (const [index, owner] of owners.entries()) {
+    if (owner === undefined) continue;
+    if (owner >= bound) break;
+    end = index;
+  }
+  return end;
+}
+
 /**
  * {@link assembleModelView} over Anthropic `MessageParam[]`, answering in the same format:
  * untouched messages are the very objects passed in; a user message with a condensed tool
  * result is a new message whose other blocks are the same objects and whose tool_result
  * block keeps `tool_use_id`, `is_error` and `cache_control`; the backstop's note is a user
  * message. Every tool_use keeps its one tool_result in the next user message.
+ *
+ * Unless `cacheBreakpoints` is false, it sets `cache_control` breakpoints at the end of
+ * the stable prefix and at the end of the request, within the limit of four counting the
+ * caller's own (kept, always; the prefix breakpoint goes first when over), never on a
+ * thinking block; a message carrying one is a copy (string content becomes one text
+ * block). `cacheBreakpoints` in the answer lists where they are. The kill switch sets none.
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
  * @example
@@ -224,8 +334,46 @@ export function anthropicToNeutral<M extends AnthropicMessageLike>(messages: rea
 export function assembleAnthropicView<M extends AnthropicMessageLike>(
   messages: readonly M[],
   digests?: DigestMap | null,
-  options?: AssembleOptions,
-): AssembledView<M> {
+  options?: AnthropicAssembleOptions,
+): AnthropicAssembledView<M> {
   checkMessageArray(messages);
-  return assembleSplitView(messages, anthropicFormat<M>(), digests, options);
+  const format = anthropicFormat<M>();
+  const setting = options?.cacheBreakpoints ?? true;
+  const { cacheBreakpoints: _setting, ...assembleOptions } = options ?? {};
+  const { view, owners, neutral, neutralOwners } = assembleSplitMapped(
+    messages,
+    format,
+    digests,
+    assembleOptions,
+  );
+  const caller = callerBreakpoints(view.messages);
+  if (setting === false || view.report.disabled) return { ...view, cacheBreakpoints: caller };
+  const elsewhere = typeof setting === "object" ? (setting.elsewhere ?? 0) : 0;
+  if (!Number.isInteger(elsewhere) || elsewhere < 0) {
+    throw new InvalidOptionError(
+      `options.cacheBreakpoints.elsewhere must be an integer ≥ 0, got ${String(elsewhere)}`,
+      "cacheBreakpoints.elsewhere",
+    );
+  }
+  const last = view.messages.length - 1;
+  const prefix = stablePrefixEnd(owners, neutralOwners, neutral, view.report.ledger.prefixKeptMessages);
+  // The end of the request first: when only one fits, it is the one the next call reads.
+  const wanted: CacheBreakpoint[] = [];
+  for (const [index, kind] of [
+    [last, "end"],
+    [prefix, "prefix"],
+  ] as const) {
+    if (index < 0 || wanted.some((mark) => mark.message === index)) continue;
+    const message = view.messages[index] as M;
+    const block = breakpointBlock(message);
+    if (block < 0) continue;
+    if (typeof message.content !== "string" && hasBreakpoint(message.content[block])) continue;
+    wanted.push({ message: index, block, kind });
+  }
+  const room = Math.max(0, MAX_CACHE_BREAKPOINTS - elsewhere - caller.length);
+  const placed = wanted.slice(0, room);
+  const result = [...view.messages];
+  for (const mark of placed) result[mark.message] = withBreakpoint(result[mark.message] as M, mark.block);
+  const all = [...caller, ...placed].sort((a, b) => a.message - b.message || a.block - b.block);
+  return { messages: result, report: view.report, cacheBreakpoints: all };
 }

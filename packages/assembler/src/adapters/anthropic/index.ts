@@ -1,2 +1,8 @@
-export type { AnthropicBlockLike, AnthropicMessageLike } from "./anthropic-adapter";
-export { anthropicToNeutral, assembleAnthropicView } from "./anthropic-adapter";
+export type {
+  AnthropicAssembledView,
+  AnthropicAssembleOptions,
+  AnthropicBlockLike,
+  AnthropicMessageLike,
+  CacheBreakpoint,
+} from "./anthropic-adapter";
+export { anthropicToNeutral, assembleAnthropicView, MAX_CACHE_BREAKPOINTS } from "./anthropic-adapter";

@@ -1,2 +1,7 @@
-export type { OpenAIMessageLike } from "./openai-adapter";
+export type {
+  OpenAIAssembledView,
+  OpenAIAssembleOptions,
+  OpenAIMessageLike,
+  ReasoningHoldBack,
+} from "./openai-adapter";
 export { assembleOpenAIView, openAIToNeutral } from "./openai-adapter";

@@ -111,6 +111,72 @@ describe("assembleOpenAIView", () => {
   });
 });
 
+describe("assembleOpenAIView before the latest reasoning item", () => {
+  const WARM = { turnStart: true, idleMs: 60_000 };
+  /** The thread with reasoning on the last search call (message 16): results 3, 5 and 9 come before it. */
+  function reasoningThread(): ChatCompletionMessageParam[] {
+    const thread = openAIThread();
+    thread[16] = { ...thread[16], reasoning_content: "The memo needs the side letter." } as never;
+    return thread;
+  }
+
+  it("holds back condensing results before the latest reasoning item while the cache is warm", () => {
+    const thread = reasoningThread();
+    const { messages, report, reasoning } = assembleOpenAIView(thread, digests, { cache: WARM });
+    expect(reasoning).toEqual({ boundary: 16, heldBack: true, results: 3 });
+    messages.forEach((message, index) => {
+      expect(message).toBe(thread[index]);
+    });
+    // The report counts what the view holds: nothing condensed, nothing to mark as shown.
+    expect(report.ledger.condensedIds).toEqual([]);
+    expect(report.ledger.entries).toEqual([]);
+    expect(report.substitutions).toBe(0);
+    expect(report.assembledChars).toBe(report.rawChars);
+  });
+
+  it("condenses them when the cache is cold or unknown", () => {
+    const thread = reasoningThread();
+    for (const cache of [{ turnStart: true, idleMs: 300_000 }, { turnStart: true }, undefined]) {
+      const { messages, report, reasoning } = assembleOpenAIView(thread, digests, cache ? { cache } : {});
+      expect(reasoning).toEqual({ boundary: 16, heldBack: false, results: 0 });
+      expect(messages[3]?.content).toBe(DIGEST);
+      expect(report.ledger.condensedIds).toContain("p1");
+    }
+  });
+
+  it("keeps condensed what the previous view already showed condensed", () => {
+    const thread = reasoningThread();
+    const { messages, report, reasoning } = assembleOpenAIView(thread, digests, {
+      cache: { ...WARM, shown: ["p1"] },
+    });
+    expect(messages[3]?.content).toBe(DIGEST);
+    expect(report.ledger.condensedIds).toContain("p1");
+    expect(messages[5]).toBe(thread[5]);
+    expect(messages[9]).toBe(thread[9]);
+    expect(reasoning.heldBack).toBe(reasoning.results > 0);
+    expect(report.ledger.condensedIds).not.toContain("e1");
+  });
+
+  it("condenses results after the latest reasoning item, and reads an explicit boundary", () => {
+    const thread = openAIThread();
+    const plain = assembleOpenAIView(thread, digests, { cache: WARM });
+    expect(plain.reasoning).toEqual({ boundary: undefined, heldBack: false, results: 0 });
+    expect(plain.messages[3]?.content).toBe(DIGEST);
+    // The boundary between p1's result and the stubbed ones: only p1 is held back.
+    const { messages, reasoning } = assembleOpenAIView(thread, digests, {
+      cache: WARM,
+      reasoningBoundary: 4,
+    });
+    expect(reasoning).toEqual({ boundary: 4, heldBack: true, results: 1 });
+    expect(messages[3]).toBe(thread[3]);
+    expect(messages[5]).not.toBe(thread[5]);
+    expect(messages[9]).not.toBe(thread[9]);
+    expect(() => assembleOpenAIView(thread, digests, { reasoningBoundary: thread.length })).toThrow(
+      /reasoningBoundary/,
+    );
+  });
+});
+
 describe("openAIToNeutral", () => {
   it("parses arguments, names tool results after their call, maps developer to system", () => {
     const neutral = openAIToNeutral(openAIThread());

@@ -1,8 +1,10 @@
-import type { AssembledView, AssembleOptions } from "../../assemble";
+import type { AssembledView, AssembleOptions, AssemblyReport } from "../../assemble";
+import { InvalidOptionError } from "../../errors";
+import { resolveCache } from "../../steps/cache-policy";
 import type { DigestMap, Message, MessageContent, ToolCall } from "../../types";
 import { argsObject, checkMessageArray, describeValue, failAt, isRecord } from "../shared/provider-checks";
 import {
-  assembleSplitView,
+  assembleSplitMapped,
   type Piece,
   PieceCache,
   REST_SLOT,
@@ -186,11 +188,93 @@ export function openAIToNeutral<M extends OpenAIMessageLike>(messages: readonly 
   return splitThread(messages, openAIFormat<M>()).neutral;
 }
 
+/** Options of {@link assembleOpenAIView}. */
+export interface OpenAIAssembleOptions extends AssembleOptions {
+  /**
+   * Index in `messages` of the latest reasoning item. @default the latest assistant
+   * message with a `reasoning` or `reasoning_content` field; none when there is none.
+   */
+  reasoningBoundary?: number;
+}
+
+/** What the view did about the reasoning the thread carries. */
+export interface ReasoningHoldBack {
+  /** Index in `messages` of the latest reasoning item; undefined when the thread has none. */
+  boundary: number | undefined;
+  /** The cache is warm and results before the boundary came back as they were, not condensed. */
+  heldBack: boolean;
+  /** How many results were held back. */
+  results: number;
+}
+
+/** {@link AssembledView} of OpenAI messages, with what it held back before the latest reasoning. */
+export interface OpenAIAssembledView<M> extends AssembledView<M> {
+  reasoning: ReasoningHoldBack;
+}
+
+function hasReasoning(message: OpenAIMessageLike): boolean {
+  const record = message as unknown as Record<string, unknown>;
+  return message.role === "assistant" && (record.reasoning != null || record.reasoning_content != null);
+}
+
+function reasoningBoundaryOf(
+  messages: readonly OpenAIMessageLike[],
+  given: number | undefined,
+): number | undefined {
+  if (given !== undefined) {
+    if (!Number.isInteger(given) || given < 0 || given >= messages.length) {
+      throw new InvalidOptionError(
+        `options.reasoningBoundary must be a message index (an integer from 0 to ${messages.length - 1}), got ${String(given)}`,
+        "reasoningBoundary",
+      );
+    }
+    return given;
+  }
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (hasReasoning(messages[index] as OpenAIMessageLike)) return index;
+  }
+  return undefined;
+}
+
+/** The report without the condensations held back (the results shown raw again). */
+function withoutHeld(report: AssemblyReport, held: ReadonlySet<string>): AssemblyReport {
+  const entries = report.ledger.entries.filter((entry) => !held.has(entry.toolCallId));
+  let restored = 0;
+  let substitutions = report.substitutions;
+  const stubs = { ...report.stubs };
+  for (const entry of report.ledger.entries) {
+    if (!held.has(entry.toolCallId)) continue;
+    restored += entry.charsBefore - entry.charsAfter;
+    if (entry.kind === "digest") substitutions--;
+    if (entry.kind === "duplicate") stubs.duplicate--;
+    if (entry.kind === "error-retry") stubs.errorRetry--;
+  }
+  return {
+    ...report,
+    assembledChars: report.assembledChars + restored,
+    charsSaved: Math.max(0, report.charsSaved - restored),
+    substitutions,
+    stubs,
+    ledger: {
+      ...report.ledger,
+      entries,
+      condensedIds: report.ledger.condensedIds.filter((id) => !held.has(id)),
+    },
+  };
+}
+
 /**
  * {@link assembleModelView} over OpenAI `ChatCompletionMessageParam[]`, answering in the
  * same format: untouched messages are the very objects passed in; a condensed tool result
  * is a copy of its `tool` message (same `tool_call_id`) with the new text as content; the
  * backstop's note is a user message.
+ *
+ * OpenAI reasoning models drop the reasoning items that follow a change to earlier
+ * history. When the thread carries reasoning (see `reasoningBoundary`) and the cache is
+ * warm (`options.cache` with `idleMs` under the lifetime), a result before the latest
+ * reasoning item that the previous view (`cache.shown`) did not show condensed comes back
+ * as the very message passed in; `reasoning` in the answer says so. The backstop's cuts
+ * still apply: the budget wins.
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
  * @example
@@ -200,8 +284,34 @@ export function openAIToNeutral<M extends OpenAIMessageLike>(messages: readonly 
 export function assembleOpenAIView<M extends OpenAIMessageLike>(
   messages: readonly M[],
   digests?: DigestMap | null,
-  options?: AssembleOptions,
-): AssembledView<M> {
+  options?: OpenAIAssembleOptions,
+): OpenAIAssembledView<M> {
   checkMessageArray(messages);
-  return assembleSplitView(messages, openAIFormat<M>(), digests, options);
+  const { reasoningBoundary, ...assembleOptions } = options ?? {};
+  const boundary = reasoningBoundaryOf(messages, reasoningBoundary);
+  const { view, owners } = assembleSplitMapped(messages, openAIFormat<M>(), digests, assembleOptions);
+  const cache = resolveCache(options?.cache);
+  const cold = cache === undefined || cache.cold;
+  if (boundary === undefined || cold)
+    return { ...view, reasoning: { boundary, heldBack: false, results: 0 } };
+  const backstop = new Set(
+    view.report.ledger.entries.filter((entry) => entry.kind === "backstop").map((entry) => entry.toolCallId),
+  );
+  const held = new Set<string>();
+  const result = view.messages.map((message, index) => {
+    const owner = owners[index];
+    if (owner === undefined || owner >= boundary) return message;
+    const original = messages[owner] as M;
+    if (message === original) return message;
+    const id = (original as unknown as { tool_call_id?: unknown }).tool_call_id;
+    if (typeof id !== "string" || backstop.has(id) || cache.shown?.has(id)) return message;
+    held.add(id);
+    return original;
+  });
+  if (held.size === 0) return { ...view, reasoning: { boundary, heldBack: false, results: 0 } };
+  return {
+    messages: result,
+    report: withoutHeld(view.report, held),
+    reasoning: { boundary, heldBack: true, results: held.size },
+  };
 }

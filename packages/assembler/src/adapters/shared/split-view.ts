@@ -66,6 +66,27 @@ export function assembleSplitView<P>(
   digests: DigestMap | null | undefined,
   options: AssembleOptions | undefined,
 ): AssembledView<P> {
+  return assembleSplitMapped(messages, format, digests, options).view;
+}
+
+/** A split view with where its messages come from. */
+export interface MappedSplitView<P> {
+  view: AssembledView<P>;
+  /** Per returned message, the index of the provider message it stands for; undefined for one the assembler wrote. */
+  owners: (number | undefined)[];
+  /** The neutral thread: the positions the report counts. */
+  neutral: Message[];
+  /** Per neutral message, the index of its provider message. */
+  neutralOwners: number[];
+}
+
+/** {@link assembleSplitView}, also mapping the view and the neutral thread back to the provider messages. */
+export function assembleSplitMapped<P>(
+  messages: readonly P[],
+  format: SplitFormat<P>,
+  digests: DigestMap | null | undefined,
+  options: AssembleOptions | undefined,
+): MappedSplitView<P> {
   const { neutral, origins } = splitThread(messages, format);
   const view = assembleModelView(neutral, digests, options);
 
@@ -105,19 +126,23 @@ export function assembleSplitView<P>(
     };
 
   const result: P[] = [];
+  const owners: (number | undefined)[] = [];
   const emitted = new Set<number>();
   for (const message of view.messages) {
     const origin = origins.get(message) ?? origins.get(originalOfReplacement(message) as Message);
     if (origin === undefined) {
       result.push(format.create(message));
+      owners.push(undefined);
       continue;
     }
     if (emitted.has(origin.owner)) continue;
     emitted.add(origin.owner);
     const original = messages[origin.owner] as P;
     result.push(changedOwners.has(origin.owner) ? format.rebuild(original, fateOf(origin.owner)) : original);
+    owners.push(origin.owner);
   }
-  return { messages: result, report: view.report };
+  const neutralOwners = neutral.map((piece) => (origins.get(piece) as { owner: number }).owner);
+  return { view: { messages: result, report: view.report }, owners, neutral, neutralOwners };
 }
 
 /** Whether two cache keys hold the same values, compared by identity. */
