@@ -123,7 +123,11 @@ async function inFileFormat(
   if (file.format === "anthropic") {
     const { assembleAnthropicView } = await import("@context-cleaner/assembler/anthropic");
     type Thread = Parameters<typeof assembleAnthropicView>[0];
-    return assembleAnthropicView(file.original as Thread, result.digests, options).messages;
+    // A cleaned file is a record, not a request: no cache breakpoints in it.
+    return assembleAnthropicView(file.original as Thread, result.digests, {
+      ...options,
+      cacheBreakpoints: false,
+    }).messages;
   }
   const { assembleOpenAIView } = await import("@context-cleaner/assembler/openai");
   type Thread = Parameters<typeof assembleOpenAIView>[0];
