@@ -2,31 +2,16 @@ import { InvalidOptionError } from "@context-cleaner/assembler";
 import { decodePageCursor, encodePageCursor } from "@context-cleaner/db/internal";
 import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
 import type { ActiveThread, ActiveThreadsPage, ActiveThreadsQuery, ThreadDirectory } from "../ports";
-import { checkpointPool, type QueryPool, SQL_IDENTIFIER } from "./query-pool";
+import {
+  CHECKPOINT_TABLE_DEFAULTS,
+  type CheckpointTableOptions,
+  checkpointTableSettings,
+} from "./query-pool";
 
 export type { QueryPool } from "./query-pool";
 
-/** Options of {@link createPostgresThreadDirectory}: exactly one of `pool` or `connectionString`. */
-export interface PostgresThreadDirectoryOptions {
-  /** A pool owned by the caller (not ended by `close()`). */
-  pool?: QueryPool;
-  /**
-   * A connection string, meant for a role that can only read the checkpoint tables; the
-   * directory then owns a `pg` pool whose sessions are read-only, ended by `close()`.
-   */
-  connectionString?: string;
-  /** The schema `PostgresSaver` was set up in. @default "public" */
-  schema?: string;
-  /**
-   * The checkpoint-metadata key holding the thread's org id. LangGraph's Python runtime
-   * copies `configurable` keys into checkpoint metadata; a JS runtime stamps it (see
-   * docs/architecture.md#the-nightly-sweep). Threads without it are not listed.
-   * @default "org_id"
-   */
-  orgMetadataKey?: string;
-  /** The checkpoint namespace of the root graph. @default "" */
-  checkpointNamespace?: string;
-}
+/** Options of {@link createPostgresThreadDirectory}: exactly one of `pool` or `connectionString`; threads whose first checkpoint names no org are not listed. */
+export type PostgresThreadDirectoryOptions = CheckpointTableOptions;
 
 /** A {@link ThreadDirectory} over LangGraph's Postgres tables. */
 export interface PostgresThreadDirectory extends ThreadDirectory {
@@ -36,9 +21,7 @@ export interface PostgresThreadDirectory extends ThreadDirectory {
 
 /** Defaults of {@link PostgresThreadDirectoryOptions} and of a page. */
 export const POSTGRES_THREAD_DIRECTORY_DEFAULTS = {
-  schema: "public",
-  orgMetadataKey: "org_id",
-  checkpointNamespace: "",
+  ...CHECKPOINT_TABLE_DEFAULTS,
   limit: 100,
   maxLimit: 1_000,
 } as const;
@@ -158,20 +141,10 @@ function toActiveThread(row: unknown): ActiveThread {
 export function createPostgresThreadDirectory(
   options: PostgresThreadDirectoryOptions,
 ): PostgresThreadDirectory {
-  const pool = checkpointPool("createPostgresThreadDirectory", options);
-  const defaults = POSTGRES_THREAD_DIRECTORY_DEFAULTS;
-  const schema = options.schema ?? defaults.schema;
-  if (!SQL_IDENTIFIER.test(schema)) {
-    throw new InvalidOptionError(
-      `schema: must be a plain identifier, got ${JSON.stringify(schema)}`,
-      "schema",
-    );
-  }
-  const orgMetadataKey = options.orgMetadataKey ?? defaults.orgMetadataKey;
-  if (orgMetadataKey.length === 0) {
-    throw new InvalidOptionError("orgMetadataKey: must be non-empty", "orgMetadataKey");
-  }
-  const namespace = options.checkpointNamespace ?? defaults.checkpointNamespace;
+  const { pool, schema, orgMetadataKey, namespace } = checkpointTableSettings(
+    "createPostgresThreadDirectory",
+    options,
+  );
   const statement = activeThreadsSql(schema);
   return {
     async listActiveThreads(query: ActiveThreadsQuery): Promise<ActiveThreadsPage> {

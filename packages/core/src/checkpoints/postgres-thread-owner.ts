@@ -1,21 +1,13 @@
-import { InvalidOptionError } from "@context-cleaner/assembler";
 import { CHECKPOINT_READ_REASONS, CheckpointReadError } from "../errors";
 import type { ThreadOwner, ThreadOwnership } from "../ports";
-import { checkpointPool, type QueryPool, SQL_IDENTIFIER } from "./query-pool";
+import {
+  CHECKPOINT_TABLE_DEFAULTS,
+  type CheckpointTableOptions,
+  checkpointTableSettings,
+} from "./query-pool";
 
-/** Options of {@link createPostgresThreadOwner}: exactly one of `pool` or `connectionString`. */
-export interface PostgresThreadOwnerOptions {
-  /** A pool owned by the caller (not ended by `close()`). */
-  pool?: QueryPool;
-  /** A connection string for a role that can only read the checkpoint tables; `close()` ends its pool. */
-  connectionString?: string;
-  /** The schema `PostgresSaver` was set up in. @default "public" */
-  schema?: string;
-  /** The checkpoint-metadata key holding the thread's org id. @default "org_id" */
-  orgMetadataKey?: string;
-  /** The checkpoint namespace of the root graph, whose first checkpoint founds the thread. @default "" */
-  checkpointNamespace?: string;
-}
+/** Options of {@link createPostgresThreadOwner}: exactly one of `pool` or `connectionString`; the root namespace's first checkpoint founds the thread. */
+export type PostgresThreadOwnerOptions = CheckpointTableOptions;
 
 /** A {@link ThreadOwner} over LangGraph's Postgres tables. */
 export interface PostgresThreadOwner extends ThreadOwner {
@@ -24,11 +16,7 @@ export interface PostgresThreadOwner extends ThreadOwner {
 }
 
 /** Defaults of {@link PostgresThreadOwnerOptions}. */
-export const POSTGRES_THREAD_OWNER_DEFAULTS = {
-  schema: "public",
-  orgMetadataKey: "org_id",
-  checkpointNamespace: "",
-} as const;
+export const POSTGRES_THREAD_OWNER_DEFAULTS = CHECKPOINT_TABLE_DEFAULTS;
 
 function ownerSql(schema: string): string {
   // Every checkpoint of the thread, by the primary key's leading column: the org of the
@@ -68,20 +56,10 @@ function toOwnership(row: unknown): ThreadOwnership {
  * await runDigestJob(payload, { checkpoints, store, digester, clock, threadOwner: owner });
  */
 export function createPostgresThreadOwner(options: PostgresThreadOwnerOptions): PostgresThreadOwner {
-  const pool = checkpointPool("createPostgresThreadOwner", options);
-  const defaults = POSTGRES_THREAD_OWNER_DEFAULTS;
-  const schema = options.schema ?? defaults.schema;
-  if (!SQL_IDENTIFIER.test(schema)) {
-    throw new InvalidOptionError(
-      `schema: must be a plain identifier, got ${JSON.stringify(schema)}`,
-      "schema",
-    );
-  }
-  const orgMetadataKey = options.orgMetadataKey ?? defaults.orgMetadataKey;
-  if (orgMetadataKey.length === 0) {
-    throw new InvalidOptionError("orgMetadataKey: must be non-empty", "orgMetadataKey");
-  }
-  const namespace = options.checkpointNamespace ?? defaults.checkpointNamespace;
+  const { pool, schema, orgMetadataKey, namespace } = checkpointTableSettings(
+    "createPostgresThreadOwner",
+    options,
+  );
   const statement = ownerSql(schema);
   return {
     async ownerOf(threadId: string): Promise<ThreadOwnership> {

@@ -65,3 +65,54 @@ export function checkpointPool(
     },
   };
 }
+
+/** What every reader of LangGraph's checkpoint tables is given: its pool, and where and how to read. */
+export interface CheckpointTableOptions {
+  /** A pool owned by the caller (not ended by `close()`). */
+  pool?: QueryPool;
+  /**
+   * A connection string, meant for a role that can only read the checkpoint tables; the
+   * reader then owns a `pg` pool whose sessions are read-only, ended by `close()`.
+   */
+  connectionString?: string;
+  /** The schema `PostgresSaver` was set up in. @default "public" */
+  schema?: string;
+  /**
+   * The checkpoint-metadata key holding the thread's org id. LangGraph's Python runtime
+   * copies `configurable` keys into checkpoint metadata; a JS runtime stamps it (see
+   * docs/architecture.md#the-nightly-sweep). @default "org_id"
+   */
+  orgMetadataKey?: string;
+  /** The checkpoint namespace of the root graph. @default "" */
+  checkpointNamespace?: string;
+}
+
+/** Defaults of {@link CheckpointTableOptions}. */
+export const CHECKPOINT_TABLE_DEFAULTS = {
+  schema: "public",
+  orgMetadataKey: "org_id",
+  checkpointNamespace: "",
+} as const;
+
+/**
+ * The settings of a checkpoint-table reader, checked once: its pool, a schema safe to quote,
+ * a non-empty metadata key and the root namespace.
+ * @throws {InvalidOptionError} unless exactly one of `pool` and `connectionString` is given,
+ *   or for a schema that is not a plain identifier or an empty metadata key.
+ */
+export function checkpointTableSettings(factory: string, options: CheckpointTableOptions) {
+  const pool = checkpointPool(factory, options);
+  const schema = options.schema ?? CHECKPOINT_TABLE_DEFAULTS.schema;
+  if (!SQL_IDENTIFIER.test(schema)) {
+    throw new InvalidOptionError(
+      `schema: must be a plain identifier, got ${JSON.stringify(schema)}`,
+      "schema",
+    );
+  }
+  const orgMetadataKey = options.orgMetadataKey ?? CHECKPOINT_TABLE_DEFAULTS.orgMetadataKey;
+  if (orgMetadataKey.length === 0) {
+    throw new InvalidOptionError("orgMetadataKey: must be non-empty", "orgMetadataKey");
+  }
+  const namespace = options.checkpointNamespace ?? CHECKPOINT_TABLE_DEFAULTS.checkpointNamespace;
+  return { pool, schema, orgMetadataKey, namespace };
+}
