@@ -1,6 +1,7 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
 import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
-import { argsObject, checkMessageArray, describeValue, failAt, isRecord } from "../shared/provider-checks";
+import { describeValue, failAt, isRecord } from "../../validate";
+import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
   assembleSplitView,
   type Piece,

@@ -2,7 +2,8 @@ import type { AssembledView, AssembleOptions, AssemblyReport } from "../../assem
 import { InvalidOptionError } from "../../errors";
 import { resolveCache } from "../../steps/cache-policy";
 import type { DigestMap, Message, MessageContent, ToolCall } from "../../types";
-import { argsObject, checkMessageArray, describeValue, failAt, isRecord } from "../shared/provider-checks";
+import { describeValue, failAt, isRecord } from "../../validate";
+import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
   assembleSplitMapped,
   type Piece,

@@ -1,7 +1,5 @@
 import { InvalidThreadError } from "../../errors";
-import { describeValue, failAt, isRecord } from "../../validate";
-
-export { describeValue, failAt, isRecord };
+import { describeValue, isRecord } from "../../validate";
 
 /** Checks that `messages` is an array of objects; names the first index that is not one. */
 export function checkMessageArray(messages: unknown): void {
