@@ -13,7 +13,7 @@ const SWEEP_TIMEOUT_SECONDS = 300;
 // so a batch is not redelivered while retried invocations of it may still run.
 const VISIBILITY_TIMEOUT_SECONDS = 6 * DIGEST_TIMEOUT_SECONDS;
 // Receives of one job before it goes to the dead letters. The digest handler stops handing
-// a turn-locked job back before this (functions/lib/digest-handler.ts), so a busy thread
+// a turn-locked job back before this (packages/core/src/worker/digest-handler.ts), so a busy thread
 // never lands there.
 const MAX_RECEIVE_COUNT = 5;
 // Packages the digest function loads only when a job reads a checkpoint: installed beside

@@ -22,16 +22,19 @@ import {
 } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
+import {
+  createDigestDependencies,
+  createDigestHandler,
+  type DigestHandler,
+  deliverOnce,
+  lambdaContext,
+  sqsEvent,
+} from "@context-cleaner/core/worker";
 import { createDigestRepository, type DigestRepository } from "@context-cleaner/db";
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../packages/core/test/fakes/anthropic-messages";
 import { requireRedisUrl, startUpstashRelay, type UpstashRelay } from "../test/services/upstash-relay";
-import { createDigestDependencies } from "./lib/digest-dependencies";
-import { createDigestHandler, type DigestHandler } from "./lib/digest-handler";
-import { lambdaContext } from "./lib/lambda-context";
-import { deliverOnce } from "./lib/local-worker";
-import { sqsEvent } from "./lib/sqs-event";
 import { recordingLogger, recordingMetrics } from "./test/recorders";
 import { type FunctionServices, startFunctionServices, writeCheckpoint } from "./test/services";
 import { heavyThread, probeRetention, rawToolChars, viewChars } from "./test/threads";

@@ -1,6 +1,5 @@
+import { lambdaContext, sqsEvent } from "@context-cleaner/core/worker";
 import { afterAll, describe, expect, it } from "vitest";
-import { lambdaContext } from "./lib/lambda-context";
-import { sqsEvent } from "./lib/sqs-event";
 
 const SET = [
   "SST_RESOURCE_App",

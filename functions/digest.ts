@@ -11,13 +11,16 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
+import {
+  createDigestDependencies,
+  createDigestHandler,
+  METRICS_NAMESPACE,
+  parseThreadOwnerSource,
+  powertoolsMetrics,
+} from "@context-cleaner/core/worker";
 import { Resource } from "sst";
-import { createDigestDependencies } from "./lib/digest-dependencies";
-import { createDigestHandler } from "./lib/digest-handler";
 import { lazyHandler } from "./lib/lazy-handler";
-import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
-import { parseThreadOwnerSource } from "./lib/thread-owner-source";
 
 async function readSecrets(
   secretArn: string | undefined,

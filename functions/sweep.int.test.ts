@@ -13,6 +13,14 @@ import {
 } from "@context-cleaner/assembler/events";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import { createPostgresThreadDirectory } from "@context-cleaner/core/thread-directory";
+import {
+  createDigestDependencies,
+  createDigestHandler,
+  createSweepDependencies,
+  createSweepHandler,
+  deliverOnce,
+  lambdaContext,
+} from "@context-cleaner/core/worker";
 import { createDigestRepository, type DigestRepository } from "@context-cleaner/db";
 import { HumanMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
@@ -21,12 +29,6 @@ import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { buildLeaseAgent, QUESTION } from "../packages/core/test/fixtures/lease-agent";
-import { createDigestDependencies } from "./lib/digest-dependencies";
-import { createDigestHandler } from "./lib/digest-handler";
-import { lambdaContext } from "./lib/lambda-context";
-import { deliverOnce } from "./lib/local-worker";
-import { createSweepDependencies } from "./lib/sweep-dependencies";
-import { createSweepHandler } from "./lib/sweep-handler";
 import { recordingLogger, recordingMetrics } from "./test/recorders";
 import { type FunctionServices, startFunctionServices, writeCheckpoint } from "./test/services";
 import { heavyThread, rawToolChars } from "./test/threads";

@@ -9,13 +9,16 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
+import {
+  createSweepDependencies,
+  createSweepHandler,
+  METRICS_NAMESPACE,
+  parseThreadOwnerSource,
+  powertoolsMetrics,
+} from "@context-cleaner/core/worker";
 import { Resource } from "sst";
 import { lazyHandler } from "./lib/lazy-handler";
-import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { requireSecret, secretsFromSecretsManager } from "./lib/secrets";
-import { createSweepDependencies } from "./lib/sweep-dependencies";
-import { createSweepHandler } from "./lib/sweep-handler";
-import { parseThreadOwnerSource } from "./lib/thread-owner-source";
 
 export const handler = lazyHandler(async () => {
   const environment = process.env;

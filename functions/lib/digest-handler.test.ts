@@ -12,16 +12,20 @@ import {
   withFallback,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
+import type { FunctionIssue } from "@context-cleaner/core/worker";
+import {
+  createDigestHandler,
+  type DigestHandlerDependencies,
+  deliverOnce,
+  lambdaContext,
+  retryDelaySeconds,
+  sqsEvent,
+} from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../../packages/core/test/fakes/manual-clock";
 import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, rawToolChars } from "../test/threads";
-import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
-import { lambdaContext } from "./lambda-context";
-import { deliverOnce } from "./local-worker";
-import type { FunctionIssue } from "./observability";
-import { sqsEvent } from "./sqs-event";
 
 type ThreadOwner = NonNullable<DigestJobPorts["threadOwner"]>;
 

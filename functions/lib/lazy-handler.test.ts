@@ -1,5 +1,5 @@
+import { lambdaContext } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { lambdaContext } from "./lambda-context";
 import { lazyHandler } from "./lazy-handler";
 
 describe("lazyHandler", () => {

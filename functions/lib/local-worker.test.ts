@@ -2,12 +2,11 @@ import { assembleModelView } from "@context-cleaner/assembler";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
 import { createExtractiveDigester, createInMemoryCheckpointReader, systemClock } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
+import { inProcessSqsClient, startLocalWorker } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
 import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, probeRetention, rawToolChars, viewChars } from "../test/threads";
-import { inProcessSqsClient } from "./in-process-sqs-client";
-import { startLocalWorker } from "./local-worker";
 
 const storage = usePgliteRepository();
 

@@ -4,9 +4,9 @@ import {
   createInMemoryDigestStore,
   fixedClock,
 } from "@context-cleaner/core";
+import { runJob } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
 import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
-import { runJob } from "./run-job";
 
 const thread = buildHeavyThread({
   name: "timed",

@@ -7,11 +7,14 @@ import {
   NO_TURN_LOCK,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue, type DigestQueue } from "@context-cleaner/core/queue";
+import type { FunctionLogger, FunctionMetrics } from "@context-cleaner/core/worker";
+import {
+  createDigestHandler,
+  type DigestHandler,
+  inProcessSqsClient,
+  startLocalWorker,
+} from "@context-cleaner/core/worker";
 import type { BetweenTurnsRoute, BetweenTurnsWorker, TurnEnd } from "@context-cleaner/demo";
-import { createDigestHandler, type DigestHandler } from "../lib/digest-handler";
-import { inProcessSqsClient } from "../lib/in-process-sqs-client";
-import { startLocalWorker } from "../lib/local-worker";
-import type { FunctionLogger, FunctionMetrics } from "../lib/observability";
 
 /** Defaults of {@link QueuedPassesOptions}. */
 export const QUEUED_PASSES_DEFAULTS = {

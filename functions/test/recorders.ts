@@ -1,5 +1,5 @@
 import type { Metric } from "@context-cleaner/core";
-import type { FunctionLogger, FunctionMetrics } from "../lib/observability";
+import type { FunctionLogger, FunctionMetrics } from "@context-cleaner/core/worker";
 
 export interface LogEntry {
   level: "info" | "warn" | "error";

@@ -15,8 +15,7 @@ import {
   systemClock,
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import { inProcessSqsClient } from "../../functions/lib/in-process-sqs-client";
-import { startLocalWorker } from "../../functions/lib/local-worker";
+import { inProcessSqsClient, startLocalWorker } from "@context-cleaner/core/worker";
 import { recordingLogger, recordingMetrics } from "../../functions/test/recorders";
 import { heavyThread, rawToolChars } from "../../functions/test/threads";
 

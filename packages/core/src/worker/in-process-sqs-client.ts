@@ -1,5 +1,5 @@
 import type { SqsSendClient } from "@context-cleaner/assembler/events";
-import type { DigestQueue } from "@context-cleaner/core/queue";
+import type { DigestQueue } from "../queue/index";
 
 /**
  * An SQS client for the runtime's turn-event publisher that sends into a digest queue in

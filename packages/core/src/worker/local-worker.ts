@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { DigestQueue, ReceivedDigestMessage } from "@context-cleaner/core/queue";
+import type { DigestQueue, ReceivedDigestMessage } from "../queue/index";
 import { createDigestHandler, type DigestHandler, type DigestHandlerDependencies } from "./digest-handler";
 import { lambdaContext } from "./lambda-context";
 import { LOCAL_QUEUE_ARN, sqsRecord } from "./sqs-event";

@@ -1,5 +1,5 @@
-import { runSweep, type SweepOptions, type SweepPorts, type SweepReport } from "@context-cleaner/core/sweep";
 import type { Context } from "aws-lambda";
+import { runSweep, type SweepOptions, type SweepPorts, type SweepReport } from "../sweep/index";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 
 /** What the sweep handler runs on; the edge (functions/sweep.ts) builds it from the environment. */

@@ -1,4 +1,5 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import {
   DIGEST_JOB_DEFAULTS,
   type DigestJobOptions,
@@ -8,9 +9,8 @@ import {
   InvalidPayloadError,
   parseDigestJobPayload,
   type TurnClockCheck,
-} from "@context-cleaner/core";
-import type { DeadLetterQueue, DigestQueue } from "@context-cleaner/core/queue";
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+} from "../index";
+import type { DeadLetterQueue, DigestQueue } from "../queue/index";
 import {
   consoleIssues,
   describeError,

@@ -1,4 +1,7 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import { createDigestRepository } from "@context-cleaner/db/server";
+import { Redis } from "@upstash/redis";
+import { createPostgresThreadOwner, createTableThreadOwner } from "../checkpoints/postgres-thread-directory";
 import {
   type CheckpointReader,
   createAnthropicDigester,
@@ -9,12 +12,9 @@ import {
   systemClock,
   type TurnLock,
   withFallback,
-} from "@context-cleaner/core";
-import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
-import { createPostgresThreadOwner, createTableThreadOwner } from "@context-cleaner/core/thread-directory";
-import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
-import { createDigestRepository } from "@context-cleaner/db/server";
-import { Redis } from "@upstash/redis";
+} from "../index";
+import { createUpstashTurnLock } from "../lock/upstash-turn-lock";
+import { createSqsDigestQueue } from "../queue/sqs-queue";
 import type { DigestHandlerDependencies } from "./digest-handler";
 import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
@@ -77,7 +77,7 @@ export function lazyPostgresCheckpointReader(
 ): ClosableCheckpointReader {
   let loaded: Promise<ClosableCheckpointReader> | undefined;
   const load = async () => {
-    const { createPostgresCheckpointReader } = await import("@context-cleaner/core/langgraph");
+    const { createPostgresCheckpointReader } = await import("../checkpoints/langgraph");
     return createPostgresCheckpointReader({
       connectionString,
       schema,

@@ -1,6 +1,6 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
-import type { Metric, MetricsSink } from "@context-cleaner/core";
 import type { Context } from "aws-lambda";
+import type { Metric, MetricsSink } from "../index";
 
 /** The CloudWatch namespace of every context-cleaner metric. */
 export const METRICS_NAMESPACE = "ContextCleaner";

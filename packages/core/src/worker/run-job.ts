@@ -4,7 +4,7 @@ import {
   type DigestJobPayload,
   type DigestJobPorts,
   runDigestJob,
-} from "@context-cleaner/core";
+} from "../index";
 
 /** What the functions hand a job besides its ports. */
 export interface JobRun {

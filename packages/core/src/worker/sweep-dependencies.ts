@@ -1,13 +1,13 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
-import { systemClock } from "@context-cleaner/core";
-import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
-import type { SweepOptions } from "@context-cleaner/core/sweep";
+import { createDigestRepository } from "@context-cleaner/db/server";
 import {
   createPostgresThreadDirectory,
   createPostgresThreadOwner,
   createTableThreadOwner,
-} from "@context-cleaner/core/thread-directory";
-import { createDigestRepository } from "@context-cleaner/db/server";
+} from "../checkpoints/postgres-thread-directory";
+import { systemClock } from "../index";
+import { createSqsDigestQueue } from "../queue/sqs-queue";
+import type { SweepOptions } from "../sweep/index";
 import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
 import type { SweepHandlerDependencies } from "./sweep-handler";
