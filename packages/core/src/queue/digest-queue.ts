@@ -45,6 +45,13 @@ export interface ReceivedDigestMessage {
 export interface ReceiveOptions {
   /** How long the received messages stay invisible, 0–43,200 s. @default the queue's visibility timeout */
   readonly visibilityTimeoutSeconds?: number;
+  /**
+   * Long polling: how long a receive waits for a message when none is visible, 0–20 s
+   * (SQS's `WaitTimeSeconds`). The in-process queue answers at once. @default 0
+   */
+  readonly waitTimeSeconds?: number;
+  /** Abandons a waiting receive: it rejects, and nothing it may have taken is lost (it comes back after its visibility timeout). */
+  readonly signal?: AbortSignal;
 }
 
 /** Messages that were received too often without being deleted (poison or repeatedly failing jobs). */

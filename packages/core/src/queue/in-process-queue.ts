@@ -214,7 +214,8 @@ function mainQueue(store: FifoStore, settings: QueueSettings): DigestQueue {
       return { messageId };
     },
     async receive(maxMessages: number, receiveOptions: ReceiveOptions = {}) {
-      checkReceive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
+      checkReceive(maxMessages, receiveOptions.visibilityTimeoutSeconds, receiveOptions.waitTimeSeconds);
+      receiveOptions.signal?.throwIfAborted();
       return store.receive(maxMessages, receiveOptions.visibilityTimeoutSeconds);
     },
     async delete(receiptHandle: string) {

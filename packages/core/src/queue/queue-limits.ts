@@ -5,6 +5,8 @@ import { DigestQueueError, type DigestQueueOperation } from "../errors";
 export const DIGEST_QUEUE_LIMITS = {
   maxMessagesPerReceive: 10,
   maxVisibilityTimeoutSeconds: 43_200,
+  /** The longest a receive may wait for a message (SQS long polling). */
+  maxWaitTimeSeconds: 20,
   maxIdChars: 128,
   /** Characters of a dead letter's reason kept (SQS counts message attributes in the message's size). */
   maxDeadLetterReasonChars: 1_000,
@@ -28,7 +30,11 @@ export function checkMessage(message: { body: string; groupId: string; deduplica
 }
 
 /** @throws {DigestQueueError} (`InvalidParameterValue`) for a count or timeout SQS would refuse. */
-export function checkReceive(maxMessages: number, visibilityTimeoutSeconds: number | undefined): void {
+export function checkReceive(
+  maxMessages: number,
+  visibilityTimeoutSeconds: number | undefined,
+  waitTimeSeconds?: number,
+): void {
   if (
     !Number.isInteger(maxMessages) ||
     maxMessages < 1 ||
@@ -40,6 +46,17 @@ export function checkReceive(maxMessages: number, visibilityTimeoutSeconds: numb
     });
   }
   if (visibilityTimeoutSeconds !== undefined) checkVisibility(visibilityTimeoutSeconds, "receive");
+  if (
+    waitTimeSeconds !== undefined &&
+    (!Number.isInteger(waitTimeSeconds) ||
+      waitTimeSeconds < 0 ||
+      waitTimeSeconds > DIGEST_QUEUE_LIMITS.maxWaitTimeSeconds)
+  ) {
+    throw new DigestQueueError(
+      `receive: wait time must be an integer from 0 to 20 s, got ${waitTimeSeconds}`,
+      { operation: "receive", code: "InvalidParameterValue" },
+    );
+  }
 }
 
 /** @throws {DigestQueueError} (`InvalidParameterValue`) for a timeout outside 0–43,200 s. */

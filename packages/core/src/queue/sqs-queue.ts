@@ -113,17 +113,18 @@ function receiver(client: Pick<SQSClient, "send">, queueUrl: string) {
   return {
     receive: (maxMessages: number, options: ReceiveOptions = {}) =>
       call("receive", async () => {
-        checkReceive(maxMessages, options.visibilityTimeoutSeconds);
-        const output = await client.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: maxMessages,
-            VisibilityTimeout: options.visibilityTimeoutSeconds,
-            WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: [...SYSTEM_ATTRIBUTES],
-            MessageAttributeNames: [DEAD_LETTER_REASON_ATTRIBUTE],
-          }),
-        );
+        checkReceive(maxMessages, options.visibilityTimeoutSeconds, options.waitTimeSeconds);
+        const command = new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: maxMessages,
+          VisibilityTimeout: options.visibilityTimeoutSeconds,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 0,
+          MessageSystemAttributeNames: [...SYSTEM_ATTRIBUTES],
+          MessageAttributeNames: [DEAD_LETTER_REASON_ATTRIBUTE],
+        });
+        const output = options.signal
+          ? await client.send(command, { abortSignal: options.signal })
+          : await client.send(command);
         return (output.Messages ?? []).map(toReceived);
       }),
     delete: (receiptHandle: string) =>

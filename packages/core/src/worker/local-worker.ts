@@ -12,6 +12,10 @@ export const LOCAL_WORKER_DEFAULTS = {
   pollIntervalMs: 1_000,
   /** Each invocation's deadline, as the digest function's timeout. */
   functionTimeoutMs: 300_000,
+  /** How long a receive waits for a message (long polling; the in-process queue never waits). */
+  waitTimeSeconds: 0,
+  /** Polling loops, as concurrent invocations of the function. */
+  concurrency: 1,
 } as const;
 
 /** Options of {@link startLocalWorker}: the digest handler, or the dependencies to build it. */
@@ -24,6 +28,20 @@ export type LocalWorkerOptions = {
   pollIntervalMs?: number;
   /** @default 300_000 */
   functionTimeoutMs?: number;
+  /**
+   * Long polling, 0–20 s: a receive waits this long for a message before it answers empty.
+   * An empty receive is followed by a pause of what is left of `pollIntervalMs`. @default 0
+   */
+  waitTimeSeconds?: number;
+  /** How long the received messages stay invisible. @default the queue's */
+  visibilityTimeoutSeconds?: number;
+  /**
+   * Polling loops, each receiving and invoking on its own, as concurrent invocations of the
+   * function (the queue never hands one thread's messages to two at once). @default 1
+   */
+  concurrency?: number;
+  /** The function name in each invocation's `Context`. @default "context-cleaner-digest-local" */
+  functionName?: string;
   /** Told of a receive, delete or invocation that threw. Must not throw. @default console.error */
   onError?: (error: unknown) => void;
 } & (
@@ -33,9 +51,15 @@ export type LocalWorkerOptions = {
 
 /** A running worker. */
 export interface LocalWorker {
-  /** Resolves at the first receive started after this call that finds the queue empty. */
+  /**
+   * Resolves at the first receive started after this call that finds the queue empty while
+   * no loop is running a batch.
+   */
   idle(): Promise<void>;
-  /** Stops polling after the invocation in progress; resolves when the loop has ended. */
+  /**
+   * Stops polling: a waiting receive is abandoned, an invocation in progress finishes (its
+   * successful records are deleted); resolves when every loop has ended.
+   */
   stop(): Promise<void>;
   /** Invocations of the handler so far. */
   readonly invocations: number;
@@ -71,14 +95,15 @@ export async function invokeBatch(
   queue: Pick<DigestQueue, "delete">,
   handler: DigestHandler,
   messages: ReceivedDigestMessage[],
-  options: { functionTimeoutMs?: number; onError?: (error: unknown) => void } = {},
+  options: { functionTimeoutMs?: number; functionName?: string; onError?: (error: unknown) => void } = {},
 ): Promise<DeliveredBatch> {
   const timeoutMs = options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs;
+  const functionName = options.functionName ?? "context-cleaner-digest-local";
   let failed: ReadonlySet<string>;
   try {
     const response = await handler(
       { Records: messages.map(toRecord) },
-      lambdaContext({ functionName: "context-cleaner-digest-local", timeoutMs }),
+      lambdaContext({ functionName, timeoutMs }),
     );
     failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   } catch (error) {
@@ -139,14 +164,32 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   const batchSize = options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize;
   const pollIntervalMs = options.pollIntervalMs ?? LOCAL_WORKER_DEFAULTS.pollIntervalMs;
   const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs;
+  const waitTimeSeconds = options.waitTimeSeconds ?? LOCAL_WORKER_DEFAULTS.waitTimeSeconds;
+  const concurrency = options.concurrency ?? LOCAL_WORKER_DEFAULTS.concurrency;
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  }
   const onError =
     options.onError ?? ((error: unknown) => console.error("context-cleaner local worker:", error));
   const handler = options.handler ?? createDigestHandler({ ...options.dependencies, queue });
   const stopping = new AbortController();
+  const receiveOptions = {
+    waitTimeSeconds,
+    signal: stopping.signal,
+    ...(options.visibilityTimeoutSeconds === undefined
+      ? {}
+      : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+  };
+  const invokeOptions = {
+    functionTimeoutMs,
+    ...(options.functionName === undefined ? {} : { functionName: options.functionName }),
+  };
   // Each waiter resolves at the first empty receive that started after it was registered.
   let idleWaiters: { after: number; resolve: () => void }[] = [];
   let receives = 0;
   let invocations = 0;
+  // Loops running a batch now: the queue is idle only when an empty receive finds none.
+  let busy = 0;
 
   const report = (error: unknown) => {
     try {
@@ -156,34 +199,47 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
     }
   };
 
-  const pause = () => sleep(pollIntervalMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+  const pause = (ms: number) =>
+    ms <= 0 ? Promise.resolve() : sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
 
   async function loop(): Promise<void> {
     while (!stopping.signal.aborted) {
       let messages: ReceivedDigestMessage[];
       const receive = ++receives;
+      const startedAt = Date.now();
       try {
-        messages = await queue.receive(batchSize);
+        messages = await queue.receive(batchSize, receiveOptions);
       } catch (error) {
+        // A receive abandoned by stop() is not a failure.
+        if (stopping.signal.aborted) break;
         report(error);
-        await pause();
+        await pause(pollIntervalMs);
         continue;
       }
-      if (messages.length === 0) {
+      if (messages.length === 0 && busy === 0) {
         const due = idleWaiters.filter((waiter) => waiter.after < receive);
         idleWaiters = idleWaiters.filter((waiter) => waiter.after >= receive);
         for (const waiter of due) waiter.resolve();
-        await pause();
+      }
+      if (messages.length === 0) {
+        await pause(pollIntervalMs - (Date.now() - startedAt));
         continue;
       }
       invocations += 1;
-      await invokeBatch(queue, handler, messages, { functionTimeoutMs, onError: report });
+      busy += 1;
+      try {
+        // Not abandoned on stop: the batch runs to its end, as an invocation in progress does.
+        await invokeBatch(queue, handler, messages, { ...invokeOptions, onError: report });
+      } finally {
+        busy -= 1;
+      }
     }
-    for (const waiter of idleWaiters) waiter.resolve();
-    idleWaiters = [];
   }
 
-  const running = loop();
+  const running = Promise.all(Array.from({ length: concurrency }, loop)).then(() => {
+    for (const waiter of idleWaiters) waiter.resolve();
+    idleWaiters = [];
+  });
   return {
     idle: () =>
       stopping.signal.aborted

@@ -308,10 +308,26 @@ export function describeDigestQueueConformance(
         queue.receive(0),
         queue.receive(11),
         queue.receive(1, { visibilityTimeoutSeconds: 43_201 }),
+        queue.receive(1, { waitTimeSeconds: 21 }),
+        queue.receive(1, { waitTimeSeconds: -1 }),
       ];
       for (const refusal of refusals) {
         await expect(refusal).rejects.toBeInstanceOf(DigestQueueError);
       }
+    });
+
+    it("takes a wait time (long polling) and answers with what is visible", async () => {
+      const { queue } = await harness();
+      await queue.send(message("waiting"));
+      const received = await queue.receive(10, { waitTimeSeconds: 1 });
+      expect(received.map((item) => item.body)).toEqual(["waiting"]);
+    });
+
+    it("abandons a receive whose signal is aborted, taking nothing", async () => {
+      const { queue } = await harness();
+      await queue.send(message("kept"));
+      await expect(queue.receive(10, { signal: AbortSignal.abort() })).rejects.toThrow();
+      expect((await queue.receive(10)).map((item) => item.body)).toEqual(["kept"]);
     });
   });
 }
