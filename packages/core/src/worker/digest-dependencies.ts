@@ -49,8 +49,11 @@ export interface DigestConfig extends FunctionDatabaseConfig {
   lockTimeoutMs?: number;
   /** The digest queue, for handing records back. */
   queueUrl: string;
-  /** Its dead-letter queue, where poison records are sent with their reason. */
-  deadLetterQueueUrl: string;
+  /**
+   * Its dead-letter queue, where poison records are sent with their reason; without it, a
+   * poison record reaches the dead letters through the queue's redrive policy.
+   */
+  deadLetterQueueUrl?: string;
   sqs: Pick<SQSClient, "send">;
   logger: FunctionLogger;
   metrics: FunctionMetrics;
@@ -178,7 +181,7 @@ export async function createDigestDependencies(
     queue: createSqsDigestQueue({
       client: config.sqs,
       queueUrl: config.queueUrl,
-      dlqUrl: config.deadLetterQueueUrl,
+      ...(config.deadLetterQueueUrl ? { dlqUrl: config.deadLetterQueueUrl } : {}),
     }),
     logger: config.logger,
     metrics: config.metrics,

@@ -9,7 +9,10 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
   context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
   context-cleaner dlq redrive [--limit N] [--include-poison]       back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
-  context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues`;
+  context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues
+  context-cleaner worker --queue-url <url> --database-url <url> --checkpoint-database-url <url>
+                                                                   the digest worker outside Lambda, until SIGTERM/SIGINT
+                                                                   (context-cleaner worker --help lists its settings)`;
 
 type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;
 
@@ -19,6 +22,7 @@ const COMMANDS = {
   purge: () => import("./purge").then((module) => module.purgeCommand),
   dlq: () => import("./dlq").then((module) => module.dlqCommand),
   sweep: () => import("./sweep").then((module) => module.sweepCommand),
+  worker: () => import("./worker").then((module) => module.workerCommand),
 } as const satisfies Record<string, () => Promise<OpsCommand>>;
 
 /** Whether `command` is one of the operations commands. */

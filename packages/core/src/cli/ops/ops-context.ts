@@ -4,6 +4,7 @@ import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory } from "../../ports";
 import type { DigestQueue } from "../../queue/digest-queue";
 import type { CliIo } from "../cli-io";
+import type { OpenWorker } from "./worker-host";
 
 /**
  * What the operations commands reach: the database, the queue and the checkpoint store,
@@ -19,6 +20,10 @@ export interface OpsContext {
     schema?: string;
     orgMetadataKey?: string;
   }): Promise<ThreadDirectory & { close(): Promise<void> }>;
+  /** `worker`: what it opens. @default SQS and the databases of its settings */
+  openWorker?: OpenWorker;
+  /** `worker`: when it stops. @default at the process's first SIGTERM or SIGINT */
+  shutdown?: () => AbortSignal;
 }
 
 /** The command line's context: real connections, from the process environment. */

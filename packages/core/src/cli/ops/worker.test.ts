@@ -1,0 +1,347 @@
+import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
+import { describe, expect, it } from "vitest";
+import { manualClock } from "#test/core/fakes/manual-clock";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
+import { createInMemoryCheckpointReader } from "../../checkpoints/in-memory-checkpoint-reader";
+import { systemClock } from "../../clock";
+import { createExtractiveDigester } from "../../digesters/extractive-digester";
+import type { CheckpointReader } from "../../ports";
+import { createInProcessDigestQueue } from "../../queue/in-process-queue";
+import { inProcessSqsClient } from "../../worker/in-process-sqs-client";
+import { runOpsCommand } from ".";
+import type { OpsContext } from "./ops-context";
+import { requireWorkerPackages, runWorker } from "./worker";
+import type { OpenWorker } from "./worker-host";
+import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
+
+const storage = usePgliteRepository();
+
+const REQUIRED = {
+  DIGEST_QUEUE_URL: "http://127.0.0.1:4566/000000000000/digest.fifo",
+  DATABASE_URL: "postgres://app@127.0.0.1:5432/app",
+  CHECKPOINT_DATABASE_URL: "postgres://reader@127.0.0.1:5432/agent",
+};
+
+function capture(environment: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (text: string) => out.push(text), stderr: (text: string) => err.push(text), environment },
+    entries: () =>
+      out
+        .join("")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown> & { message: string; level: string }),
+    stderr: () => err.join(""),
+  };
+}
+
+describe("parseWorkerSettings", () => {
+  it("reads the Lambda's variable names, with the deployed function's defaults", () => {
+    const settings = parseWorkerSettings([], {
+      ...REQUIRED,
+      DIGEST_DLQ_URL: "http://127.0.0.1:4566/000000000000/dead.fifo",
+      CHECKPOINT_SCHEMA: "agent",
+      THREAD_OWNER_SOURCE: "table",
+      CONTEXT_CLEANER_DB_DRIVER: "pg",
+      UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079",
+      UPSTASH_REDIS_REST_TOKEN: "token",
+    });
+    expect(settings).toEqual({
+      queueUrl: REQUIRED.DIGEST_QUEUE_URL,
+      deadLetterQueueUrl: "http://127.0.0.1:4566/000000000000/dead.fifo",
+      region: "us-east-1",
+      databaseUrl: REQUIRED.DATABASE_URL,
+      databaseDriver: "pg",
+      checkpointDatabaseUrl: REQUIRED.CHECKPOINT_DATABASE_URL,
+      checkpointSchema: "agent",
+      threadOwner: "table",
+      batchSize: 10,
+      waitTimeSeconds: 20,
+      functionTimeoutMs: 300_000,
+      concurrency: 1,
+      redis: { url: "http://127.0.0.1:8079", token: "token" },
+    });
+  });
+
+  it("lets a flag win over its variable, and takes the region from an AWS queue URL", () => {
+    const settings = parseWorkerSettings(
+      [
+        "--queue-url",
+        "https://sqs.eu-west-1.amazonaws.com/123456789012/digest.fifo",
+        "--batch-size",
+        "3",
+        "--wait-time",
+        "0",
+        "--concurrency",
+        "4",
+      ],
+      { ...REQUIRED, CONTEXT_CLEANER_BATCH_SIZE: "7" },
+    );
+    expect(settings).toMatchObject({ region: "eu-west-1", batchSize: 3, waitTimeSeconds: 0, concurrency: 4 });
+  });
+
+  it.each([
+    [{ ...REQUIRED, DIGEST_QUEUE_URL: undefined }, [], "worker needs --queue-url (or DIGEST_QUEUE_URL)"],
+    [{ ...REQUIRED, DATABASE_URL: "" }, [], "worker needs --database-url (or DATABASE_URL)"],
+    [
+      { ...REQUIRED, CHECKPOINT_DATABASE_URL: undefined },
+      [],
+      "worker needs --checkpoint-database-url (or CHECKPOINT_DATABASE_URL)",
+    ],
+    [
+      REQUIRED,
+      ["--database-url", "pglite://"],
+      "--database-url (or DATABASE_URL) must be a postgres:// or postgresql:// URL",
+    ],
+    [REQUIRED, ["--queue-url", "digest.fifo"], "--queue-url (or DIGEST_QUEUE_URL) is not a URL"],
+    [
+      REQUIRED,
+      ["--batch-size", "11"],
+      '--batch-size (or CONTEXT_CLEANER_BATCH_SIZE) must be an integer from 1 to 10, got "11"',
+    ],
+    [REQUIRED, ["--wait-time", "1.5"], "must be an integer from 0 to 20"],
+    [{ ...REQUIRED, CONTEXT_CLEANER_DB_DRIVER: "mysql" }, [], 'must be one of neon, pg, got "mysql"'],
+    [REQUIRED, ["--thread-owner", "metadata"], "must be one of checkpoint, table"],
+    [REQUIRED, ["--visibility-timeout", "60"], "must be at least the function timeout (300 s)"],
+    [{ ...REQUIRED, UPSTASH_REDIS_REST_URL: "http://127.0.0.1:8079" }, [], "both UPSTASH_REDIS_REST_URL and"],
+    [REQUIRED, ["extra"], "worker takes no arguments"],
+  ])("refuses %# with a line naming the setting", (environment, args, message) => {
+    expect(() => parseWorkerSettings(args, environment)).toThrow(message);
+  });
+
+  it("does not show a database password in an error", () => {
+    expect(() =>
+      parseWorkerSettings([], { ...REQUIRED, DATABASE_URL: "postgres//app:s3cret@db:5432/app" }),
+    ).toThrow(/is not a URL/);
+    expect(() => parseWorkerSettings([], { ...REQUIRED, DATABASE_URL: "//app:s3cret@db" })).not.toThrow(
+      /s3cret/,
+    );
+  });
+});
+
+describe("context-cleaner worker", () => {
+  it("answers a missing or invalid setting with exit code 2 before opening anything", async () => {
+    const run = capture({ ...REQUIRED, DIGEST_QUEUE_URL: undefined });
+    const opened: string[] = [];
+    const context = {
+      io: run.io,
+      openWorker: async () => {
+        opened.push("worker");
+        throw new Error("must not be opened");
+      },
+      shutdown: () => AbortSignal.abort(),
+    } as unknown as OpsContext;
+    expect(await runOpsCommand(["worker"], run.io, context)).toBe(2);
+    expect(run.stderr()).toBe("context-cleaner: worker needs --queue-url (or DIGEST_QUEUE_URL)\n");
+    expect(await runOpsCommand(["worker", "--batch-size", "0"], capture(REQUIRED).io, context)).toBe(2);
+    expect(await runOpsCommand(["worker", "--no-such-flag"], capture(REQUIRED).io, context)).toBe(2);
+    expect(opened).toEqual([]);
+  });
+
+  it("lists its settings under --help", async () => {
+    const out: string[] = [];
+    const io = { stdout: (text: string) => out.push(text), stderr: () => {}, environment: {} };
+    expect(await runOpsCommand(["worker", "--help"], io, { io } as unknown as OpsContext)).toBe(0);
+    for (const name of [
+      "DIGEST_QUEUE_URL",
+      "CONTEXT_CLEANER_DB_DRIVER",
+      "AWS_ENDPOINT_URL_SQS",
+      "--endpoint",
+    ])
+      expect(out.join("")).toContain(name);
+  });
+
+  it("names every missing package with the command that installs it", async () => {
+    const missing = (name: string) =>
+      name === "pg" || name === "@upstash/redis"
+        ? Promise.reject(
+            Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
+          )
+        : Promise.resolve({});
+    await expect(requireWorkerPackages(missing)).rejects.toThrow(
+      "the worker needs packages that are not installed: npm install @upstash/redis pg",
+    );
+    await expect(requireWorkerPackages(() => Promise.resolve({}))).resolves.toBeUndefined();
+  });
+});
+
+const THREAD = buildHeavyThread({
+  name: "worker",
+  seed: 11,
+  titles: ["Ground Lease"],
+  documentChars: 150_000,
+  pageChars: 6_000,
+  probesPerDocument: 3,
+});
+
+function settings(overrides: Partial<WorkerSettings> = {}): WorkerSettings {
+  return { ...parseWorkerSettings([], REQUIRED), waitTimeSeconds: 0, ...overrides };
+}
+
+/** Over the job's trigger (120,000 chars of tool output), as a runtime would publish for a long thread. */
+const RAW_TOOL_CHARS = 400_000;
+
+/** Runs the worker over an in-process queue and the shared PGlite repository. */
+function workerOver(options: {
+  checkpoints: CheckpointReader;
+  queue: ReturnType<typeof createInProcessDigestQueue>;
+  onJobFinished?: (status: string) => void;
+}) {
+  const closed: string[] = [];
+  const open: OpenWorker = async (_settings, { logger, metrics }) => ({
+    queue: options.queue,
+    dependencies: {
+      ports: {
+        checkpoints: options.checkpoints,
+        store: storage.repository,
+        digester: createExtractiveDigester(),
+        clock: systemClock,
+      },
+      logger,
+      metrics,
+      issues: () => {},
+      jobOptions: { maxCallsPerJob: 100 },
+      ...(options.onJobFinished
+        ? { onJobFinished: (outcome) => options.onJobFinished?.(outcome.status) }
+        : {}),
+    },
+    close: async () => {
+      closed.push("closed");
+    },
+  });
+  return { open, closed };
+}
+
+describe("runWorker", () => {
+  it("delivers several turns of one thread in one batch, dead-letters a poison record, leaves a failed job to the queue, and stops at the signal", async () => {
+    const clock = manualClock(new Date());
+    const queue = createInProcessDigestQueue({ clock, visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    const turns = ["2026-11-30T10:00:00Z", "2026-11-30T10:05:00Z", "2026-11-30T10:10:00Z"];
+    for (const turnEndedAt of turns) {
+      await events.publishTurnEnded({
+        orgId: "acme",
+        threadId: "lease",
+        rawToolChars: RAW_TOOL_CHARS,
+        turnEndedAt: new Date(turnEndedAt),
+      });
+    }
+    await events.publishTurnEnded({
+      orgId: "acme",
+      threadId: "broken",
+      rawToolChars: RAW_TOOL_CHARS,
+      turnEndedAt: new Date(turns[0] as string),
+    });
+    await queue.send({ body: "not json", groupId: "poison", deduplicationId: "poison-1" });
+
+    const lease = createInMemoryCheckpointReader(new Map([["lease", THREAD.messages]]));
+    const checkpoints: CheckpointReader = {
+      async readThread(threadId) {
+        if (threadId === "broken") throw new Error("checkpoint store refused the read");
+        return lease.readThread(threadId);
+      },
+    };
+    const shutdown = new AbortController();
+    const statuses: string[] = [];
+    const { open, closed } = workerOver({
+      checkpoints,
+      queue,
+      onJobFinished: (status) => {
+        statuses.push(status);
+        if (statuses.length === turns.length) setTimeout(() => shutdown.abort(), 50);
+      },
+    });
+    const run = capture();
+    const result = await runWorker(settings(), { io: run.io, shutdown: shutdown.signal, open });
+
+    // One receive took all five records (three of one thread, in order): one invocation.
+    expect(result.invocations).toBe(1);
+    expect(closed).toEqual(["closed"]);
+    const entries = run.entries();
+    const messages = entries.map((entry) => entry.message);
+    expect(messages[0]).toBe("worker started");
+    expect(messages.at(-1)).toBe("worker stopped");
+    expect(messages.filter((message) => message === "digest job finished")).toHaveLength(3);
+    expect(messages).toContain("digest job failed: the queue retries it");
+    expect(messages).toContain("poison record: not a valid turn event, for the dead letters");
+    const metrics = entries.find((entry) => entry.message === "metrics")?.metrics as Record<string, number>;
+    expect(metrics.FailedJobs).toBe(1);
+    expect(metrics.PoisonRecords).toBe(1);
+
+    // The thread's turns ran in order: the first digested it.
+    expect(statuses[0]).toBe("done");
+    expect((await storage.repository.loadThreadDigests("acme", "lease")).size).toBeGreaterThan(0);
+    // The poison record is in the dead letters with its reason, gone from the queue.
+    const dead = await queue.deadLetters.receive(10);
+    expect(dead.map((message) => message.body)).toEqual(["not json"]);
+    expect(dead[0]?.deadLetterReason).toContain("not JSON");
+    // The failed job was not deleted: it comes back after its retry delay, received twice now.
+    expect(await queue.receive(10)).toEqual([]);
+    clock.advance(31_000);
+    const again = await queue.receive(10);
+    expect(again.map((message) => [JSON.parse(message.body).threadId, message.receiveCount])).toEqual([
+      ["broken", 2],
+    ]);
+  });
+
+  it("finishes the batch in progress at the signal, deletes it, and receives no more", async () => {
+    const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    const publish = (threadId: string) =>
+      events.publishTurnEnded({
+        orgId: "acme",
+        threadId,
+        rawToolChars: RAW_TOOL_CHARS,
+        turnEndedAt: new Date("2026-11-30T11:00:00Z"),
+      });
+    await publish("slow");
+    const shutdown = new AbortController();
+    let release: () => void = () => {};
+    const reading = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    const lease = createInMemoryCheckpointReader(new Map([["slow", THREAD.messages]]));
+    const { open } = workerOver({
+      queue,
+      checkpoints: {
+        async readThread(threadId) {
+          reads += 1;
+          // The signal comes while the job is reading its thread; then a new turn arrives.
+          shutdown.abort();
+          await publish("late");
+          await reading;
+          return lease.readThread(threadId);
+        },
+      },
+    });
+    const run = capture();
+    let stopped = false;
+    const running = runWorker(settings({ concurrency: 2 }), {
+      io: run.io,
+      shutdown: shutdown.signal,
+      open,
+    }).then((result) => {
+      stopped = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(reads).toBe(1);
+    expect(stopped).toBe(false);
+    release();
+    const result = await running;
+    expect(result.invocations).toBe(1);
+    expect(await storage.repository.getPass("acme", "slow")).toMatchObject({ status: "done" });
+    // The finished record was deleted; the turn sent after the signal was never received.
+    const left = await queue.receive(10);
+    expect(left.map((message) => [JSON.parse(message.body).threadId, message.receiveCount])).toEqual([
+      ["late", 1],
+    ]);
+    expect(run.entries().map((entry) => entry.message)).toContain(
+      "worker stopping: no more receives, finishing the batches in progress",
+    );
+  });
+});
