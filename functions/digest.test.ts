@@ -10,6 +10,7 @@ const SET = [
   "SST_RESOURCE_UpstashRedisToken",
   "SST_RESOURCE_DigestQueue",
   "SST_RESOURCE_DigestDeadLetterQueue",
+  "CONTEXT_CLEANER_DB_DRIVER",
 ];
 
 afterAll(() => {
@@ -43,5 +44,20 @@ describe("functions/digest handler (the edge)", () => {
     const error = await handler(event, context).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ name: "DatabaseConnectionError", driver: "postgres", retryable: true });
     expect(String((error as Error).message)).not.toContain("hunter2");
+  });
+
+  it("opens the database with the driver CONTEXT_CLEANER_DB_DRIVER names, and refuses an unknown one", async () => {
+    const { handler } = await import("./digest");
+    const event = sqsEvent([{ body: "{}", groupId: "g" }]);
+    const context = lambdaContext({ functionName: "digest", timeoutMs: 300_000 });
+    // The same plain Postgres URL as above, through Neon's driver when forced.
+    process.env.CONTEXT_CLEANER_DB_DRIVER = "neon";
+    const forced = await handler(event, context).catch((caught: unknown) => caught);
+    expect(forced).toMatchObject({ name: "DatabaseConnectionError", driver: "neon" });
+    process.env.CONTEXT_CLEANER_DB_DRIVER = "mysql";
+    const refused = await handler(event, context).catch((caught: unknown) => caught);
+    expect(String((refused as Error).message)).toBe(
+      'CONTEXT_CLEANER_DB_DRIVER must be one of neon, pg, got "mysql"',
+    );
   });
 });

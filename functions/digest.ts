@@ -3,7 +3,9 @@
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
  * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
  * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
- * or `table`) locate the checkpoint tables and where a thread's owning org is read. The
+ * or `table`) locate the checkpoint tables and where a thread's owning org is read;
+ * `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the database driver, else the URL
+ * chooses it (Neon's for `*.neon.tech`, node-postgres otherwise). The
  * handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
@@ -14,6 +16,7 @@ import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import {
   createDigestDependencies,
   createDigestHandler,
+  databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
   parseThreadOwnerSource,
   powertoolsMetrics,
@@ -48,8 +51,10 @@ export const handler = lazyHandler(async () => {
   );
   const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
   const { upstashRedisUrl, upstashRedisToken } = secrets;
+  const databaseDriver = databaseDriverFromEnvironment(environment);
   const dependencies = await createDigestDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
+    ...(databaseDriver ? { databaseDriver } : {}),
     checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
     ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
     ...(environment.CHECKPOINT_ORG_METADATA_KEY

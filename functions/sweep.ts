@@ -3,7 +3,8 @@
  * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
  * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
  * tables and the org in their metadata; `THREAD_OWNER_SOURCE=table` reads threads' owners
- * from the owner table instead. Built on the first invocation.
+ * from the owner table instead; `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the
+ * database driver, else the URL chooses it. Built on the first invocation.
  * See docs/architecture.md#the-nightly-sweep.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -12,6 +13,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import {
   createSweepDependencies,
   createSweepHandler,
+  databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
   parseThreadOwnerSource,
   powertoolsMetrics,
@@ -35,8 +37,10 @@ export const handler = lazyHandler(async () => {
         checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
       };
   const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
+  const databaseDriver = databaseDriverFromEnvironment(environment);
   const dependencies = await createSweepDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
+    ...(databaseDriver ? { databaseDriver } : {}),
     ...(secrets.checkpointDatabaseUrl ? { checkpointDatabaseUrl: secrets.checkpointDatabaseUrl } : {}),
     ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
     ...(environment.CHECKPOINT_ORG_METADATA_KEY

@@ -18,6 +18,28 @@ export interface FunctionDatabaseConfig {
   neon?: NeonSettings;
 }
 
+/** The drivers `CONTEXT_CLEANER_DB_DRIVER` may force. */
+export const DATABASE_DRIVER_CHOICES = ["neon", "pg"] as const satisfies readonly ServerDatabaseDriver[];
+
+/**
+ * The database driver a deployment forces, from `CONTEXT_CLEANER_DB_DRIVER`: `neon` (Neon's
+ * serverless driver over WebSocket) or `pg` (node-postgres); unset or empty, the URL decides.
+ * @throws {Error} for any other value: a function must not guess how to reach its database.
+ */
+export function databaseDriverFromEnvironment(
+  environment: Record<string, string | undefined>,
+): ServerDatabaseDriver | undefined {
+  const value = environment.CONTEXT_CLEANER_DB_DRIVER;
+  if (value === undefined || value === "") return undefined;
+  const driver = DATABASE_DRIVER_CHOICES.find((choice) => choice === value);
+  if (driver === undefined) {
+    throw new Error(
+      `CONTEXT_CLEANER_DB_DRIVER must be one of ${DATABASE_DRIVER_CHOICES.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return driver;
+}
+
 /** The driver a function opens its database with: see {@link FunctionDatabaseConfig.databaseDriver}. */
 export function functionDatabaseDriver(config: FunctionDatabaseConfig): ServerDatabaseDriver | undefined {
   return config.databaseDriver ?? (config.neon ? "neon" : undefined);

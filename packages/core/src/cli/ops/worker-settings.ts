@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { UsageError } from "../../errors";
+import { DATABASE_DRIVER_CHOICES } from "../../worker/function-database";
 
 /** A setting of `context-cleaner worker`: its flag, its environment variable, and what it is. */
 interface SettingSpec {
@@ -70,9 +71,6 @@ export const WORKER_SETTINGS = {
   redisToken: { env: "UPSTASH_REDIS_REST_TOKEN", about: "with the URL: the turn-lock peek" },
   disabled: { env: "CONTEXT_CLEANER_DISABLED", about: "1: the kill switch, read per record" },
 } as const satisfies Record<string, SettingSpec>;
-
-/** The database drivers a setting may force. */
-export const DATABASE_DRIVER_CHOICES = ["neon", "pg"] as const;
 
 /** The worker's settings, checked. */
 export interface WorkerSettings {
