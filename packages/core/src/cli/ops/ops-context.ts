@@ -1,7 +1,7 @@
 import { integerProblem } from "@context-cleaner/assembler/internal";
 import type { Database } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
-import type { Clock, ThreadDirectory } from "../../ports";
+import type { Clock, ThreadDirectory, ThreadOwner } from "../../ports";
 import type { DigestQueue } from "../../queue/digest-queue";
 import type { CliIo } from "../cli-io";
 import type { OpenWorker } from "./worker-host";
@@ -14,12 +14,23 @@ export interface OpsContext {
   io: CliIo;
   clock: Clock;
   openDatabase(url: string): Promise<Database>;
-  openQueue(urls: { queueUrl?: string; dlqUrl?: string }): Promise<DigestQueue>;
+  openQueue(urls: {
+    queueUrl?: string;
+    dlqUrl?: string;
+    endpoint?: string;
+    region?: string;
+  }): Promise<DigestQueue>;
   openDirectory(options: {
     url: string;
     schema?: string;
     orgMetadataKey?: string;
   }): Promise<ThreadDirectory & { close(): Promise<void> }>;
+  /** `sweep`: threads' owners on the checkpoint tables. @default a pool on `url` */
+  openThreadOwner?(options: {
+    url: string;
+    schema?: string;
+    orgMetadataKey?: string;
+  }): Promise<ThreadOwner & { close(): Promise<void> }>;
   /** `worker`: what it opens. @default SQS and the databases of its settings */
   openWorker?: OpenWorker;
   /** `worker`: when it stops. @default at the process's first SIGTERM or SIGINT */
@@ -31,8 +42,13 @@ export function defaultOpsContext(io: CliIo): OpsContext {
   return {
     io,
     clock: { now: () => new Date() },
-    openDatabase: async (url) => (await import("@context-cleaner/db")).createDatabase(url),
-    async openQueue({ queueUrl, dlqUrl }) {
+    async openDatabase(url) {
+      // The driver the functions would use: CONTEXT_CLEANER_DB_DRIVER, else the URL's.
+      const { databaseDriverFromEnvironment } = await import("../../worker/function-database");
+      const driver = databaseDriverFromEnvironment(io.environment);
+      return (await import("@context-cleaner/db")).createDatabase(url, driver ? { driver } : {});
+    },
+    async openQueue({ queueUrl, dlqUrl, endpoint, region }) {
       // Listing dead letters needs only their queue; nothing is sent to the other URL then.
       const url = queueUrl ?? dlqUrl;
       if (url === undefined) {
@@ -43,9 +59,17 @@ export function defaultOpsContext(io: CliIo): OpsContext {
         import("../../queue/sqs-queue"),
       ]);
       return createSqsDigestQueue({
-        client: new SQSClient({}),
+        client: new SQSClient({ ...(endpoint ? { endpoint } : {}), ...(region ? { region } : {}) }),
         queueUrl: url,
         ...(dlqUrl ? { dlqUrl } : {}),
+      });
+    },
+    async openThreadOwner({ url, schema, orgMetadataKey }) {
+      const { createPostgresThreadOwner } = await import("../../checkpoints/postgres-thread-owner");
+      return createPostgresThreadOwner({
+        connectionString: url,
+        ...(schema ? { schema } : {}),
+        ...(orgMetadataKey ? { orgMetadataKey } : {}),
       });
     },
     async openDirectory({ url, schema, orgMetadataKey }) {

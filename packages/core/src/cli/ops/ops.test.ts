@@ -373,6 +373,46 @@ describe("context-cleaner sweep", () => {
       turnEventDeduplicationId("acme", "deed", "2026-11-30T10:00:00.000Z"),
     );
   });
+
+  it("reads threads' owners as the function does: THREAD_OWNER_SOURCE=table passes over a thread its org does not own", async () => {
+    const environment = { DATABASE_URL: "postgres://x/y", THREAD_OWNER_SOURCE: "table" };
+    const unowned = capture(environment);
+    expect(await runOpsCommand(["sweep", "--dry-run", "--json"], unowned.io, context(unowned).ops)).toBe(0);
+    expect(JSON.parse(unowned.stdout())).toMatchObject({ threads: [], notOwned: 1 });
+
+    await repository.recordThreadOwner("acme", "deed");
+    const owned = capture(environment);
+    expect(await runOpsCommand(["sweep", "--dry-run", "--json"], owned.io, context(owned).ops)).toBe(0);
+    expect(JSON.parse(owned.stdout())).toMatchObject({
+      notOwned: 0,
+      threads: [{ orgId: "acme", threadId: "deed" }],
+    });
+
+    const refused = capture(environment);
+    expect(
+      await runOpsCommand(["sweep", "--thread-owner", "metadata"], refused.io, context(refused).ops),
+    ).toBe(2);
+    expect(refused.stderr()).toContain(
+      "--thread-owner (or THREAD_OWNER_SOURCE) must be one of checkpoint, table",
+    );
+  });
+
+  it("sends to the queue at the SQS-compatible endpoint it is given", async () => {
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      DIGEST_QUEUE_URL: "http://127.0.0.1:4566/000000000000/digest.fifo",
+      AWS_ENDPOINT_URL_SQS: "http://127.0.0.1:4566",
+    });
+    const { ops, opened } = context(run);
+    expect(await runOpsCommand(["sweep", "--region", "eu-west-1"], run.io, ops)).toBe(0);
+    expect(opened.queues).toEqual([
+      {
+        queueUrl: "http://127.0.0.1:4566/000000000000/digest.fifo",
+        endpoint: "http://127.0.0.1:4566",
+        region: "eu-west-1",
+      },
+    ]);
+  });
 });
 
 describe("main dispatches the operations commands", () => {

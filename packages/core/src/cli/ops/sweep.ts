@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { createDigestRepository } from "@context-cleaner/db";
-import type { ThreadDirectory } from "../../ports";
+import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner";
+import { UsageError } from "../../errors";
+import type { ThreadDirectory, ThreadOwner } from "../../ports";
 import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
 import { databaseUrlOf, type OpsContext, positiveInteger, withDatabase } from "./ops-context";
 
@@ -18,11 +20,17 @@ function render(report: SweepReport): string {
   return `${lines.join("\n")}\n`;
 }
 
+const OWNER_SOURCES = ["checkpoint", "table"] as const;
+
 /**
- * `context-cleaner sweep [--dry-run]`: what the nightly sweep enqueues (threads left
- * behind, and with `--checkpoints` threads whose event was lost), sent to the digest queue
- * unless `--dry-run`. Database from `--database`/`DATABASE_URL`, checkpoint store from
- * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, queue from `--queue-url`/`DIGEST_QUEUE_URL`.
+ * `context-cleaner sweep [--dry-run]`: the nightly sweep function's twin, on the same
+ * settings: what it enqueues (threads left behind, and with `--checkpoints` threads whose
+ * event was lost), sent to the digest queue unless `--dry-run`, each thread under its
+ * owner's org (the owner read as the function reads it: `checkpoint`, from the checkpoint
+ * tables when they are given, or `table`). Database from `--database`/`DATABASE_URL`
+ * (driver: `CONTEXT_CLEANER_DB_DRIVER`, else by URL), checkpoint store from
+ * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, owner from `--thread-owner`/`THREAD_OWNER_SOURCE`,
+ * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`.
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
   const { values } = parseArgs({
@@ -34,6 +42,9 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
       "checkpoint-schema": { type: "string" },
       "org-key": { type: "string" },
       "queue-url": { type: "string" },
+      "thread-owner": { type: "string" },
+      endpoint: { type: "string" },
+      region: { type: "string" },
       "max-threads": { type: "string" },
       json: { type: "boolean" },
     },
@@ -43,31 +54,56 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
   const checkpointsUrl = values.checkpoints ?? io.environment.CHECKPOINT_DATABASE_URL;
   const queueUrl = values["queue-url"] ?? io.environment.DIGEST_QUEUE_URL;
   const maxThreads = positiveInteger(values["max-threads"], "max-threads", SWEEP_DEFAULTS.maxThreads);
-  const queue = dryRun ? undefined : await context.openQueue({ ...(queueUrl ? { queueUrl } : {}) });
-  let directory: (ThreadDirectory & { close(): Promise<void> }) | undefined;
-  if (checkpointsUrl) {
-    const schema = values["checkpoint-schema"] ?? io.environment.CHECKPOINT_SCHEMA;
-    const orgMetadataKey = values["org-key"] ?? io.environment.CHECKPOINT_ORG_METADATA_KEY;
-    directory = await context.openDirectory({
-      url: checkpointsUrl,
-      ...(schema ? { schema } : {}),
-      ...(orgMetadataKey ? { orgMetadataKey } : {}),
-    });
+  const ownerValue = values["thread-owner"] ?? (io.environment.THREAD_OWNER_SOURCE || undefined);
+  const ownerSource = OWNER_SOURCES.find((source) => source === (ownerValue ?? "checkpoint"));
+  if (ownerSource === undefined) {
+    throw new UsageError(
+      `--thread-owner (or THREAD_OWNER_SOURCE) must be one of ${OWNER_SOURCES.join(", ")}, got ${JSON.stringify(ownerValue)}`,
+    );
   }
+  const databaseUrl = databaseUrlOf(values.database, io);
+  const endpoint = values.endpoint ?? (io.environment.AWS_ENDPOINT_URL_SQS || undefined);
+  const region = values.region ?? (io.environment.AWS_REGION || undefined);
+  const queue = dryRun
+    ? undefined
+    : await context.openQueue({
+        ...(queueUrl ? { queueUrl } : {}),
+        ...(endpoint ? { endpoint } : {}),
+        ...(region ? { region } : {}),
+      });
+  let directory: (ThreadDirectory & { close(): Promise<void> }) | undefined;
+  let checkpointOwner: (ThreadOwner & { close(): Promise<void> }) | undefined;
   try {
-    const report = await withDatabase(context, databaseUrlOf(values.database, io), (database) =>
-      runSweep(
+    if (checkpointsUrl) {
+      const schema = values["checkpoint-schema"] ?? io.environment.CHECKPOINT_SCHEMA;
+      const orgMetadataKey = values["org-key"] ?? io.environment.CHECKPOINT_ORG_METADATA_KEY;
+      const tables = {
+        url: checkpointsUrl,
+        ...(schema ? { schema } : {}),
+        ...(orgMetadataKey ? { orgMetadataKey } : {}),
+      };
+      directory = await context.openDirectory(tables);
+      if (ownerSource === "checkpoint" && context.openThreadOwner) {
+        checkpointOwner = await context.openThreadOwner(tables);
+      }
+    }
+    const report = await withDatabase(context, databaseUrl, (database) => {
+      const store = createDigestRepository(database);
+      const threadOwner = ownerSource === "table" ? createTableThreadOwner(store) : checkpointOwner;
+      return runSweep(
         {
-          store: createDigestRepository(database),
+          store,
           clock: context.clock,
           ...(queue ? { queue } : {}),
           ...(directory ? { directory } : {}),
+          ...(threadOwner ? { threadOwner } : {}),
         },
         { dryRun, maxThreads },
-      ),
-    );
+      );
+    });
     io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
   } finally {
     await directory?.close();
+    await checkpointOwner?.close();
   }
 }
