@@ -9,7 +9,9 @@
  * it. Each package's main entry must load then, and any other subpath must either load or
  * fail naming a missing optional peer of its package (never an undeclared module). Then
  * the scratch project installs every optional peer (at the workspace's versions) and every
- * subpath must load, exporting the same names as its source.
+ * subpath must load, exporting the same names as its source, and the installed
+ * `context-cleaner worker` runs against the services tier (so this file runs under
+ * test/services/run.sh, as `npm run test:pack` does).
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
@@ -18,9 +20,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { createDigestRepository } from "@context-cleaner/db";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFunctionServices } from "../../functions/test/services";
 import { type PackageManifest, readWorkspacePackages } from "../../scripts/package-manifest";
+import { requireRedisUrl, startUpstashRelay } from "../services/upstash-relay";
+import { runWorkerScenario } from "../services/worker-scenario";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PACKAGES = readWorkspacePackages(ROOT).filter(({ manifest }) => !manifest.private);
@@ -326,6 +332,26 @@ describe("the packed packages, installed from tarballs", () => {
         expect(stdout).toBe("");
       },
       3 * MINUTE,
+    );
+
+    it(
+      "runs the installed worker command against the services tier's Postgres, Redis and SQS emulator",
+      async () => {
+        const services = await startFunctionServices("pack-worker");
+        const upstash = await startUpstashRelay(requireRedisUrl());
+        try {
+          const installed = {
+            command: join(app, "node_modules", ".bin", "context-cleaner"),
+            args: [],
+            cwd: app,
+          };
+          await runWorkerScenario(installed, services, createDigestRepository(services.database), upstash);
+        } finally {
+          await upstash.close();
+          await services.close();
+        }
+      },
+      4 * MINUTE,
     );
 
     it(
