@@ -3,7 +3,9 @@
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
  * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
  * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
- * or `table`) locate the checkpoint tables and where a thread's owning org is read. The
+ * or `table`) locate the checkpoint tables and where a thread's owning org is read;
+ * `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see lib/message-table-config.ts)
+ * reads threads from the app's own message table instead. The
  * handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
@@ -15,6 +17,7 @@ import { Resource } from "sst";
 import { createDigestDependencies } from "./lib/digest-dependencies";
 import { createDigestHandler } from "./lib/digest-handler";
 import { lazyHandler } from "./lib/lazy-handler";
+import { messageTableFromEnvironment } from "./lib/message-table-config";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
 import { parseThreadOwnerSource } from "./lib/thread-owner-source";
@@ -45,6 +48,7 @@ export const handler = lazyHandler(async () => {
   );
   const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
   const { upstashRedisUrl, upstashRedisToken } = secrets;
+  const messageTable = messageTableFromEnvironment(environment);
   const dependencies = await createDigestDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
@@ -55,6 +59,7 @@ export const handler = lazyHandler(async () => {
     ...(environment.THREAD_OWNER_SOURCE
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
+    ...(messageTable ? { messageTable } : {}),
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }

@@ -3,7 +3,9 @@
  * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
  * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
  * tables and the org in their metadata; `THREAD_OWNER_SOURCE=table` reads threads' owners
- * from the owner table instead. Built on the first invocation.
+ * from the owner table instead; `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see
+ * lib/message-table-config.ts) lists threads from the app's own message table. Built on the
+ * first invocation.
  * See docs/architecture.md#the-nightly-sweep.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -11,6 +13,7 @@ import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { Resource } from "sst";
 import { lazyHandler } from "./lib/lazy-handler";
+import { messageTableFromEnvironment } from "./lib/message-table-config";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { requireSecret, secretsFromSecretsManager } from "./lib/secrets";
 import { createSweepDependencies } from "./lib/sweep-dependencies";
@@ -32,6 +35,7 @@ export const handler = lazyHandler(async () => {
         checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
       };
   const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
+  const messageTable = messageTableFromEnvironment(environment);
   const dependencies = await createSweepDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     ...(secrets.checkpointDatabaseUrl ? { checkpointDatabaseUrl: secrets.checkpointDatabaseUrl } : {}),
@@ -42,6 +46,7 @@ export const handler = lazyHandler(async () => {
     ...(environment.THREAD_OWNER_SOURCE
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
+    ...(messageTable ? { messageTable } : {}),
     queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
     sqs: new SQSClient({}),
     logger,
@@ -49,5 +54,9 @@ export const handler = lazyHandler(async () => {
   });
   if (!secrets.checkpointDatabaseUrl)
     logger.warn("no checkpoint store: threads whose event was lost are not looked for");
+  else if (messageTable && !(messageTable.orgIdColumn && messageTable.updatedAtColumn))
+    logger.warn(
+      "the message table names no org or updated-at column: threads whose event was lost are not looked for",
+    );
   return createSweepHandler(dependencies);
 });
