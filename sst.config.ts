@@ -27,7 +27,7 @@ const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-post
 // direct endpoint of a small compute. docs/scale.md sizes it.
 const DIGEST_MAX_CONCURRENCY = 20;
 
-// The checkpoint-store settings the functions read (README "Deploy"), taken from the shell
+// The checkpoint-store and digest settings the functions read (README "Deploy"), taken from the shell
 // that deploys, so each stage sets its own: where LangGraph's tables are, where a thread's
 // owner is read, or the app's own message table (`CHECKPOINT_MESSAGE_TABLE=app.thread_messages
 // CHECKPOINT_ORG_ID_COLUMN=org_id CHECKPOINT_UPDATED_AT_COLUMN=updated_at npx sst deploy`).
@@ -41,6 +41,8 @@ const CHECKPOINT_SETTINGS = [
   "CHECKPOINT_MESSAGES_FORMAT",
   "CHECKPOINT_ORG_ID_COLUMN",
   "CHECKPOINT_UPDATED_AT_COLUMN",
+  // Set when the runtime gives the model read_original: time-varying tool output is digested too.
+  "CONTEXT_CLEANER_READ_ORIGINAL",
 ];
 
 function checkpointEnvironment(): Record<string, string> {

@@ -1,7 +1,9 @@
 /**
  * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
- * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
+ * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`, and
+ * `CONTEXT_CLEANER_READ_ORIGINAL=1` (the runtime gives the model `read_original`) lets
+ * time-varying tool output be digested.
  * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
  * or `table`) locate the checkpoint tables and where a thread's owning org is read;
  * `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see lib/message-table-config.ts)
@@ -70,6 +72,8 @@ export const handler = lazyHandler(async () => {
     logger,
     metrics,
     disabled: killSwitchFromEnvironment,
+    // The runtime gives the model read_original: time-varying output may be digested too.
+    ...(environment.CONTEXT_CLEANER_READ_ORIGINAL === "1" ? { jobOptions: { readOriginal: true } } : {}),
   });
   if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
   return createDigestHandler(dependencies);
