@@ -42,7 +42,8 @@ describe("withOrgMetadata", () => {
     // Reads through the wrapper are the saver's own.
     const latest = await withOrgMetadata(saver).getTuple(config);
     expect(latest?.checkpoint).toEqual((await saver.getTuple(config))?.checkpoint);
-    expect((latest?.checkpoint.channel_values.messages as unknown[]).length).toBeGreaterThan(2);
+    const messages = latest?.checkpoint.channel_values.messages as unknown[] | undefined;
+    expect(messages?.length ?? 0).toBeGreaterThan(2);
   });
 
   it("stamps createReactAgent's checkpoints under other keys, and leaves a run without an org unstamped", async () => {
