@@ -27,6 +27,33 @@ const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-post
 // direct endpoint of a small compute. docs/scale.md sizes it.
 const DIGEST_MAX_CONCURRENCY = 20;
 
+// The checkpoint-store and digest settings the functions read (README "Deploy"), taken from the shell
+// that deploys, so each stage sets its own: where LangGraph's tables are, where a thread's
+// owner is read, or the app's own message table (`CHECKPOINT_MESSAGE_TABLE=app.thread_messages
+// CHECKPOINT_ORG_ID_COLUMN=org_id CHECKPOINT_UPDATED_AT_COLUMN=updated_at npx sst deploy`).
+const CHECKPOINT_SETTINGS = [
+  "CHECKPOINT_SCHEMA",
+  "CHECKPOINT_ORG_METADATA_KEY",
+  "THREAD_OWNER_SOURCE",
+  "CHECKPOINT_MESSAGE_TABLE",
+  "CHECKPOINT_THREAD_ID_COLUMN",
+  "CHECKPOINT_MESSAGES_COLUMN",
+  "CHECKPOINT_MESSAGES_FORMAT",
+  "CHECKPOINT_ORG_ID_COLUMN",
+  "CHECKPOINT_UPDATED_AT_COLUMN",
+  // Set when the runtime gives the model read_original: time-varying tool output is digested too.
+  "CONTEXT_CLEANER_READ_ORIGINAL",
+];
+
+function checkpointEnvironment(): Record<string, string> {
+  const environment: Record<string, string> = {};
+  for (const name of CHECKPOINT_SETTINGS) {
+    const value = process.env[name];
+    if (value) environment[name] = value;
+  }
+  return environment;
+}
+
 export default $config({
   app(input) {
     // `--stage prod` (as the README deploys) and `--stage production` are both production.
@@ -72,6 +99,7 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${DIGEST_TIMEOUT_SECONDS} seconds`,
         memory: "1024 MB",
+        environment: checkpointEnvironment(),
         link: [
           anthropicApiKey,
           databaseUrl,
@@ -100,6 +128,7 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${SWEEP_TIMEOUT_SECONDS} seconds`,
         memory: "512 MB",
+        environment: checkpointEnvironment(),
         link: [databaseUrl, checkpointDatabaseUrl, queue],
         nodejs: { splitting: true },
       },

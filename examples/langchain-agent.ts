@@ -1,4 +1,6 @@
-// LangChain createAgent: the model sees the condensed view; the checkpoint keeps the raw record.
+// LangChain createAgent: the model sees the condensed view; the checkpoint keeps the raw record,
+// and every checkpoint names the run's org (`configurable.org_id`) for the worker and the sweep.
+import { withOrgMetadata } from "@context-cleaner/assembler/langchain";
 import {
   contextCleanerMiddleware,
   type LoadDigests,
@@ -13,9 +15,9 @@ export function buildAgent(
   model: BaseChatModel,
   tools: ClientTool[],
   checkpointer: BaseCheckpointSaver,
-  loadDigests: LoadDigests, // e.g. (threadId, turn) => repository.loadThreadDigests(orgId, threadId)
-  publishTurnEnded: PublishTurnEnded, // e.g. (event) => events.publishTurnEnded({ orgId, ...event })
+  loadDigests: LoadDigests, // e.g. (threadId, turn) => repository.loadThreadDigests(orgIdOf(turn), threadId)
+  publishTurnEnded: PublishTurnEnded, // e.g. (event, turn) => events.publishTurnEnded({ orgId: orgIdOf(turn), ...event })
 ) {
   const cleaner = contextCleanerMiddleware({ loadDigests, publishTurnEnded });
-  return createAgent({ model, tools, checkpointer, middleware: [cleaner] });
+  return createAgent({ model, tools, checkpointer: withOrgMetadata(checkpointer), middleware: [cleaner] });
 }

@@ -1,5 +1,10 @@
-// LangGraph prebuilt createReactAgent: the pre-model hook answers { llmInputMessages } with the view.
-import { contextCleanerPreModelHook, type LoadDigests } from "@context-cleaner/assembler/langchain";
+// LangGraph prebuilt createReactAgent: the pre-model hook answers { llmInputMessages } with the view,
+// and every checkpoint names the run's org (`configurable.org_id`) for the worker and the sweep.
+import {
+  contextCleanerPreModelHook,
+  type LoadDigests,
+  withOrgMetadata,
+} from "@context-cleaner/assembler/langchain";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { ClientTool } from "@langchain/core/tools";
 import type { BaseCheckpointSaver } from "@langchain/langgraph";
@@ -12,5 +17,5 @@ export function buildReactAgent(
   loadDigests: LoadDigests,
 ) {
   const preModelHook = contextCleanerPreModelHook({ loadDigests });
-  return createReactAgent({ llm, tools, checkpointer, preModelHook });
+  return createReactAgent({ llm, tools, checkpointer: withOrgMetadata(checkpointer), preModelHook });
 }

@@ -1,11 +1,15 @@
 /**
  * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
- * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
+ * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`, and
+ * `CONTEXT_CLEANER_READ_ORIGINAL=1` (the runtime gives the model `read_original`) lets
+ * time-varying tool output be digested.
  * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
  * or `table`) locate the checkpoint tables and where a thread's owning org is read;
  * `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the database driver, else the URL
- * chooses it (Neon's for `*.neon.tech`, node-postgres otherwise). The
+ * chooses it (Neon's for `*.neon.tech`, node-postgres otherwise).
+ * `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see `messageTableFromEnvironment`)
+ * reads threads from the app's own message table instead. The
  * handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
@@ -18,6 +22,7 @@ import {
   createDigestHandler,
   databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
+  messageTableFromEnvironment,
   parseThreadOwnerSource,
   powertoolsMetrics,
 } from "@context-cleaner/core/worker";
@@ -52,6 +57,7 @@ export const handler = lazyHandler(async () => {
   const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
   const { upstashRedisUrl, upstashRedisToken } = secrets;
   const databaseDriver = databaseDriverFromEnvironment(environment);
+  const messageTable = messageTableFromEnvironment(environment);
   const dependencies = await createDigestDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     ...(databaseDriver ? { databaseDriver } : {}),
@@ -63,6 +69,7 @@ export const handler = lazyHandler(async () => {
     ...(environment.THREAD_OWNER_SOURCE
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
+    ...(messageTable ? { messageTable } : {}),
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
@@ -73,6 +80,8 @@ export const handler = lazyHandler(async () => {
     logger,
     metrics,
     disabled: killSwitchFromEnvironment,
+    // The runtime gives the model read_original: time-varying output may be digested too.
+    ...(environment.CONTEXT_CLEANER_READ_ORIGINAL === "1" ? { jobOptions: { readOriginal: true } } : {}),
   });
   if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
   return createDigestHandler(dependencies);

@@ -3,8 +3,10 @@
  * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
  * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
  * tables and the org in their metadata; `THREAD_OWNER_SOURCE=table` reads threads' owners
- * from the owner table instead; `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the
- * database driver, else the URL chooses it. Built on the first invocation.
+ * from the owner table instead; `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see
+ * `messageTableFromEnvironment`) lists threads from the app's own message table;
+ * `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the database driver, else the URL
+ * chooses it. Built on the first invocation.
  * See docs/architecture.md#the-nightly-sweep.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -15,6 +17,7 @@ import {
   createSweepHandler,
   databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
+  messageTableFromEnvironment,
   parseThreadOwnerSource,
   powertoolsMetrics,
 } from "@context-cleaner/core/worker";
@@ -38,6 +41,7 @@ export const handler = lazyHandler(async () => {
       };
   const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
   const databaseDriver = databaseDriverFromEnvironment(environment);
+  const messageTable = messageTableFromEnvironment(environment);
   const dependencies = await createSweepDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     ...(databaseDriver ? { databaseDriver } : {}),
@@ -49,6 +53,7 @@ export const handler = lazyHandler(async () => {
     ...(environment.THREAD_OWNER_SOURCE
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
+    ...(messageTable ? { messageTable } : {}),
     queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
     sqs: new SQSClient({}),
     logger,
@@ -56,5 +61,9 @@ export const handler = lazyHandler(async () => {
   });
   if (!secrets.checkpointDatabaseUrl)
     logger.warn("no checkpoint store: threads whose event was lost are not looked for");
+  else if (messageTable && !(messageTable.orgIdColumn && messageTable.updatedAtColumn))
+    logger.warn(
+      "the message table names no org or updated-at column: threads whose event was lost are not looked for",
+    );
   return createSweepHandler(dependencies);
 });

@@ -30,7 +30,16 @@ import {
   ScriptedReaderModel,
 } from "../packages/assembler/test/fixtures/scripted-agent";
 
-const THREAD = { configurable: { thread_id: "example-thread" } };
+const THREAD = { configurable: { thread_id: "example-thread", org_id: "org-example" } };
+
+/** The org each of the thread's checkpoints names in its metadata, oldest first. */
+async function checkpointOrgs(checkpointer: MemorySaver): Promise<unknown[]> {
+  const orgs: unknown[] = [];
+  for await (const tuple of checkpointer.list({ configurable: { thread_id: "example-thread" } })) {
+    orgs.unshift((tuple.metadata as Record<string, unknown> | undefined)?.org_id);
+  }
+  return orgs;
+}
 
 /** Three turns over one checkpointed thread, digesting the raw record between turns (as the worker would). */
 async function threeTurns(
@@ -108,7 +117,7 @@ function openAIThread(): OpenAI.ChatCompletionMessageParam[] {
 }
 
 describe("examples/", () => {
-  it("langchain-agent.ts: createAgent with the middleware condenses earlier pages and publishes each turn", async () => {
+  it("langchain-agent.ts: createAgent with the middleware condenses earlier pages, publishes each turn, and stamps the org on every checkpoint", async () => {
     const model = new ScriptedReaderModel({});
     const checkpointer = new MemorySaver();
     let digests: DigestMap = new Map();
@@ -133,9 +142,12 @@ describe("examples/", () => {
       "example-thread",
       "example-thread",
     ]);
+    const orgs = await checkpointOrgs(checkpointer);
+    expect(orgs.length).toBeGreaterThan(3);
+    expect(new Set(orgs)).toEqual(new Set(["org-example"]));
   });
 
-  it("langgraph-prebuilt.ts: createReactAgent with the pre-model hook condenses earlier pages", async () => {
+  it("langgraph-prebuilt.ts: createReactAgent with the pre-model hook condenses earlier pages and stamps the org on every checkpoint", async () => {
     const model = new ScriptedReaderModel({});
     const checkpointer = new MemorySaver();
     let digests: DigestMap = new Map();
@@ -148,6 +160,9 @@ describe("examples/", () => {
       },
     );
     expect(resultOf(model.calls.at(-1) ?? [], "lease_445_p1")?.content).toBe(digestText("lease_445_p1"));
+    const orgs = await checkpointOrgs(checkpointer);
+    expect(orgs.length).toBeGreaterThan(3);
+    expect(new Set(orgs)).toEqual(new Set(["org-example"]));
   });
 
   it("ai-sdk.ts: generateText through the wrapped model sends condensed earlier pages", async () => {

@@ -97,7 +97,16 @@ function linkedNames(args: Record<string, unknown>): string[] {
   return (args.link as FakeComponent[]).map((component) => component.name).sort();
 }
 
+// A deployment that reads the app's own message table, set in the deploying shell.
+const DEPLOY_ENVIRONMENT = {
+  CHECKPOINT_MESSAGE_TABLE: "app.thread_messages",
+  CHECKPOINT_ORG_ID_COLUMN: "org_id",
+  CHECKPOINT_UPDATED_AT_COLUMN: "updated_at",
+};
+const savedEnvironment = Object.keys(DEPLOY_ENVIRONMENT).map((name) => [name, process.env[name]] as const);
+
 beforeAll(async () => {
+  Object.assign(process.env, DEPLOY_ENVIRONMENT);
   Object.assign(globalThis, GLOBALS);
   // A computed specifier: the root type-check must not follow it into SST's platform types.
   const path = new URL("../sst.config.ts", import.meta.url).href;
@@ -107,6 +116,10 @@ beforeAll(async () => {
 
 afterAll(() => {
   for (const name of Object.keys(GLOBALS)) Reflect.deleteProperty(globalThis, name);
+  for (const [name, value] of savedEnvironment) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 });
 
 describe("sst.config.ts", () => {
@@ -177,6 +190,15 @@ describe("sst.config.ts", () => {
     expect(seconds(subscriber.timeout)).toBeGreaterThan(0);
     expect(visibility).toBeGreaterThanOrEqual(6 * seconds(subscriber.timeout));
     expect(visibility).toBeLessThanOrEqual(43_200);
+  });
+
+  it("passes the deploying shell's checkpoint-store settings to both functions, and no others", () => {
+    const { subscriber } = one("QueueSubscriber", "DigestQueue").args as {
+      subscriber: Record<string, unknown>;
+    };
+    const sweep = one("Cron", "NightlySweep").args.function as Record<string, unknown>;
+    expect(subscriber.environment).toEqual(DEPLOY_ENVIRONMENT);
+    expect(sweep.environment).toEqual(DEPLOY_ENVIRONMENT);
   });
 
   it("runs the sweep nightly at 03:00 UTC with the databases and the queue only", () => {

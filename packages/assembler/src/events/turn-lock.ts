@@ -139,7 +139,7 @@ export async function holdTurnLock<T>(
 }
 
 export interface RedisTurnLockOptions extends HoldTurnLockOptions {
-  /** The org a turn runs for, e.g. `(turn) => String(turn.configurable.org_id)`. */
+  /** The org a turn runs for, e.g. `orgIdOf` of `@context-cleaner/assembler/langchain` (it throws when `configurable.org_id` is unset). */
   orgIdOf(turn: TurnContext): string;
 }
 

@@ -182,6 +182,13 @@ export function createPostgresThreadDirectory(
 }
 
 export type { ThreadOwner, ThreadOwnership } from "../ports";
+// The reader of an app's own message table: checkpoint reader, thread owner and directory in one.
+export {
+  createMessageTableReader,
+  MESSAGE_TABLE_DEFAULTS,
+  type MessageTableReader,
+  type MessageTableReaderOptions,
+} from "./message-table";
 // The thread-directory entry point also carries the owner readers, which the digest and sweep functions wire beside it.
 export {
   createPostgresThreadOwner,

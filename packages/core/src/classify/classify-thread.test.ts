@@ -73,8 +73,10 @@ describe("classifyThread over golden threads", () => {
     expect(reasonOf("k_mail")).toEqual(["interrupt"]);
     expect(reasonOf("k_l0")).toEqual(["ledger-first-page"]);
     expect(reasonOf("k_l1")).toEqual([undefined]);
-    for (const id of ["k_r0", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref"])
+    for (const id of ["k_r1", "k_r2", "k_s1", "k_ref"])
       expect(reasonOf(id)).toEqual(["referenced-by-window"]);
+    // The document's other pages: not what the window refers to.
+    for (const id of ["k_r0", "k_s2"]) expect(reasonOf(id)).toEqual([undefined]);
     expect(reasonOf("k_mem")).toEqual(["policy-keep"]);
     expect(reasonOf("k_skill")).toEqual(["policy-keep"]);
     expect(reasonOf("k_wall")).toEqual(["recency-wall"]);
@@ -319,5 +321,54 @@ describe("classifyThread over golden threads", () => {
       });
       expect(JSON.stringify(thread.messages)).toBe(before);
     }
+  });
+});
+
+describe("classifyThread with read_original", () => {
+  const thread = byName("time-varying results");
+  const policy = createToolPolicy(thread.policy);
+  const classify = (readOriginal?: boolean) =>
+    classifyThread(thread.messages, policy, {
+      recencyKeepExchanges: thread.recencyKeepExchanges,
+      ...(readOriginal === undefined ? {} : { readOriginal }),
+    });
+
+  it("leaves time-varying output raw when read_original is off, as by default", () => {
+    for (const result of [classify(), classify(false)]) {
+      expect(result.candidates.map((candidate) => candidate.message.toolCallId)).toEqual(["t_doc"]);
+      expect(result.timeVarying).toBe(5);
+    }
+  });
+
+  it("digests time-varying output over the bulky size as bulky output, marked, when read_original is on", () => {
+    const result = classify(true);
+    expect(
+      result.candidates.map((candidate) => [
+        candidate.message.toolCallId,
+        candidate.category,
+        candidate.timeVarying,
+      ]),
+    ).toEqual([
+      ["t_db", "bulky-output", true],
+      ["t_web", "bulky-output", true],
+      ["t_mail", "bulky-output", true],
+      ["t_quote", "bulky-output", true],
+      ["t_sheet", "bulky-output", true],
+      ["t_doc", "consumed-page", undefined],
+    ]);
+    expect(result.timeVarying).toBe(0);
+  });
+
+  it("leaves time-varying output under the bulky size raw even with read_original", () => {
+    const t = threadBuilder();
+    t.user("Run it.");
+    t.call("t_small", "run_command", { cmd: "ls" }, filler("LS", 3_000));
+    t.assistant("Done.");
+    t.user("Next.");
+    const result = classifyThread(t.messages, createToolPolicy(), {
+      recencyKeepExchanges: 0,
+      readOriginal: true,
+    });
+    expect(result.candidates).toEqual([]);
   });
 });

@@ -42,13 +42,18 @@ export interface DigestCandidate {
   originalChars: number;
   /** For a superseded search: the later search of the same tool that supersedes this one. */
   supersededBy?: string;
+  /**
+   * A result of a tool that is not idempotent (an API response, command output), digested
+   * because `read_original` serves its raw text: its digest says it is as it was at the call.
+   */
+  timeVarying?: true;
 }
 
 export interface Classification {
   candidates: DigestCandidate[];
   /** Tool results the keep-rules protect this pass. */
   protectedResults: number;
-  /** Results left raw because their tool is time-varying (not idempotent). */
+  /** Results left raw because their tool is time-varying (not idempotent) and `read_original` is off. */
   timeVarying: number;
   /** Results the assembler already condenses inline (duplicates, error/retry pairs). */
   inline: number;
@@ -89,7 +94,9 @@ function categoryOf(result: {
 /**
  * Classifies a thread's tool results for the worker: keep-rules first (the assembler's
  * one implementation), then consumed document pages, superseded searches and bulky
- * output of idempotent tools. Time-varying results are never digested.
+ * output of idempotent tools. Results of tools that are not idempotent are digested only
+ * with `readOriginal` (the deployment serves their raw text through `read_original`, so a
+ * re-read is honest), as bulky output; otherwise they stay raw.
  */
 // Slightly over 60 lines: one backward scan whose steps share the later-search map and counters.
 export function classifyThread(
@@ -104,6 +111,11 @@ export function classifyThread(
      * @default "current"
      */
     wall?: "current" | "next-turn";
+    /**
+     * Whether `read_original` serves the raw result of any call: then time-varying output
+     * over `bulkMinChars` is digested too. @default false
+     */
+    readOriginal?: boolean;
   },
 ): Classification {
   const wallStart =
@@ -142,17 +154,16 @@ export function classifyThread(
     if (!call || failed || inlineIndices.has(index) || !isTextOnly(message)) continue;
     if ((resultsPerId.get(message.toolCallId) ?? 0) > 1) continue;
     const originalChars = contentChars(message.content);
-    if (rule.kind !== "search" && !rule.idempotent) {
+    const timeVaryingResult = rule.kind !== "search" && !rule.idempotent;
+    if (timeVaryingResult && !options.readOriginal) {
       timeVarying++;
       continue;
     }
-    const category = categoryOf({
-      rule,
-      call,
-      supersededBy,
-      originalChars,
-      bulkMinChars: policy.bulkMinChars,
-    });
+    const category = timeVaryingResult
+      ? originalChars >= policy.bulkMinChars
+        ? CANDIDATE_CATEGORIES.bulkyOutput
+        : undefined
+      : categoryOf({ rule, call, supersededBy, originalChars, bulkMinChars: policy.bulkMinChars });
     if (category === undefined) continue;
     candidates.push({
       index,
@@ -165,6 +176,7 @@ export function classifyThread(
       originalChars,
       // Stryker disable next-line ConditionalExpression: `supersededBy: undefined` reads the same as an absent one
       ...(supersededBy !== undefined ? { supersededBy } : {}),
+      ...(timeVaryingResult ? { timeVarying: true as const } : {}),
     });
   }
   candidates.reverse();

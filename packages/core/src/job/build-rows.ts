@@ -87,6 +87,7 @@ export function digestedRow(
       source: input.source,
       bullets: input.page.bullets,
       ...(input.page.title ? { title: input.page.title } : {}),
+      ...(candidate.timeVarying ? { asOfCall: true } : {}),
     },
     input.caps,
   );

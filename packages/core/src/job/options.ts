@@ -52,6 +52,13 @@ export const DIGEST_JOB_DEFAULTS = {
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,
   disabled: false,
+  /**
+   * Whether the runtime gives the model `read_original`, which returns any call's raw result
+   * from the thread: then output of tools that are not idempotent (API responses, command
+   * output) over the bulky-output size is digested too, its digest saying it is as it was
+   * at the time of the call. Off, such output stays raw (`CONTEXT_CLEANER_READ_ORIGINAL=1`).
+   */
+  readOriginal: false,
 } as const;
 
 type NumericAndSwitchOptions = {

@@ -59,6 +59,7 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
   const classification = classifyThread(messages, policy, {
     recencyKeepExchanges: options.recencyKeepExchanges,
     wall: "next-turn",
+    readOriginal: options.readOriginal,
   });
   return classification.candidates.filter(
     (candidate) =>

@@ -313,3 +313,42 @@ describe("runDigestJob", () => {
     );
   });
 });
+
+describe("runDigestJob with read_original", () => {
+  /** Command output (time-varying), then three small exchanges the next turn's wall keeps. */
+  function commandThread(): Message[] {
+    const t = threadBuilder();
+    t.user("Check the servers.");
+    for (const host of ["a", "b", "c", "d", "e"]) {
+      t.call(
+        `cmd_${host}`,
+        "run_command",
+        { cmd: `ssh ${host} df -h` },
+        filler(`DF-${host} 12% 48,000 MB used`, 30_000),
+      );
+    }
+    for (const step of ["x", "y", "z"]) t.call(`note_${step}`, "save_note", { text: step }, "ok");
+    t.assistant("Checked.");
+    return t.messages;
+  }
+
+  it("leaves command output raw by default", async () => {
+    const { payload, dependencies } = setup({}, commandThread());
+    await runJob(payload, dependencies);
+    expect((await storage.repository.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
+  });
+
+  it("digests it when the deployment enables read_original, each digest saying it is as of the call", async () => {
+    const messages = commandThread();
+    const { payload, dependencies } = setup({ options: { readOriginal: true } }, messages);
+    const outcome = await runJob(payload, dependencies);
+    expect(outcome.status).toBe("done");
+    const digests = await storage.repository.loadThreadDigests(payload.orgId, payload.threadId);
+    expect([...digests.keys()].sort()).toEqual(["cmd_a", "cmd_b", "cmd_c", "cmd_d", "cmd_e"]);
+    for (const entry of digests.values()) {
+      expect(entry.digest).toMatch(/^source: run_command · as it was at the time of the call$/m);
+    }
+    const { report } = assembleModelView([...messages, { role: "user", content: "Next." }], digests);
+    expect(report.substitutions).toBe(5);
+  });
+});

@@ -371,3 +371,19 @@ describe("renderDigest", () => {
     expect(rejected({ digestCharCapMax: 5_000.5 })).toMatchObject({ field: "digestCharCapMax" });
   });
 });
+
+describe("renderDigest of a time-varying tool's output", () => {
+  const command: ToolCall = { id: "c9", name: "run_command", args: { cmd: "df -h" } };
+  const commandRule = createToolPolicy().ruleFor("run_command");
+  const input = { call: command, rule: commandRule, source, bullets: { points: ["Disk usage by mount"] } };
+
+  it("says in its source line that the content is as it was at the time of the call", () => {
+    const lines = renderDigest({ ...input, asOfCall: true }).text.split("\n");
+    expect(lines[2]).toBe("source: run_command · as it was at the time of the call");
+    expect(lines.at(-1)).toMatch(/^re-read: run_command\(/);
+  });
+
+  it("says nothing of the time without asOfCall", () => {
+    expect(renderDigest(input).text).not.toContain("at the time of the call");
+  });
+});

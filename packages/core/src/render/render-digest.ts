@@ -36,6 +36,8 @@ export interface DigestRenderInput {
   totalChars?: number;
   /** 1-based page number and page count, when known. */
   page?: { index: number; count?: number };
+  /** The output of a time-varying tool: the source line says it is as it was at the time of the call. */
+  asOfCall?: boolean;
 }
 
 /** A rendered digest and what rendering did. */
@@ -76,7 +78,15 @@ function checkedTitle(input: DigestRenderInput): string | undefined {
   return inventedFigures(title, sourceFigureFinder(input.source)).length > 0 ? undefined : title;
 }
 
+/** What the source line of a time-varying tool's digest says of its content. */
+export const AS_OF_CALL_NOTE = "as it was at the time of the call";
+
 function sourceLine(input: DigestRenderInput): string {
+  const line = sourceDescription(input);
+  return input.asOfCall ? `${line} · ${AS_OF_CALL_NOTE}` : line;
+}
+
+function sourceDescription(input: DigestRenderInput): string {
   const idArg = input.rule.provenanceArgs[0];
   const parts: string[] = [];
   if (idArg !== undefined && idArg in input.call.args) {

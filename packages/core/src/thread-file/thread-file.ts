@@ -121,6 +121,21 @@ export async function parseThreadFile(
 ): Promise<ThreadFile> {
   const parsed = parseJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
   if (parsed instanceof ThreadFileError) throw parsed;
+  return threadFromJson(parsed, source, options);
+}
+
+/**
+ * The thread of an already parsed thread-file value (a messages array, or an object with a
+ * `messages` array), its format decided as {@link parseThreadFile} decides it.
+ *
+ * @param source the name used in error messages.
+ * @throws {ThreadFileError} `unknown_format` or `invalid_field` (naming `messages[i].field`).
+ */
+export async function threadFromJson(
+  parsed: unknown,
+  source?: string,
+  options: { format?: ThreadFileFormat } = {},
+): Promise<ThreadFile> {
   const wrapped = isRecord(parsed) && "messages" in parsed;
   const messages: unknown = wrapped ? parsed.messages : parsed;
   if (!Array.isArray(messages)) {

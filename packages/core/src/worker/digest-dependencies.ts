@@ -1,7 +1,12 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createDigestRepository } from "@context-cleaner/db/server";
 import { Redis } from "@upstash/redis";
-import { createPostgresThreadOwner, createTableThreadOwner } from "../checkpoints/postgres-thread-directory";
+import {
+  createMessageTableReader,
+  createPostgresThreadOwner,
+  createTableThreadOwner,
+  type ThreadOwner,
+} from "../checkpoints/postgres-thread-directory";
 import {
   type CheckpointReader,
   createAnthropicDigester,
@@ -17,6 +22,7 @@ import { createUpstashTurnLock } from "../lock/upstash-turn-lock";
 import { createSqsDigestQueue } from "../queue/sqs-queue";
 import type { DigestHandlerDependencies } from "./digest-handler";
 import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
+import type { MessageTableConfig } from "./message-table-config";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 import type { ThreadOwnerSource } from "./thread-owner-source";
 
@@ -36,6 +42,11 @@ export interface DigestConfig extends FunctionDatabaseConfig {
   checkpointDatabaseUrl: string;
   /** @default "public" */
   checkpointSchema?: string;
+  /**
+   * The app's own table of message histories, read instead of LangGraph's tables (through
+   * `checkpointDatabaseUrl`); the `checkpoint` owner is then its org column.
+   */
+  messageTable?: MessageTableConfig;
   /** @default "checkpoint" */
   threadOwner?: ThreadOwnerSource;
   /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
@@ -135,10 +146,53 @@ function digesterFor(config: DigestConfig): DigestModel {
 }
 
 /**
+ * Where the digest function reads threads and, with the `checkpoint` owner source, their
+ * owners: LangGraph's tables, or the app's message table and its org column.
+ * @throws {InvalidOptionError} for a message table whose names are not plain identifiers.
+ * @throws {Error} for a message table without an org column under the `checkpoint` owner.
+ */
+function checkpointSources(
+  config: DigestConfig,
+  ownerSource: ThreadOwnerSource,
+): { checkpoints: ClosableCheckpointReader; checkpointOwner?: ThreadOwner & { close(): Promise<void> } } {
+  if (config.messageTable) {
+    const reader = createMessageTableReader({
+      connectionString: config.checkpointDatabaseUrl,
+      ...config.messageTable,
+    });
+    if (ownerSource !== "checkpoint") return { checkpoints: reader };
+    const owner = reader.threadOwner;
+    if (owner === undefined) {
+      throw new Error(
+        "the message table names no org column (CHECKPOINT_ORG_ID_COLUMN): name it, or read owners from the owner table (THREAD_OWNER_SOURCE=table)",
+      );
+    }
+    // The owner shares the reader's pool: closing the reader closes both.
+    return {
+      checkpoints: reader,
+      checkpointOwner: { ownerOf: (id) => owner.ownerOf(id), close: async () => {} },
+    };
+  }
+  const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
+  const checkpoints = lazyPostgresCheckpointReader(
+    config.checkpointDatabaseUrl,
+    checkpointSchema,
+    config.logger,
+  );
+  if (ownerSource !== "checkpoint") return { checkpoints };
+  const checkpointOwner = createPostgresThreadOwner({
+    connectionString: config.checkpointDatabaseUrl,
+    schema: checkpointSchema,
+    ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
+  });
+  return { checkpoints, checkpointOwner };
+}
+
+/**
  * The digest handler's dependencies from configuration values: the application database
  * (Neon or any Postgres, checked reachable once, here) and its repository, the thread's
- * owner (every job's org is checked against it), the checkpoint reader (loaded on first
- * read), the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * owner (every job's org is checked against it), the checkpoint reader (LangGraph's, loaded
+ * on first read, or the app's message table), the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
  * records come from with its dead letters; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
@@ -146,23 +200,11 @@ function digesterFor(config: DigestConfig): DigestModel {
 export async function createDigestDependencies(
   config: DigestConfig,
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
-  const database = await openFunctionDatabase(config);
-  const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
-  const checkpoints = lazyPostgresCheckpointReader(
-    config.checkpointDatabaseUrl,
-    checkpointSchema,
-    config.logger,
-  );
-  const store = createDigestRepository(database);
   const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
-  const checkpointOwner =
-    ownerSource === "checkpoint"
-      ? createPostgresThreadOwner({
-          connectionString: config.checkpointDatabaseUrl,
-          schema: checkpointSchema,
-          ...(config.orgMetadataKey ? { orgMetadataKey: config.orgMetadataKey } : {}),
-        })
-      : undefined;
+  // Checked before the database opens; their pools open on first use.
+  const { checkpoints, checkpointOwner } = checkpointSources(config, ownerSource);
+  const database = await openFunctionDatabase(config);
+  const store = createDigestRepository(database);
   return {
     ports: {
       checkpoints,

@@ -12,6 +12,7 @@ export * from "./function-database";
 export * from "./in-process-sqs-client";
 export * from "./lambda-context";
 export * from "./local-worker";
+export * from "./message-table-config";
 export * from "./observability";
 export * from "./run-job";
 export * from "./sqs-event";

@@ -15,6 +15,8 @@ export {
   reviveLangChainMessages,
   toLangChain,
 } from "./langchain-adapter";
+export type { CheckpointPutter, OrgMetadataOptions, SaverRunConfig } from "./org-metadata";
+export { ORG_METADATA_DEFAULTS, orgIdOf, withOrgMetadata } from "./org-metadata";
 export type { ContextCleanerPreModelHookConfig } from "./pre-model-hook";
 export { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
 export type { LangGraphRunInfo } from "./turn-context";
