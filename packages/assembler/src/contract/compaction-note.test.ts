@@ -9,6 +9,7 @@ import {
 import { indexedThreadOf } from "../thread/thread-state";
 import type { Message } from "../types";
 import {
+  digestNoteLine,
   hasNoteHeader,
   NOTE_HEADER_CHARS,
   noteHeader,
@@ -16,6 +17,7 @@ import {
   renderNote,
   snippet,
 } from "./compaction-note";
+import { DIGEST_HEADER } from "./stubs";
 
 /** The note over `messages` with all of them dropped. */
 function noteOf(messages: readonly Message[], snippetChars: number, maxChars = 10_000): string {
@@ -176,5 +178,46 @@ describe("renderNote within maxChars", () => {
       return `- line ${index}`;
     });
     expect(asked).toEqual([1]);
+  });
+});
+
+describe("digestNoteLine", () => {
+  const digest = [
+    DIGEST_HEADER,
+    "tool: read_document",
+    "source: file_id=f · page 2",
+    "digest:",
+    "  - Amounts: base rent",
+    "figures verbatim: $1,250,000; 2.5%; §8.2",
+    're-read: read_document(file_id="f", offset=5000) or read_original(tool_call_id="c7")',
+  ].join("\n");
+  const result = toolResult("c7", "read_document", "raw page");
+
+  it("gives the call id, the re-read calls whole and the figures, and no bullet", () => {
+    expect(digestNoteLine(result, digest, 300)).toBe(
+      '- tool read_document (call c7, condensed) — re-read: read_document(file_id="f", offset=5000) or read_original(tool_call_id="c7"); figures verbatim: $1,250,000; 2.5%; §8.2',
+    );
+  });
+
+  it("cuts the figures to maxChars, never the re-read calls", () => {
+    const line = digestNoteLine(result, digest, 25) as string;
+    expect(line).toContain('or read_original(tool_call_id="c7"); figures verbatim: $1,2…');
+    expect(line.endsWith("…")).toBe(true);
+  });
+
+  it("is undefined for text that is not a digest or a message that is not a result", () => {
+    expect(digestNoteLine(result, "plain text", 300)).toBeUndefined();
+    expect(digestNoteLine(userMessage("hi"), digest, 300)).toBeUndefined();
+  });
+});
+
+describe("snippet with a read_original handle", () => {
+  it("puts the handle after the label, on top of maxChars", () => {
+    const result = toolResult("c1", "fetch", "x".repeat(500));
+    const plain = snippet(result, 40);
+    const handled = snippet(result, 40, 'read_original(tool_call_id="c1")');
+    expect(handled).toBe(
+      `- tool fetch — read_original(tool_call_id="c1")${plain.slice("- tool fetch".length)}`,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { contentText } from "../content";
 import type { Message } from "../types";
-import { COMPACTION_NOTE_PREFIX } from "./stubs";
+import { COMPACTION_NOTE_PREFIX, DIGEST_HEADER } from "./stubs";
 
 /** Room reserved for the note's header when sizing it before it is written. */
 export const NOTE_HEADER_CHARS = 160;
@@ -27,14 +27,52 @@ export function hasNoteHeader(message: Message): boolean {
   return message.role === "user" && typeof message.content === "string" && NOTE_HEADER.test(message.content);
 }
 
-/** The line a dropped message leaves in the note: its role (or tool) and its text, at most `maxChars`. */
-export function snippet(message: Message, maxChars: number): string {
-  const label =
-    message.role === "tool"
-      ? `tool ${message.toolName}`
-      : message.role === "assistant" && message.toolCalls?.length
-        ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
-        : message.role;
+function snippetLabel(message: Message): string {
+  return message.role === "tool"
+    ? `tool ${message.toolName}`
+    : message.role === "assistant" && message.toolCalls?.length
+      ? `assistant (called ${message.toolCalls.map((call) => call.name).join(", ")})`
+      : message.role;
+}
+
+/**
+ * The line a dropped message leaves in the note: its role (or tool) and its text, at most
+ * `maxChars`; with `handle` (the `read_original` call returning a dropped result), the
+ * handle after the label, on top of `maxChars`.
+ */
+export function snippet(message: Message, maxChars: number, handle?: string): string {
+  const line = plainSnippet(message, maxChars);
+  if (handle === undefined) return line;
+  const label = `- ${snippetLabel(message)}`;
+  return `${label} — ${handle}${line.slice(label.length)}`;
+}
+
+const FIGURES_LINE_PREFIX = "figures verbatim: ";
+const REREAD_LINE_PREFIX = "re-read: ";
+const ORIGINAL_LINE_PREFIX = "original as recorded: ";
+
+/**
+ * The line a dropped result that has a digest leaves in the note, in place of a snippet of
+ * its text: its tool and call id, the digest's re-read calls (kept whole), then its
+ * `figures verbatim` line cut to `maxChars`. Undefined for text that is not a digest.
+ */
+export function digestNoteLine(message: Message, digest: string, maxChars: number): string | undefined {
+  if (message.role !== "tool" || !digest.startsWith(`${DIGEST_HEADER}\n`)) return undefined;
+  const lines = digest.split("\n");
+  const handles = lines
+    .filter((line) => line.startsWith(REREAD_LINE_PREFIX) || line.startsWith(ORIGINAL_LINE_PREFIX))
+    .map((line) => line.slice(line.indexOf(": ") + 2));
+  const figures = lines.find((line) => line.startsWith(FIGURES_LINE_PREFIX));
+  const head = `- ${snippetLabel(message)} (call ${message.toolCallId}, condensed)${
+    handles.length > 0 ? ` — re-read: ${handles.join(" or ")}` : ""
+  }`;
+  if (figures === undefined) return head;
+  const text = `; ${figures}`;
+  return `${head}${text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text}`;
+}
+
+function plainSnippet(message: Message, maxChars: number): string {
+  const label = snippetLabel(message);
   // Collapse whitespace over a growing prefix only: once the line overflows, the rest of
   // a long page cannot change the first maxChars - 1 chars (the result is the same bytes).
   const full = contentText(message.content);

@@ -141,6 +141,12 @@ export class DropPlan {
   /** The snippet of the view message at `index` for the note. */
   snippetAt(index: number): string {
     const standIn = this.condensed.get(index);
+    const line = this.hints.noteLine?.(
+      index,
+      standIn ?? (this.view.messages[index] as Message),
+      this.settings.snippetChars,
+    );
+    if (line !== undefined) return line;
     if (standIn !== undefined) return snippet(standIn, this.settings.snippetChars);
     return this.view.replaced.has(index)
       ? snippet(this.view.messages[index] as Message, this.settings.snippetChars)

@@ -41,6 +41,12 @@ export interface BackstopHints {
    * or dropped). @default every result that is neither pinned nor a kept stub's target
    */
   readonly condensesEarly?: ((index: number) => boolean) | undefined;
+  /**
+   * The note's line for the dropped message at `index`, which the view shows as `shown`
+   * (a digested result's figures and re-read calls, or a snippet naming the `read_original`
+   * call); undefined for the default snippet.
+   */
+  readonly noteLine?: ((index: number, shown: Message, maxChars: number) => string | undefined) | undefined;
 }
 
 export interface BackstopResult {
