@@ -76,6 +76,19 @@ export const READ_ORIGINAL_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/**
+ * A fresh, mutable copy of {@link READ_ORIGINAL_INPUT_SCHEMA}, for tool APIs that type
+ * their JSON schema as mutable objects (or may change what they are given).
+ */
+export function readOriginalJsonSchema(): {
+  type: "object";
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: false;
+} {
+  return structuredClone(READ_ORIGINAL_INPUT_SCHEMA) as never;
+}
+
 /** The tool's description, for the model. */
 export const READ_ORIGINAL_DESCRIPTION =
   "Returns the original, full result of an earlier tool call of this conversation, exactly as it was " +

@@ -17,4 +17,5 @@ export {
 } from "./langchain-adapter";
 export type { ContextCleanerPreModelHookConfig } from "./pre-model-hook";
 export { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
+export { answerLangChainReadOriginal, readOriginalLangChainTool } from "./read-original-tool";
 export type { LangGraphRunInfo } from "./turn-context";
