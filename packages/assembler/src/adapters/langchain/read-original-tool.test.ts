@@ -43,9 +43,11 @@ async function recallThroughAgent(
   const checkpointer = new MemorySaver();
   let digests: DigestMap = new Map();
   const agent = build(model, checkpointer, () => digests);
-  const raw = async () =>
-    ((await checkpointer.getTuple(THREAD))?.checkpoint.channel_values as { messages: BaseMessage[] })
-      .messages;
+  const raw = async () => {
+    const saved = await checkpointer.getTuple(THREAD);
+    if (!saved) throw new Error("no checkpoint for the thread");
+    return (saved.checkpoint.channel_values as { messages: BaseMessage[] }).messages;
+  };
   const turn = async (request: string) => {
     const first = model.calls.length;
     await agent.invoke({ messages: [{ role: "user", content: request }] }, THREAD);
