@@ -221,3 +221,44 @@ describe("snippet with a read_original handle", () => {
     );
   });
 });
+
+describe("renderNote with read_original handles", () => {
+  const messages: Message[] = Array.from({ length: 30 }, (_, index) =>
+    index % 2 === 0
+      ? userMessage(`request ${index} ${"x".repeat(200)}`)
+      : toolResult(`c${index}`, "fetch", "y".repeat(500)),
+  );
+  const handleAt = (index: number) => {
+    const message = messages[index] as Message;
+    return message.role === "tool" ? `read_original(tool_call_id="${message.toolCallId}")` : undefined;
+  };
+  // Listed results name their handle on their own line, as the assembler's note lines do.
+  const render = (maxChars: number) =>
+    renderNote(
+      new Uint8Array(messages.length).fill(1),
+      messages.length,
+      maxChars,
+      (index) => snippet(messages[index] as Message, 300, handleAt(index)),
+      handleAt,
+    );
+
+  it("closes with the handles of every result its lines leave out, within maxChars", () => {
+    const note = render(1_500);
+    expect(note.length).toBeLessThanOrEqual(1_500);
+    for (let index = 1; index < messages.length; index += 2)
+      expect(note).toContain(`tool_call_id="c${index}"`);
+    expect(note.split("\n").at(-1)).toMatch(
+      /^- … and \d+ more; re-read their results with read_original\(tool_call_id="c\d+"\)/,
+    );
+  });
+
+  it("lists every message as before when the room allows, and falls back to the plain tail without room for the handles", () => {
+    const roomy = render(100_000);
+    expect(roomy).toBe(
+      renderNote(new Uint8Array(messages.length).fill(1), messages.length, 100_000, (index) =>
+        snippet(messages[index] as Message, 300, handleAt(index)),
+      ),
+    );
+    expect(render(200).split("\n").at(-1)).toBe("- … and 30 more");
+  });
+});

@@ -89,18 +89,24 @@ function plainSnippet(message: Message, maxChars: number): string {
 
 /**
  * The note: its header, then a snippet per dropped message (`snippetAt` gives the snippet
- * of the message at an index) while `maxChars` allows.
+ * of the message at an index) while `maxChars` allows. With `handleAt` (the `read_original`
+ * call returning a dropped result, when the tool is enabled), the closing `… and N more`
+ * line names the handles of the results it stands for, and snippets give way to it: every
+ * dropped result keeps its handle in view while the note's room allows.
  */
 export function renderNote(
   dropped: Uint8Array,
   droppedCount: number,
   maxChars: number,
   snippetAt: (index: number) => string,
+  handleAt?: (index: number) => string | undefined,
 ): string {
   const header = noteHeader(droppedCount);
   const lines = [header];
   let chars = header.length;
   let seen = 0;
+  if (handleAt !== undefined)
+    return renderNoteWithHandles(dropped, droppedCount, maxChars, snippetAt, handleAt);
   for (let index = 0; index < dropped.length && seen < droppedCount; index++) {
     if (dropped[index] !== 1) continue;
     const line = snippetAt(index);
@@ -112,6 +118,53 @@ export function renderNote(
     lines.push(line);
     chars += 1 + line.length;
     seen++;
+  }
+  return lines.join("\n");
+}
+
+const HANDLES_LEAD = "; re-read their results with ";
+
+function renderNoteWithHandles(
+  dropped: Uint8Array,
+  droppedCount: number,
+  maxChars: number,
+  snippetAt: (index: number) => string,
+  handleAt: (index: number) => string | undefined,
+): string {
+  const header = noteHeader(droppedCount);
+  const order: number[] = [];
+  for (let index = 0; index < dropped.length && order.length < droppedCount; index++) {
+    if (dropped[index] === 1) order.push(index);
+  }
+  const handles = order.map((index) => handleAt(index));
+  // Chars of the handles (with their ", ") from each position on, and how many there are.
+  const handleChars = new Float64Array(order.length + 1);
+  const handleCount = new Uint32Array(order.length + 1);
+  for (let k = order.length - 1; k >= 0; k--) {
+    const handle = handles[k];
+    handleChars[k] = (handleChars[k + 1] as number) + (handle === undefined ? 0 : handle.length + 2);
+    handleCount[k] = (handleCount[k + 1] as number) + (handle === undefined ? 0 : 1);
+  }
+  const plainTail = (k: number) => `- … and ${droppedCount - k} more`;
+  const tailLength = (k: number) =>
+    plainTail(k).length +
+    ((handleCount[k] as number) > 0 ? HANDLES_LEAD.length + (handleChars[k] as number) - 2 : 0);
+  const tail = (k: number) => {
+    const rest = handles.slice(k).filter((handle): handle is string => handle !== undefined);
+    return rest.length > 0 ? `${plainTail(k)}${HANDLES_LEAD}${rest.join(", ")}` : plainTail(k);
+  };
+  const lines = [header];
+  let chars = header.length;
+  for (let k = 0; k < order.length; k++) {
+    const line = snippetAt(order[k] as number);
+    const after = k + 1 < order.length ? 1 + tailLength(k + 1) : 0;
+    if (chars + 1 + line.length + after > maxChars) {
+      if (chars + 1 + tailLength(k) <= maxChars) lines.push(tail(k));
+      else if (chars + 1 + plainTail(k).length <= maxChars) lines.push(plainTail(k));
+      break;
+    }
+    lines.push(line);
+    chars += 1 + line.length;
   }
   return lines.join("\n");
 }

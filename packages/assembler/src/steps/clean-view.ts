@@ -463,6 +463,15 @@ export function cleanView(
       condensesEarly: (index) =>
         !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
       noteLine: noteLiner(facts, digests),
+      noteHandle:
+        facts.readOriginal === undefined
+          ? undefined
+          : (index) => {
+              const message = facts.thread.messages[index] as Message;
+              return message.role === "tool" && message.toolCallId !== ""
+                ? renderOriginalHandle(message.toolCallId, facts.readOriginal as string)
+                : undefined;
+            },
     },
     kinds,
     batch: outcome,

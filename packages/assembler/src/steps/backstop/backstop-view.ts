@@ -47,6 +47,11 @@ export interface BackstopHints {
    * call); undefined for the default snippet.
    */
   readonly noteLine?: ((index: number, shown: Message, maxChars: number) => string | undefined) | undefined;
+  /**
+   * The `read_original` call returning the dropped result at `index`, when the tool is
+   * enabled: the note's closing line names those its lines leave out. Undefined: the tool is off.
+   */
+  readonly noteHandle?: ((index: number) => string | undefined) | undefined;
 }
 
 export interface BackstopResult {
