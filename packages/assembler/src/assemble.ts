@@ -46,7 +46,7 @@ export interface AssembleOptions extends CompactionOptions {
    */
   cache?: CacheContext | false;
   /**
-   * The `read_original` tool is offered to the model (docs/architecture.md#read-original):
+   * The `read_original` tool is offered to the model (docs/architecture.md#re-read-as-a-tool-read_original):
    * every stand-in (digest, stub, the backstop's note) names the call that returns the raw
    * result, `read_original(tool_call_id="…")`, beside the tool's own re-read call.
    * `{ toolName }` names the tool otherwise. @default false

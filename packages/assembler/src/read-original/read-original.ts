@@ -7,7 +7,7 @@ import type { Message, ToolMessage } from "../types";
 /**
  * The `read_original` option of the assembler and every integration: `true` (the tool is
  * named `read_original`) or `{ toolName }`; off by default. On, every stand-in names the
- * call that returns the raw result it stands for (docs/architecture.md#read-original).
+ * call that returns the raw result it stands for (docs/architecture.md#re-read-as-a-tool-read_original).
  */
 export type ReadOriginalOption = boolean | { toolName?: string };
 
