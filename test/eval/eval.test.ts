@@ -63,6 +63,20 @@ describe.each(fixtures.map((fixture) => [fixture.name]))("eval: %s, cleaned end 
     expect(viewChars / rawChars).toBeLessThanOrEqual(MAX_VIEW_SHARE[name] as number);
   });
 
+  it("with read_original on, every probe out of view is recovered by following the view's handle, through every integration", () => {
+    const { recall } = evaluation();
+    for (const scenario of ["default", "tight"] as const) {
+      for (const [integration, count] of Object.entries(recall[scenario])) {
+        expect(count.missed, `${scenario} view, ${integration}`).toEqual([]);
+        expect(count.recovered, `${scenario} view, ${integration}`).toBe(count.notInView);
+        expect(count.danglingHandles, `${scenario} view, ${integration}`).toEqual([]);
+      }
+    }
+    // The tight budget takes probes out of view: the handles are what recovers them.
+    expect(Object.keys(recall.tight)).toEqual(["neutral", "LangChain", "AI SDK", "Anthropic", "OpenAI"]);
+    expect(recall.tight.neutral?.notInView).toBeGreaterThan(0);
+  });
+
   it("renders digests whose bullets end at sentence or clause ends and carry no page furniture", () => {
     const { bullets } = evaluation();
     expect(bullets.total).toBeGreaterThan(50);

@@ -30,10 +30,20 @@ import {
 import type { DigestRepository } from "@context-cleaner/db";
 import type { Probe, ThreadFixture } from "@context-cleaner/demo/generator";
 import { carriesFurniture, digestBullets, endsMidSentence } from "./digest-quality";
+import { integrations, type RecallCount, recallThroughHandles } from "./read-original-recall";
 
 const ARTIFACT_TOOLS = new Set(["update_spreadsheet", "update_tracker"]);
 /** Passes run until nothing is deferred, at most this many. */
 const MAX_PASSES = 20;
+/**
+ * The tight scenario's history budget, as a share of the default view's chars: the
+ * backstop cuts digests to their figures and drops exchanges, so probes leave the view and
+ * only their handles stay.
+ */
+export const TIGHT_BUDGET_SHARE = 0.1;
+
+/** Per integration, what the scripted agent recovered by following the view's handles. */
+export type RecallByIntegration = Record<string, RecallCount>;
 
 export interface RetentionCount {
   total: number;
@@ -64,6 +74,8 @@ export interface FixtureEvaluation {
     resumePairs: boolean;
   };
   bullets: { total: number; midSentence: string[]; furniture: string[] };
+  /** With read_original enabled: the default view, and a view under a tight history budget. */
+  recall: { default: RecallByIntegration; tight: RecallByIntegration; tightBudgetChars: number };
 }
 
 function viewText(messages: readonly Message[]): string {
@@ -223,6 +235,28 @@ export async function evaluateFixture(
     }
   }
 
+  const resultIds = new Set(
+    messages.flatMap((message) =>
+      message.role === "tool" && message.toolCallId ? [message.toolCallId] : [],
+    ),
+  );
+  const tightBudgetChars = Math.floor(view.report.assembledChars * TIGHT_BUDGET_SHARE);
+  const recall: FixtureEvaluation["recall"] = { default: {}, tight: {}, tightBudgetChars };
+  for (const integration of integrations(messages, digests)) {
+    recall.default[integration.name] = recallThroughHandles(
+      integration,
+      fixture.probes,
+      { disabled: false },
+      resultIds,
+    );
+    recall.tight[integration.name] = recallThroughHandles(
+      integration,
+      fixture.probes,
+      { disabled: false, historyBudgetChars: tightBudgetChars },
+      resultIds,
+    );
+  }
+
   return {
     name: fixture.name,
     rawChars: view.report.rawChars,
@@ -235,6 +269,7 @@ export async function evaluateFixture(
     artifactFigures,
     interrupt: { pendingKept, answeredPaired, resumePairs },
     bullets,
+    recall,
   };
 }
 
@@ -244,6 +279,24 @@ export function evaluationRow(evaluation: FixtureEvaluation): string {
   const share = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
   const { probes, artifactFigures: artifacts } = evaluation;
   return `| ${evaluation.name} | ${integer(evaluation.rawChars)} | ${integer(evaluation.viewChars)} | ${share(evaluation.viewChars, evaluation.rawChars)} | ${probes.inView}/${probes.total} (${share(probes.inView, probes.total)}) | ${probes.inView + probes.oneReReadAway}/${probes.total} (${share(probes.inView + probes.oneReReadAway, probes.total)}) | ${evaluation.probesOnCondensedPages}/${probes.total} | ${artifacts.inView}+${artifacts.oneReReadAway}/${artifacts.total} | ${evaluation.digests.size} |`;
+}
+
+/** One line per fixture and scenario of the read_original table: probes not in view, recovered by following a handle, per integration. */
+export function recallRows(evaluation: FixtureEvaluation): string[] {
+  return (["default", "tight"] as const).map((scenario) => {
+    const byIntegration = evaluation.recall[scenario];
+    const cells = Object.values(byIntegration).map(
+      (count) => `${count.recovered}/${count.notInView}${count.danglingHandles.length ? " (dangling!)" : ""}`,
+    );
+    const budget =
+      scenario === "tight" ? ` (budget ${evaluation.recall.tightBudgetChars.toLocaleString("en-US")})` : "";
+    return `| ${evaluation.name} | ${scenario}${budget} | ${cells.join(" | ")} |`;
+  });
+}
+
+export function recallHeader(evaluation: FixtureEvaluation): string {
+  const names = Object.keys(evaluation.recall.default);
+  return `| fixture | view | ${names.map((name) => `${name}: recovered / not in view`).join(" | ")} |\n|---|---|${names.map(() => "---:").join("|")}|`;
 }
 
 export const EVALUATION_HEADER = `| fixture | raw chars | view chars | view/raw | strict retention | recoverable retention | probes on condensed pages | artifact figures (in view + one re-read away / total) | digest rows |

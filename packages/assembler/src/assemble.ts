@@ -1,6 +1,8 @@
 import { InvalidOptionError } from "./errors";
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
+import { digestsWithHandles } from "./read-original/digest-handles";
+import { type ReadOriginalOption, resolveReadOriginal } from "./read-original/read-original";
 import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./rules/keep-rules";
 import { runBackstop } from "./steps/backstop/backstop-plan";
 import {
@@ -9,8 +11,9 @@ import {
   type CompactionOptions,
 } from "./steps/backstop/compact-history";
 import { type CacheContext, resolveCache, type TurnLedger } from "./steps/cache-policy";
-import { type CleanedView, type CleaningCounts, cleanView } from "./steps/clean-view";
+import { type CleanedView, type CleaningCounts, type CleanOptions, cleanView } from "./steps/clean-view";
 import { buildLedger } from "./steps/ledger";
+import type { IndexedThread } from "./thread/indexed-thread";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
 
@@ -42,6 +45,13 @@ export interface AssembleOptions extends CompactionOptions {
    * always pass one.
    */
   cache?: CacheContext | false;
+  /**
+   * The `read_original` tool is offered to the model (docs/architecture.md#re-read-as-a-tool-read_original):
+   * every stand-in (digest, stub, the backstop's note) names the call that returns the raw
+   * result, `read_original(tool_call_id="…")`, beside the tool's own re-read call.
+   * `{ toolName }` names the tool otherwise. @default false
+   */
+  readOriginal?: ReadOriginalOption;
 }
 
 /** What one assembly did. */
@@ -142,6 +152,20 @@ function emptyReport(disabled: boolean, messages: readonly Message[], rawChars: 
   };
 }
 
+/** The cleaning steps under the options' tool policy and `read_original` setting. */
+function cleanWithOptions(
+  messages: readonly Message[],
+  thread: IndexedThread,
+  digests: DigestMap | null | undefined,
+  options: AssembleOptions,
+  clean: CleanOptions,
+  counts: CleaningCounts,
+): CleanedView {
+  const readOriginal = resolveReadOriginal(options.readOriginal);
+  const facts = threadFactsOf(thread, resolveToolPolicy(options.policy), readOriginal);
+  return cleanView(messages, facts, digestsWithHandles(digests, readOriginal), clean, counts);
+}
+
 /**
  * Builds the model's view of a thread (docs/architecture.md#assembly): keep-rules, hash-gated digest
  * substitution, inline dedupe and error/retry stubs, then the history backstop.
@@ -182,10 +206,11 @@ export function assembleModelView(
         batch: report.ledger.batch,
       }
     : // Resolved only here: the kill switch must work even with a broken policy.
-      cleanView(
+      cleanWithOptions(
         messages,
-        threadFactsOf(thread, resolveToolPolicy(options.policy)),
+        thread,
         digests,
+        options,
         {
           wallStart,
           inline: options.inline ?? ASSEMBLE_DEFAULTS.inline,

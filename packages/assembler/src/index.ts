@@ -21,6 +21,20 @@ export {
   POLICY_DEFAULTS,
   TOOL_KINDS,
 } from "./policy";
+export type {
+  ReadOriginalOption,
+  ReadOriginalResult,
+  ReadOriginalToolDefinition,
+} from "./read-original/read-original";
+export {
+  READ_ORIGINAL_DEFAULTS,
+  READ_ORIGINAL_DESCRIPTION,
+  READ_ORIGINAL_INPUT_SCHEMA,
+  readOriginal,
+  readOriginalHandle,
+  readOriginalTool,
+  renderReadOriginalResult,
+} from "./read-original/read-original";
 export { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
 export type { CompactionHints, CompactionOptions, CompactionResult } from "./steps/backstop/compact-history";
 export { COMPACTION_DEFAULTS, compactHistory } from "./steps/backstop/compact-history";

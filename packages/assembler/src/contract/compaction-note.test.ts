@@ -9,6 +9,7 @@ import {
 import { indexedThreadOf } from "../thread/thread-state";
 import type { Message } from "../types";
 import {
+  digestNoteLine,
   hasNoteHeader,
   NOTE_HEADER_CHARS,
   noteHeader,
@@ -16,6 +17,7 @@ import {
   renderNote,
   snippet,
 } from "./compaction-note";
+import { DIGEST_HEADER } from "./stubs";
 
 /** The note over `messages` with all of them dropped. */
 function noteOf(messages: readonly Message[], snippetChars: number, maxChars = 10_000): string {
@@ -176,5 +178,87 @@ describe("renderNote within maxChars", () => {
       return `- line ${index}`;
     });
     expect(asked).toEqual([1]);
+  });
+});
+
+describe("digestNoteLine", () => {
+  const digest = [
+    DIGEST_HEADER,
+    "tool: read_document",
+    "source: file_id=f · page 2",
+    "digest:",
+    "  - Amounts: base rent",
+    "figures verbatim: $1,250,000; 2.5%; §8.2",
+    're-read: read_document(file_id="f", offset=5000) or read_original(tool_call_id="c7")',
+  ].join("\n");
+  const result = toolResult("c7", "read_document", "raw page");
+
+  it("gives the call id, the re-read calls whole and the figures, and no bullet", () => {
+    expect(digestNoteLine(result, digest, 300)).toBe(
+      '- tool read_document (call c7, condensed) — re-read: read_document(file_id="f", offset=5000) or read_original(tool_call_id="c7"); figures verbatim: $1,250,000; 2.5%; §8.2',
+    );
+  });
+
+  it("cuts the figures to maxChars, never the re-read calls", () => {
+    const line = digestNoteLine(result, digest, 25) as string;
+    expect(line).toContain('or read_original(tool_call_id="c7"); figures verbatim: $1,2…');
+    expect(line.endsWith("…")).toBe(true);
+  });
+
+  it("is undefined for text that is not a digest or a message that is not a result", () => {
+    expect(digestNoteLine(result, "plain text", 300)).toBeUndefined();
+    expect(digestNoteLine(userMessage("hi"), digest, 300)).toBeUndefined();
+  });
+});
+
+describe("snippet with a read_original handle", () => {
+  it("puts the handle after the label, on top of maxChars", () => {
+    const result = toolResult("c1", "fetch", "x".repeat(500));
+    const plain = snippet(result, 40);
+    const handled = snippet(result, 40, 'read_original(tool_call_id="c1")');
+    expect(handled).toBe(
+      `- tool fetch — read_original(tool_call_id="c1")${plain.slice("- tool fetch".length)}`,
+    );
+  });
+});
+
+describe("renderNote with read_original handles", () => {
+  const messages: Message[] = Array.from({ length: 30 }, (_, index) =>
+    index % 2 === 0
+      ? userMessage(`request ${index} ${"x".repeat(200)}`)
+      : toolResult(`c${index}`, "fetch", "y".repeat(500)),
+  );
+  const handleAt = (index: number) => {
+    const message = messages[index] as Message;
+    return message.role === "tool" ? `read_original(tool_call_id="${message.toolCallId}")` : undefined;
+  };
+  // Listed results name their handle on their own line, as the assembler's note lines do.
+  const render = (maxChars: number) =>
+    renderNote(
+      new Uint8Array(messages.length).fill(1),
+      messages.length,
+      maxChars,
+      (index) => snippet(messages[index] as Message, 300, handleAt(index)),
+      handleAt,
+    );
+
+  it("closes with the handles of every result its lines leave out, within maxChars", () => {
+    const note = render(1_500);
+    expect(note.length).toBeLessThanOrEqual(1_500);
+    for (let index = 1; index < messages.length; index += 2)
+      expect(note).toContain(`tool_call_id="c${index}"`);
+    expect(note.split("\n").at(-1)).toMatch(
+      /^- … and \d+ more; re-read their results with read_original\(tool_call_id="c\d+"\)/,
+    );
+  });
+
+  it("lists every message as before when the room allows, and falls back to the plain tail without room for the handles", () => {
+    const roomy = render(100_000);
+    expect(roomy).toBe(
+      renderNote(new Uint8Array(messages.length).fill(1), messages.length, 100_000, (index) =>
+        snippet(messages[index] as Message, 300, handleAt(index)),
+      ),
+    );
+    expect(render(200).split("\n").at(-1)).toBe("- … and 30 more");
   });
 });

@@ -40,6 +40,31 @@ function renderArg(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * The call of the `read_original` tool (named `toolName`) that returns the raw result of
+ * tool call `toolCallId`: `read_original(tool_call_id="call_7")`.
+ */
+export function renderOriginalHandle(toolCallId: string, toolName: string): string {
+  return `${toolName}(tool_call_id=${renderArg(toolCallId)})`;
+}
+
+/** The line a digest's re-read call opens with. */
+const REREAD_LINE_PREFIX = "re-read: ";
+
+/**
+ * A digest (or a worker's superseded-search stub) that also names `handle`, the
+ * `read_original` call returning the raw result: beside the digest's own re-read call
+ * (`re-read: read_document(…) or read_original(…)`), or on a line of its own. Text that
+ * names the handle already comes back as it is.
+ */
+export function withOriginalHandle(text: string, handle: string): string {
+  if (text.includes(handle)) return text;
+  const lastBreak = text.lastIndexOf("\n");
+  const last = text.slice(lastBreak + 1);
+  if (lastBreak >= 0 && last.startsWith(REREAD_LINE_PREFIX)) return `${text} or ${handle}`;
+  return `${text}\noriginal as recorded: ${handle}`;
+}
+
 /** Renders a tool call as the one call that re-reads its result: `read_document(file_id="cd_9f2", offset=58000)`. */
 export function renderToolCall(call: ToolCall, argNames?: readonly string[]): string {
   const names =
@@ -60,8 +85,14 @@ export function renderDuplicateStub(
   latestCallId: string,
   reread: string,
   idempotent = true,
+  original?: string,
 ): string {
   const where = `${DUPLICATE_PREFIX}${latestCallId} (${toolName}) below`;
+  if (original !== undefined) {
+    return idempotent
+      ? `${where}; the original is one call away: ${reread} or ${original}]`
+      : `${where}; re-running ${reread} returns current data; ${original} returns this result as recorded.]`;
+  }
   return idempotent
     ? `${where}; the original is one call away: ${reread}]`
     : `${where}; re-running ${reread} returns current data.]`;
@@ -70,36 +101,52 @@ export function renderDuplicateStub(
 /**
  * The error-retry stub: keeps the gist of the error (its first line, at most
  * {@link ERROR_GIST_MAX_CHARS} chars) so the agent does not retry a known-failed approach,
- * and names the failed call (`failedCall`, from {@link renderToolCall}).
+ * and names the failed call (`failedCall`, from {@link renderToolCall}) and, with the
+ * `read_original` tool, the call returning the whole error (`original`).
  */
-export function renderErrorRetryStub(errorText: string, failedCall: string): string {
+export function renderErrorRetryStub(errorText: string, failedCall: string, original?: string): string {
   // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — `split` always returns at least one element
   const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
   const gist =
     firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
-  return `${ERROR_PREFIX}${gist} — failed call: ${failedCall}]`;
+  return `${ERROR_PREFIX}${gist} — failed call: ${failedCall}${errorStubTail(original)}]`;
+}
+
+function errorStubTail(original: string | undefined): string {
+  return original === undefined ? "" : `; the whole error: ${original}`;
 }
 
 /**
  * Whether `text` is exactly the error-retry stub {@link renderErrorRetryStub} renders for
  * `failedCall`: an assembly that decides to stub such a result again leaves it as it is.
  */
-export function isErrorRetryStubFor(text: string, failedCall: string): boolean {
-  const suffix = ` — failed call: ${failedCall}]`;
+export function isErrorRetryStubFor(text: string, failedCall: string, original?: string): boolean {
+  const suffix = ` — failed call: ${failedCall}${errorStubTail(original)}]`;
   // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent — an early out; the comparison with the rendered stub below checks the prefix and suffix again
   if (!text.startsWith(ERROR_PREFIX) || !text.endsWith(suffix)) return false;
   const gist = text.slice(ERROR_PREFIX.length, text.length - suffix.length);
-  return renderErrorRetryStub(gist, failedCall) === text;
+  return renderErrorRetryStub(gist, failedCall, original) === text;
 }
 
 /**
  * The backstop's stand-in for the result of tool call `toolCallId` it must condense to fit
  * the history budget and has no digest for: the call that re-reads it (`reread`, from
  * {@link renderToolCall}), offered as a re-run returning current data for a tool that is
- * not idempotent. Naming the tool call keeps two results' stand-ins apart (never duplicates).
+ * not idempotent, and with the `read_original` tool the call returning the raw result
+ * (`original`). Naming the tool call keeps two results' stand-ins apart (never duplicates).
  */
-export function renderBudgetStub(reread: string, idempotent: boolean, toolCallId: string): string {
+export function renderBudgetStub(
+  reread: string,
+  idempotent: boolean,
+  toolCallId: string,
+  original?: string,
+): string {
   const prefix = `${BUDGET_STUB_PREFIX}: tool call ${toolCallId}`;
+  if (original !== undefined) {
+    return idempotent
+      ? `${prefix} — the original is one call away: ${reread} or ${original}]`
+      : `${prefix} — re-running ${reread} returns current data; ${original} returns the result as recorded.]`;
+  }
   return idempotent
     ? `${prefix} — the original is one call away: ${reread}]`
     : `${prefix} — re-running ${reread} returns current data.]`;

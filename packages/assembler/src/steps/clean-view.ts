@@ -1,8 +1,10 @@
+import { digestNoteLine, snippet } from "../contract/compaction-note";
 import {
   BUDGET_STUB_PREFIX,
   DIGEST_HEADER,
   figuresOnlyDigest,
   renderBudgetStub,
+  renderOriginalHandle,
   renderToolCall,
 } from "../contract/stubs";
 import { InvalidOptionError } from "../errors";
@@ -294,6 +296,28 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, dec
 }
 
 /**
+ * The note's line for a dropped result: one with a digest (shown in the view, or its
+ * row's, hash-matched) gives its figures and re-read calls instead of a snippet; with the
+ * `read_original` tool, any other result's snippet names the call returning it.
+ */
+function noteLiner(facts: ThreadFacts, digests: DigestMap | null | undefined) {
+  return (index: number, shown: Message, maxChars: number): string | undefined => {
+    const message = facts.thread.messages[index] as Message;
+    if (message.role !== "tool" || shown.role !== "tool") return undefined;
+    const entry = digests?.get(message.toolCallId);
+    const digest =
+      typeof shown.content === "string" && shown.content.startsWith(DIGEST_HEADER)
+        ? shown.content
+        : entry && !facts.at(index)?.failed && facts.thread.hashAt(index) === entry.contentSha256
+          ? entry.digest
+          : undefined;
+    const line = digest === undefined ? undefined : digestNoteLine(shown, digest, maxChars);
+    if (line !== undefined || facts.readOriginal === undefined) return line;
+    return snippet(shown, maxChars, renderOriginalHandle(message.toolCallId, facts.readOriginal));
+  };
+}
+
+/**
  * Whether `content` is what an earlier assembly put in the result's place from this row or
  * for this call: the row's digest, its figures-only form, or the backstop's stub.
  */
@@ -326,7 +350,7 @@ function figuresOnlyOf(entry: DigestEntry, toolCallId: string): string | undefin
 // its call by id, so the call fixes the id the stub names.
 const budgetStubByCall = new WeakMap<
   ToolCall,
-  { argsJson: string | undefined; rule: ToolRule; text: string }
+  { argsJson: string | undefined; rule: ToolRule; readOriginal: string | undefined; text: string }
 >();
 
 /** The backstop's stand-in for the result at `index`, naming the call that re-reads it; undefined without a call. */
@@ -337,14 +361,23 @@ function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
   const rule = facts.policy.ruleFor(message.toolName);
   const argsJson = facts.thread.calls.callArgsJsonAt(index);
   const cached = budgetStubByCall.get(call);
-  if (cached !== undefined && cached.argsJson === argsJson && cached.rule === rule) return cached.text;
+  const { readOriginal } = facts;
+  if (
+    cached !== undefined &&
+    cached.argsJson === argsJson &&
+    cached.rule === rule &&
+    cached.readOriginal === readOriginal
+  ) {
+    return cached.text;
+  }
   const text = renderBudgetStub(
     renderToolCall(call, rule.provenanceArgs),
     rule.idempotent,
     message.toolCallId,
+    readOriginal === undefined ? undefined : renderOriginalHandle(message.toolCallId, readOriginal),
   );
   // Stryker disable next-line ObjectLiteral: equivalent — an empty record never matches, so the text is made again
-  budgetStubByCall.set(call, { argsJson, rule, text });
+  budgetStubByCall.set(call, { argsJson, rule, readOriginal, text });
   return text;
 }
 
@@ -429,6 +462,16 @@ export function cleanView(
       shrink: shrinker(facts, digests, decisions),
       condensesEarly: (index) =>
         !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
+      noteLine: noteLiner(facts, digests),
+      noteHandle:
+        facts.readOriginal === undefined
+          ? undefined
+          : (index) => {
+              const message = facts.thread.messages[index] as Message;
+              return message.role === "tool" && message.toolCallId !== ""
+                ? renderOriginalHandle(message.toolCallId, facts.readOriginal as string)
+                : undefined;
+            },
     },
     kinds,
     batch: outcome,

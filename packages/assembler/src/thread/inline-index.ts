@@ -4,6 +4,7 @@ import {
   isErrorRetryStubFor,
   renderDuplicateStub,
   renderErrorRetryStub,
+  renderOriginalHandle,
   renderToolCall,
 } from "../contract/stubs";
 import type { ToolPolicy } from "../policy";
@@ -50,7 +51,15 @@ export class InlineIndex {
     private readonly thread: IndexedThread,
     private readonly policy: ToolPolicy,
     private readonly factsAt: (index: number) => ResultFacts | undefined,
+    /** The `read_original` tool's name when it is enabled: the stubs name its call. */
+    private readonly readOriginal?: string,
   ) {}
+
+  /** The `read_original` call returning the raw result at `index`; undefined when the tool is off. */
+  private originalHandle(index: number): string | undefined {
+    const { toolCallId } = this.thread.messages[index] as ToolMessage;
+    return this.readOriginal === undefined ? undefined : renderOriginalHandle(toolCallId, this.readOriginal);
+  }
 
   add(index: number, facts: ResultFacts): void {
     if (!facts.failed && facts.retryKey !== undefined) this.successesByRetryKey.add(facts.retryKey, index);
@@ -92,6 +101,7 @@ export class InlineIndex {
       latestMessage.toolCallId,
       renderToolCall(latestCall, rule.provenanceArgs),
       rule.idempotent,
+      this.originalHandle(index),
     );
   }
 
@@ -135,10 +145,11 @@ export class InlineIndex {
       const message = this.thread.messages[index] as ToolMessage;
       const rule = this.policy.ruleFor(message.toolName);
       const failedCall = renderToolCall(this.thread.calls.callAt(index) as ToolCall, rule.provenanceArgs);
+      const original = this.originalHandle(index);
       text =
-        typeof message.content === "string" && isErrorRetryStubFor(message.content, failedCall)
+        typeof message.content === "string" && isErrorRetryStubFor(message.content, failedCall, original)
           ? message.content
-          : renderErrorRetryStub(contentText(message.content), failedCall);
+          : renderErrorRetryStub(contentText(message.content), failedCall, original);
       this.errorTexts.set(index, text);
     }
     return text;

@@ -6,7 +6,7 @@ import { KeepIndex } from "./keep-index";
 import { type ResultFacts, readResultFacts } from "./result-facts";
 
 /**
- * What assembly knows of a thread's tool results under one tool policy, extended by new
+ * What assembly knows of a thread's tool results under one tool policy (and `read_original` setting), extended by new
  * messages only: each result's facts, and the indexes the keep-rules and inline cleaning
  * decide from. Valid while the thread pairs every result with the same call as when the
  * facts were read (`pairingVersion`).
@@ -24,10 +24,12 @@ export class ThreadFacts {
   constructor(
     readonly thread: IndexedThread,
     readonly policy: ToolPolicy,
+    /** The `read_original` tool's name when it is enabled (the stand-ins name its call). */
+    readonly readOriginal?: string,
   ) {
     this.pairingVersion = thread.pairingVersion;
     this.keep = new KeepIndex((toolName) => policy.ruleFor(toolName).kind === "document-read");
-    this.inline = new InlineIndex(thread, policy, (index) => this.facts[index]);
+    this.inline = new InlineIndex(thread, policy, (index) => this.facts[index], readOriginal);
   }
 
   /** Whether these facts still hold for the thread (no result pairs with another call since). */

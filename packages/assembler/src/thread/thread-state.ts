@@ -56,13 +56,17 @@ export function indexedThreadOf(messages: readonly Message[]): IndexedThread {
   return thread;
 }
 
-/** The facts of an index's results under `policy`, extended to all of its messages. */
-export function threadFactsOf(thread: IndexedThread, policy: ToolPolicy): ThreadFacts {
+/**
+ * The facts of an index's results under `policy` (and the `read_original` tool's name, when
+ * it is enabled), extended to all of its messages.
+ */
+export function threadFactsOf(thread: IndexedThread, policy: ToolPolicy, readOriginal?: string): ThreadFacts {
   const kept = factsByThread.get(thread) ?? [];
-  let facts = kept.find((each) => each.policy === policy && each.current);
-  facts ??= new ThreadFacts(thread, policy);
+  const same = (each: ThreadFacts) => each.policy === policy && each.readOriginal === readOriginal;
+  let facts = kept.find((each) => same(each) && each.current);
+  facts ??= new ThreadFacts(thread, policy, readOriginal);
   facts.extend();
-  const others = kept.filter((each) => each !== facts && each.policy !== policy);
+  const others = kept.filter((each) => each !== facts && !same(each));
   factsByThread.set(thread, [facts, ...others].slice(0, POLICIES_PER_THREAD));
   return facts;
 }

@@ -19,4 +19,5 @@ export type { CheckpointPutter, OrgMetadataOptions, SaverRunConfig } from "./org
 export { ORG_METADATA_DEFAULTS, orgIdOf, withOrgMetadata } from "./org-metadata";
 export type { ContextCleanerPreModelHookConfig } from "./pre-model-hook";
 export { contextCleanerPreModelHook, langChainTurnEndedEvent } from "./pre-model-hook";
+export { answerLangChainReadOriginal, readOriginalLangChainTool } from "./read-original-tool";
 export type { LangGraphRunInfo } from "./turn-context";

@@ -1,8 +1,10 @@
 import { createMiddleware } from "langchain";
 import type { AssembleOptions } from "../../assemble";
+import { resolveReadOriginal } from "../../read-original/read-original";
 import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
 import { TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
+import { answerLangChainReadOriginal, readOriginalLangChainTool } from "./read-original-tool";
 import { langGraphTurn, rawToolCharsOf } from "./turn-context";
 
 export interface ContextCleanerMiddlewareConfig {
@@ -39,6 +41,9 @@ export interface ContextCleanerMiddlewareConfig {
  *   previous call, what that call showed condensed). A model error releases the lock
  *   before it propagates (a retry begins the turn again).
  * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt }` and releases the lock.
+ * - With `options.readOriginal` on, the middleware adds the `read_original` tool to the
+ *   agent and answers its calls itself (`wrapToolCall`) from the agent state's raw
+ *   messages; the stand-ins of the view name it.
  *
  * A turn that dies elsewhere (an error thrown by other middleware, a recursion limit, an
  * interrupt left unanswered) keeps its lock until the next turn of the thread in this
@@ -62,8 +67,23 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     maxOpenTurns: config.maxOpenTurns,
     disabled: config.options?.disabled,
   });
+  const readOriginal = resolveReadOriginal(config.options?.readOriginal);
   return createMiddleware({
     name: "ContextCleanerMiddleware",
+    ...(readOriginal === undefined
+      ? {}
+      : {
+          tools: [readOriginalLangChainTool({ toolName: readOriginal })],
+          wrapToolCall: async (request, handler) =>
+            request.toolCall.name === readOriginal
+              ? answerLangChainReadOriginal(
+                  (request.state as { messages?: unknown }).messages,
+                  request.toolCall.args,
+                  request.toolCall.id ?? "",
+                  readOriginal,
+                )
+              : handler(request),
+        }),
     beforeAgent: async (_state, runtime) => {
       const turn = langGraphTurn(runtime);
       if (turn) await turns.begin(turn);

@@ -5,3 +5,4 @@ export type {
   ReasoningHoldBack,
 } from "./openai-adapter";
 export { assembleOpenAIView, openAIToNeutral } from "./openai-adapter";
+export { answerOpenAIReadOriginal, openAIReadOriginalTool } from "./read-original-tool";

@@ -138,9 +138,20 @@ export class DropPlan {
     this.total -= before - size;
   }
 
+  /** The `read_original` handle of a dropped result for the note; undefined when the tool is off. */
+  get noteHandle(): ((index: number) => string | undefined) | undefined {
+    return this.hints.noteHandle;
+  }
+
   /** The snippet of the view message at `index` for the note. */
   snippetAt(index: number): string {
     const standIn = this.condensed.get(index);
+    const line = this.hints.noteLine?.(
+      index,
+      standIn ?? (this.view.messages[index] as Message),
+      this.settings.snippetChars,
+    );
+    if (line !== undefined) return line;
     if (standIn !== undefined) return snippet(standIn, this.settings.snippetChars);
     return this.view.replaced.has(index)
       ? snippet(this.view.messages[index] as Message, this.settings.snippetChars)
@@ -158,7 +169,13 @@ function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSet
     const noteChars = Math.min(settings.noteMaxChars, settings.budget - plan.total);
     note = {
       role: "user",
-      content: renderNote(dropped, droppedCount, noteChars, (index) => plan.snippetAt(index)),
+      content: renderNote(
+        dropped,
+        droppedCount,
+        noteChars,
+        (index) => plan.snippetAt(index),
+        plan.noteHandle,
+      ),
     };
     plan.total += note.content.length;
   }

@@ -41,6 +41,17 @@ export interface BackstopHints {
    * or dropped). @default every result that is neither pinned nor a kept stub's target
    */
   readonly condensesEarly?: ((index: number) => boolean) | undefined;
+  /**
+   * The note's line for the dropped message at `index`, which the view shows as `shown`
+   * (a digested result's figures and re-read calls, or a snippet naming the `read_original`
+   * call); undefined for the default snippet.
+   */
+  readonly noteLine?: ((index: number, shown: Message, maxChars: number) => string | undefined) | undefined;
+  /**
+   * The `read_original` call returning the dropped result at `index`, when the tool is
+   * enabled: the note's closing line names those its lines leave out. Undefined: the tool is off.
+   */
+  readonly noteHandle?: ((index: number) => string | undefined) | undefined;
 }
 
 export interface BackstopResult {
