@@ -4,7 +4,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import type { DigestRequest } from "../../ports";
-import { digestInstructions, renderDocument } from "../digest-prompt";
+import { digestInstructions, PAGE_FIELD_DESCRIPTIONS, renderDocument } from "../digest-prompt";
 import { ANTHROPIC_MODEL_TRAITS, type AnthropicModelId } from "./model-table";
 
 /** The name of the forced tool that carries the structured digest. */
@@ -26,15 +26,15 @@ export const DIGEST_TOOL: Tool = {
         items: {
           type: "object",
           properties: {
-            tool_call_id: { type: "string", description: "The tool_call_id attribute of the page." },
-            title: { type: "string", description: "The document title, if the page shows one." },
-            points: { ...BULLETS, description: "Headings and the gist, one short bullet each." },
-            parties: BULLETS,
-            dates: BULLETS,
-            amounts: BULLETS,
-            obligations: BULLETS,
-            defined_terms: BULLETS,
-            cross_references: BULLETS,
+            tool_call_id: { type: "string", description: PAGE_FIELD_DESCRIPTIONS.tool_call_id },
+            title: { type: "string", description: PAGE_FIELD_DESCRIPTIONS.title },
+            points: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.points },
+            parties: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.parties },
+            dates: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.dates },
+            amounts: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.amounts },
+            obligations: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.obligations },
+            defined_terms: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.defined_terms },
+            cross_references: { ...BULLETS, description: PAGE_FIELD_DESCRIPTIONS.cross_references },
           },
           required: ["tool_call_id"],
         },
