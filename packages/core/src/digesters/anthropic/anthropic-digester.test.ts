@@ -290,10 +290,10 @@ describe("Anthropic digester against the local Messages API fake", () => {
     const [sent] = fake.requests;
     const system = String(sent?.body.system);
     for (const rule of DIGEST_STRUCTURE_RULES) expect(system).toContain(rule);
-    const tool = (sent?.body.tools as { input_schema: { properties: { pages: { items: unknown } } } }[])[0];
-    const fields = (
-      tool?.input_schema.properties.pages.items as { properties: Record<string, { description?: string }> }
-    ).properties;
+    type SentTool = { input_schema: { properties: { pages: { items: { properties: Fields } } } } };
+    type Fields = Record<string, { description?: string }>;
+    const tools = (sent?.body.tools ?? []) as SentTool[];
+    const fields: Fields = tools[0]?.input_schema.properties.pages.items.properties ?? {};
     expect(fields.amounts?.description).toBe(PAGE_FIELD_DESCRIPTIONS.amounts);
     expect(fields.defined_terms?.description).toBe(PAGE_FIELD_DESCRIPTIONS.defined_terms);
     expect(fields.points?.description).toBe(PAGE_FIELD_DESCRIPTIONS.points);
