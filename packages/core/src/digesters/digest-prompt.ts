@@ -83,7 +83,7 @@ const answerSchema = z.object({
   pages: z.array(
     z.object({
       tool_call_id: z.string(),
-      title: z.string().max(300).optional(),
+      title: z.string().max(300).nullable().optional(),
       points: bulletList,
       parties: bulletList,
       dates: bulletList,
