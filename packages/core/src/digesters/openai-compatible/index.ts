@@ -8,3 +8,9 @@ export {
   createOpenAiCompatibleDigester,
   OPENAI_COMPATIBLE_DIGESTER_DEFAULTS,
 } from "./openai-compatible-digester";
+export {
+  OPENAI_COMPATIBLE_SETTINGS,
+  type OpenAiCompatibleSettings,
+  openAiCompatibleSettings,
+  type SettingSource,
+} from "./settings";
