@@ -3,8 +3,11 @@
  * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
  * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`.
  * `CHECKPOINT_SCHEMA`, `CHECKPOINT_ORG_METADATA_KEY` and `THREAD_OWNER_SOURCE` (`checkpoint`
- * or `table`) locate the checkpoint tables and where a thread's owning org is read. The
- * handler is built on the first invocation and kept for the container's life.
+ * or `table`) locate the checkpoint tables and where a thread's owning org is read.
+ * `DIGEST_MODEL` (`anthropic`, the default, or `openai-compatible`) chooses the model
+ * digester; the OpenAI-compatible one reads `OPENAI_COMPATIBLE_BASE_URL`, `_MODEL` and the
+ * optional `_OUTPUT_LIMIT_FIELD` and `_PRICES` from the environment, its key from the
+ * secrets. The handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -14,6 +17,7 @@ import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import { Resource } from "sst";
 import { createDigestDependencies } from "./lib/digest-dependencies";
 import { createDigestHandler } from "./lib/digest-handler";
+import { parseDigestModel } from "./lib/digest-model";
 import { lazyHandler } from "./lib/lazy-handler";
 import { METRICS_NAMESPACE, powertoolsMetrics } from "./lib/observability";
 import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
@@ -27,6 +31,7 @@ async function readSecrets(
   return {
     secrets: {
       anthropicApiKey: Resource.AnthropicApiKey.value,
+      openAiCompatibleApiKey: Resource.OpenAiCompatibleKey.value,
       databaseUrl: Resource.DatabaseUrl.value,
       checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
       upstashRedisUrl: Resource.UpstashRedisUrl.value,
@@ -45,6 +50,7 @@ export const handler = lazyHandler(async () => {
   );
   const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
   const { upstashRedisUrl, upstashRedisToken } = secrets;
+  const digestModel = parseDigestModel(environment.DIGEST_MODEL);
   const dependencies = await createDigestDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
@@ -55,7 +61,11 @@ export const handler = lazyHandler(async () => {
     ...(environment.THREAD_OWNER_SOURCE
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
+    digestModel,
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
+    ...(digestModel === "openai-compatible"
+      ? { openAiCompatible: { ...environment, OPENAI_COMPATIBLE_API_KEY: secrets.openAiCompatibleApiKey } }
+      : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
       : {}),
@@ -66,6 +76,8 @@ export const handler = lazyHandler(async () => {
     metrics,
     disabled: killSwitchFromEnvironment,
   });
-  if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
+  if (digestModel === "anthropic" && !secrets.anthropicApiKey) {
+    logger.warn("no Anthropic API key: digests are extractive only");
+  }
   return createDigestHandler(dependencies);
 });

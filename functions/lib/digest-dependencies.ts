@@ -1,14 +1,10 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import {
   type CheckpointReader,
-  createAnthropicDigester,
-  createExtractiveDigester,
   type DigestJobOptions,
-  type DigestModel,
   NO_TURN_LOCK,
   systemClock,
   type TurnLock,
-  withFallback,
 } from "@context-cleaner/core";
 import { createSqsDigestQueue } from "@context-cleaner/core/sqs";
 import { createPostgresThreadOwner, createTableThreadOwner } from "@context-cleaner/core/thread-directory";
@@ -16,6 +12,7 @@ import { createUpstashTurnLock } from "@context-cleaner/core/upstash";
 import { createDigestRepository } from "@context-cleaner/db/server";
 import { Redis } from "@upstash/redis";
 import type { DigestHandlerDependencies } from "./digest-handler";
+import { type DigesterConfig, digesterFor } from "./digest-model";
 import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 import type { ThreadOwnerSource } from "./thread-owner-source";
@@ -31,7 +28,7 @@ export const DIGEST_CONFIG_DEFAULTS = {
 } as const;
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
-export interface DigestConfig extends FunctionDatabaseConfig {
+export interface DigestConfig extends FunctionDatabaseConfig, Omit<DigesterConfig, "metrics"> {
   /** The checkpoint store, logged in as a role that can only SELECT its tables. */
   checkpointDatabaseUrl: string;
   /** @default "public" */
@@ -40,9 +37,6 @@ export interface DigestConfig extends FunctionDatabaseConfig {
   threadOwner?: ThreadOwnerSource;
   /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
   orgMetadataKey?: string;
-  /** Without a key, digests are extractive only. */
-  anthropicApiKey?: string;
-  anthropicBaseUrl?: string;
   /** Upstash Redis REST endpoint and token; without them, no turn-lock peek. */
   redis?: { url: string; token: string };
   /** @default 1000 */
@@ -120,17 +114,6 @@ function upstashLock(
   });
 }
 
-/** The Anthropic digester with the extractive one as its fallback, or the extractive one alone. */
-function digesterFor(config: DigestConfig): DigestModel {
-  const extractive = createExtractiveDigester();
-  if (!config.anthropicApiKey) return extractive;
-  const anthropic = createAnthropicDigester({
-    apiKey: config.anthropicApiKey,
-    ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
-  });
-  return withFallback(anthropic, extractive, { metrics: config.metrics });
-}
-
 /**
  * The digest handler's dependencies from configuration values: the application database
  * (Neon or any Postgres, checked reachable once, here) and its repository, the thread's
@@ -143,6 +126,8 @@ function digesterFor(config: DigestConfig): DigestModel {
 export async function createDigestDependencies(
   config: DigestConfig,
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
+  // Built first: a digester that cannot be configured fails the function before any connection opens.
+  const digester = await digesterFor(config);
   const database = await openFunctionDatabase(config);
   const checkpointSchema = config.checkpointSchema ?? DIGEST_CONFIG_DEFAULTS.checkpointSchema;
   const checkpoints = lazyPostgresCheckpointReader(
@@ -165,7 +150,7 @@ export async function createDigestDependencies(
       checkpoints,
       store,
       threadOwner: checkpointOwner ?? createTableThreadOwner(store),
-      digester: digesterFor(config),
+      digester,
       clock: systemClock,
       lock: config.redis
         ? upstashLock(
