@@ -10,6 +10,7 @@ declare module "sst" {
     DatabaseUrl: { type: "sst.sst.Secret"; value: string };
     DigestDeadLetterQueue: { type: "sst.aws.Queue"; url: string };
     DigestQueue: { type: "sst.aws.Queue"; url: string };
+    OpenAiCompatibleKey: { type: "sst.sst.Secret"; value: string };
     UpstashRedisToken: { type: "sst.sst.Secret"; value: string };
     UpstashRedisUrl: { type: "sst.sst.Secret"; value: string };
   }

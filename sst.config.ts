@@ -72,6 +72,19 @@ export default $config({
     const checkpointDatabaseUrl = new sst.Secret("CheckpointDatabaseUrl");
     const upstashRedisUrl = new sst.Secret("UpstashRedisUrl");
     const upstashRedisToken = new sst.Secret("UpstashRedisToken");
+    // The model digester, per stage: DigestModel is `anthropic` (the default) or
+    // `openai-compatible`, any Chat Completions server (OpenAI, OpenRouter, vLLM, Ollama) at
+    // OpenAiCompatibleBaseUrl serving OpenAiCompatibleModel, its key OpenAiCompatibleKey.
+    // OpenAiCompatibleOutputLimitField (`max_tokens` or `max_completion_tokens`) and
+    // OpenAiCompatiblePrices ("input,output[,cached input]" USD per million tokens, so calls
+    // are reserved against the daily budget) are optional. Set with `sst secret set`; the
+    // placeholders leave the OpenAI-compatible digester unconfigured.
+    const digestModel = new sst.Secret("DigestModel", "anthropic");
+    const openAiCompatibleKey = new sst.Secret("OpenAiCompatibleKey", "");
+    const openAiCompatibleBaseUrl = new sst.Secret("OpenAiCompatibleBaseUrl", "");
+    const openAiCompatibleModel = new sst.Secret("OpenAiCompatibleModel", "");
+    const openAiCompatibleOutputLimitField = new sst.Secret("OpenAiCompatibleOutputLimitField", "");
+    const openAiCompatiblePrices = new sst.Secret("OpenAiCompatiblePrices", "");
 
     // A FIFO queue's dead letters must be FIFO too; keep them the 14-day maximum.
     const deadLetters = new sst.aws.Queue("DigestDeadLetterQueue", {
@@ -99,9 +112,18 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${DIGEST_TIMEOUT_SECONDS} seconds`,
         memory: "1024 MB",
-        environment: checkpointEnvironment(),
+        // Settings, not credentials: the key stays a linked secret.
+        environment: {
+          ...checkpointEnvironment(),
+          DIGEST_MODEL: digestModel.value,
+          OPENAI_COMPATIBLE_BASE_URL: openAiCompatibleBaseUrl.value,
+          OPENAI_COMPATIBLE_MODEL: openAiCompatibleModel.value,
+          OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: openAiCompatibleOutputLimitField.value,
+          OPENAI_COMPATIBLE_PRICES: openAiCompatiblePrices.value,
+        },
         link: [
           anthropicApiKey,
+          openAiCompatibleKey,
           databaseUrl,
           checkpointDatabaseUrl,
           upstashRedisUrl,

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 const SET = [
   "SST_RESOURCE_App",
   "SST_RESOURCE_AnthropicApiKey",
+  "SST_RESOURCE_OpenAiCompatibleKey",
   "SST_RESOURCE_DatabaseUrl",
   "SST_RESOURCE_CheckpointDatabaseUrl",
   "SST_RESOURCE_UpstashRedisUrl",
@@ -25,6 +26,7 @@ describe("functions/digest handler (the edge)", () => {
     // Linked as SST links them: env vars holding each resource's JSON.
     process.env.SST_RESOURCE_App = JSON.stringify({ name: "context-cleaner", stage: "test" });
     process.env.SST_RESOURCE_AnthropicApiKey = secret("");
+    process.env.SST_RESOURCE_OpenAiCompatibleKey = secret("");
     process.env.SST_RESOURCE_DatabaseUrl = secret("postgres://app:hunter2@127.0.0.1:1/app");
     process.env.SST_RESOURCE_CheckpointDatabaseUrl = secret("postgres://reader@127.0.0.1:1/agent");
     process.env.SST_RESOURCE_UpstashRedisUrl = secret("");

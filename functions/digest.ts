@@ -9,8 +9,11 @@
  * `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the database driver, else the URL
  * chooses it (Neon's for `*.neon.tech`, node-postgres otherwise).
  * `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see `messageTableFromEnvironment`)
- * reads threads from the app's own message table instead. The
- * handler is built on the first invocation and kept for the container's life.
+ * reads threads from the app's own message table instead.
+ * `DIGEST_MODEL` (`anthropic`, the default, or `openai-compatible`) chooses the model
+ * digester; the OpenAI-compatible one reads `OPENAI_COMPATIBLE_BASE_URL`, `_MODEL` and the
+ * optional `_OUTPUT_LIMIT_FIELD` and `_PRICES` from the environment, its key from the
+ * secrets. The handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -23,6 +26,7 @@ import {
   databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
   messageTableFromEnvironment,
+  parseDigestModel,
   parseThreadOwnerSource,
   powertoolsMetrics,
 } from "@context-cleaner/core/worker";
@@ -38,6 +42,7 @@ async function readSecrets(
   return {
     secrets: {
       anthropicApiKey: Resource.AnthropicApiKey.value,
+      openAiCompatibleApiKey: Resource.OpenAiCompatibleKey.value,
       databaseUrl: Resource.DatabaseUrl.value,
       checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
       upstashRedisUrl: Resource.UpstashRedisUrl.value,
@@ -58,6 +63,7 @@ export const handler = lazyHandler(async () => {
   const { upstashRedisUrl, upstashRedisToken } = secrets;
   const databaseDriver = databaseDriverFromEnvironment(environment);
   const messageTable = messageTableFromEnvironment(environment);
+  const digestModel = parseDigestModel(environment.DIGEST_MODEL);
   const dependencies = await createDigestDependencies({
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     ...(databaseDriver ? { databaseDriver } : {}),
@@ -70,7 +76,11 @@ export const handler = lazyHandler(async () => {
       ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
       : {}),
     ...(messageTable ? { messageTable } : {}),
+    digestModel,
     ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
+    ...(digestModel === "openai-compatible"
+      ? { openAiCompatible: { ...environment, OPENAI_COMPATIBLE_API_KEY: secrets.openAiCompatibleApiKey } }
+      : {}),
     ...(upstashRedisUrl && upstashRedisToken
       ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
       : {}),
@@ -83,6 +93,8 @@ export const handler = lazyHandler(async () => {
     // The runtime gives the model read_original: time-varying output may be digested too.
     ...(environment.CONTEXT_CLEANER_READ_ORIGINAL === "1" ? { jobOptions: { readOriginal: true } } : {}),
   });
-  if (!secrets.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
+  if (digestModel === "anthropic" && !secrets.anthropicApiKey) {
+    logger.warn("no Anthropic API key: digests are extractive only");
+  }
   return createDigestHandler(dependencies);
 });

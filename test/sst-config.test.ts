@@ -52,8 +52,12 @@ const GLOBALS = {
   $config: (config: Config) => config,
   sst: {
     Secret: class extends FakeComponent {
-      constructor(name: string) {
-        super("Secret", name);
+      /** Stands for the secret's value output: the secret it comes from. */
+      readonly value: string;
+
+      constructor(name: string, placeholder?: string) {
+        super("Secret", name, placeholder === undefined ? {} : { placeholder });
+        this.value = `<secret ${name}>`;
       }
     },
     aws: {
@@ -163,9 +167,36 @@ describe("sst.config.ts", () => {
       "DatabaseUrl",
       "DigestDeadLetterQueue",
       "DigestQueue",
+      "OpenAiCompatibleKey",
       "UpstashRedisToken",
       "UpstashRedisUrl",
     ]);
+  });
+
+  it("passes the digest model settings to the digest function's environment from their secrets, the key linked only", () => {
+    const { subscriber } = one("QueueSubscriber", "DigestQueue").args as {
+      subscriber: { environment?: Record<string, string> };
+    };
+    expect(subscriber.environment).toEqual({
+      DIGEST_MODEL: "<secret DigestModel>",
+      OPENAI_COMPATIBLE_BASE_URL: "<secret OpenAiCompatibleBaseUrl>",
+      OPENAI_COMPATIBLE_MODEL: "<secret OpenAiCompatibleModel>",
+      OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: "<secret OpenAiCompatibleOutputLimitField>",
+      OPENAI_COMPATIBLE_PRICES: "<secret OpenAiCompatiblePrices>",
+    });
+    expect(Object.values(subscriber.environment ?? {})).not.toContain("<secret OpenAiCompatibleKey>");
+    // Placeholders: a stage that sets none of them runs the Anthropic digester as before.
+    expect(one("Secret", "DigestModel").args).toEqual({ placeholder: "anthropic" });
+    for (const name of [
+      "OpenAiCompatibleKey",
+      "OpenAiCompatibleBaseUrl",
+      "OpenAiCompatibleModel",
+      "OpenAiCompatibleOutputLimitField",
+      "OpenAiCompatiblePrices",
+    ]) {
+      expect(one("Secret", name).args).toEqual({ placeholder: "" });
+    }
+    expect(one("Secret", "AnthropicApiKey").args).toEqual({});
   });
 
   it("bundles each function as npm run bench:bundle measures it (installed packages, code splitting)", () => {
@@ -210,7 +241,7 @@ describe("sst.config.ts", () => {
     expect(linkedNames(sweep)).toEqual(["CheckpointDatabaseUrl", "DatabaseUrl", "DigestQueue"]);
   });
 
-  it("declares the five secrets", () => {
+  it("declares the secrets: five for the stores and Anthropic, six for the digest model choice", () => {
     expect(
       created
         .filter((entry) => entry.kind === "Secret")
@@ -220,6 +251,12 @@ describe("sst.config.ts", () => {
       "AnthropicApiKey",
       "CheckpointDatabaseUrl",
       "DatabaseUrl",
+      "DigestModel",
+      "OpenAiCompatibleBaseUrl",
+      "OpenAiCompatibleKey",
+      "OpenAiCompatibleModel",
+      "OpenAiCompatibleOutputLimitField",
+      "OpenAiCompatiblePrices",
       "UpstashRedisToken",
       "UpstashRedisUrl",
     ]);

@@ -3,6 +3,7 @@ import type { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 /** The secrets the functions may use, by name. */
 export type SecretName =
   | "anthropicApiKey"
+  | "openAiCompatibleApiKey"
   | "databaseUrl"
   | "checkpointDatabaseUrl"
   | "upstashRedisUrl"
@@ -16,6 +17,7 @@ export type FunctionSecrets = Partial<Record<SecretName, string>>;
  */
 export const SECRET_RECORD_KEYS: Readonly<Record<SecretName, string>> = {
   anthropicApiKey: "ANTHROPIC_API_KEY",
+  openAiCompatibleApiKey: "OPENAI_COMPATIBLE_API_KEY",
   databaseUrl: "DATABASE_URL",
   checkpointDatabaseUrl: "CHECKPOINT_DATABASE_URL",
   upstashRedisUrl: "UPSTASH_REDIS_REST_URL",

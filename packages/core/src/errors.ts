@@ -24,6 +24,8 @@ export const DIGEST_FAILURE_REASONS = [
   "aborted",
   "refusal",
   "malformed",
+  /** The answer was cut off at the output budget. */
+  "truncated",
   "contract",
 ] as const;
 export type DigestFailureReason = (typeof DIGEST_FAILURE_REASONS)[number];

@@ -1,7 +1,11 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeChatCompletionsApi,
+  startFakeChatCompletionsApi,
+} from "#test/core/fakes/openai-chat-completions";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { main } from "./main";
 
@@ -74,6 +78,10 @@ describe("context-cleaner clean", () => {
     [["demo"], /unknown command "demo"/],
     [["clean", "x.json", "--model", "gpt"], /--model must be/],
     [["clean", "x.json", "--model", "anthropic"], /ANTHROPIC_API_KEY/],
+    [
+      ["clean", "x.json", "--model", "openai-compatible"],
+      /OPENAI_COMPATIBLE_BASE_URL, OPENAI_COMPATIBLE_API_KEY, OPENAI_COMPATIBLE_MODEL in the environment/,
+    ],
     [["clean", "--bogus"], /bogus/],
   ])("exits 2 with one line naming the problem: %j", async (argv, pattern) => {
     const run = capture();
@@ -177,5 +185,56 @@ describe("context-cleaner clean", () => {
     const run = capture();
     expect(await main(["clean", path], run.io)).toBe(2);
     expect(run.stderr()).toMatch(/messages\[1\]\.content/);
+  });
+});
+
+describe("context-cleaner clean --model openai-compatible", () => {
+  let fake: FakeChatCompletionsApi;
+  beforeAll(async () => {
+    fake = await startFakeChatCompletionsApi();
+  });
+  afterAll(() => fake.close());
+  const environment = () => ({
+    OPENAI_COMPATIBLE_BASE_URL: fake.baseURL,
+    OPENAI_COMPATIBLE_API_KEY: "test-key",
+    OPENAI_COMPATIBLE_MODEL: "gpt-4.1-mini",
+  });
+
+  it("digests through the configured Chat Completions server, its answers checked like any model's", async () => {
+    fake.requests.length = 0;
+    fake.mode = "ok";
+    const run = capture(environment());
+    expect(await main(["clean", threadPath, "--json", "--model", "openai-compatible"], run.io)).toBe(0);
+    expect(fake.requests.length).toBeGreaterThan(0);
+    expect(fake.requests.every((request) => request.problems.length === 0 && !request.refusal)).toBe(true);
+    expect(fake.requests[0]?.body.model).toBe("gpt-4.1-mini");
+    const output = JSON.parse(run.stdout()) as {
+      report: { digest: { digestsWritten: number; calls: number; fallbacks: number } };
+    };
+    expect(output.report.digest.digestsWritten).toBeGreaterThan(0);
+    expect(output.report.digest.calls).toBe(fake.requests.length);
+    expect(output.report.digest.fallbacks).toBe(0);
+  });
+
+  it("falls back to the extractive digests, counted, when the server keeps failing", async () => {
+    fake.requests.length = 0;
+    fake.mode = "truncated";
+    const run = capture(environment());
+    expect(await main(["clean", threadPath, "--json", "--model", "openai-compatible"], run.io)).toBe(0);
+    const output = JSON.parse(run.stdout()) as {
+      report: { digest: { digestsWritten: number; fallbacks: number } };
+    };
+    expect(output.report.digest.digestsWritten).toBeGreaterThan(0);
+    expect(output.report.digest.fallbacks).toBeGreaterThan(0);
+    fake.mode = "ok";
+  });
+
+  it("refuses a malformed output limit field with one line naming the setting", async () => {
+    const run = capture({ ...environment(), OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: "max_output_tokens" });
+    expect(await main(["clean", threadPath, "--model", "openai-compatible"], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(
+      /OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD must be max_tokens or max_completion_tokens/,
+    );
+    expect(run.stderr().trim().split("\n")).toHaveLength(1);
   });
 });

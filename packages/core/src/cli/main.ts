@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createToolPolicy, type ToolPolicyInput } from "@context-cleaner/assembler";
+import { createToolPolicy, InvalidOptionError, type ToolPolicyInput } from "@context-cleaner/assembler";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import { withFallback } from "../digesters/with-fallback";
 import { UsageError } from "../errors";
@@ -19,7 +19,8 @@ import { reportFailure } from "./report-failure";
 
 const USAGE = `Usage:
   context-cleaner clean <thread.json> [--json] [--format neutral|langchain|anthropic|openai]
-                        [--model extractive|anthropic] [--policy policy.json] [--database <url>]
+                        [--model extractive|anthropic|openai-compatible] [--policy policy.json]
+                        [--database <url>]
   context-cleaner help
 
 clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, LangChain stored
@@ -27,7 +28,10 @@ clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, Lang
         model's view. The digests are kept in memory.
         --json       print { "messages": [...], "report": {...} }, the messages in the file's format
         --format     neutral, langchain, anthropic or openai instead of detecting it
-        --model      extractive (default, no network) or anthropic (needs ANTHROPIC_API_KEY)
+        --model      extractive (default, no network), anthropic (needs ANTHROPIC_API_KEY) or
+                     openai-compatible (any Chat Completions server: OpenAI, OpenRouter, vLLM,
+                     Ollama; needs OPENAI_COMPATIBLE_BASE_URL, OPENAI_COMPATIBLE_API_KEY and
+                     OPENAI_COMPATIBLE_MODEL; optional OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD)
         --policy     a JSON tool policy ({ "tools": { "<name>": { "kind": ... } } })
         --database   keep the digests in a database instead: postgres://…, a Neon host,
                      pglite:// (embedded, in memory) or pglite://<dir>
@@ -81,8 +85,12 @@ function jsonKind(value: unknown): string {
 async function digesterFor(model: string, io: CliIo): Promise<DigestModel> {
   const extractive = createExtractiveDigester();
   if (model === "extractive") return extractive;
-  if (model !== "anthropic")
-    throw new UsageError(`--model must be extractive or anthropic, got ${JSON.stringify(model)}`);
+  if (model === "openai-compatible") return withFallback(await openAiCompatibleDigester(io), extractive);
+  if (model !== "anthropic") {
+    throw new UsageError(
+      `--model must be extractive, anthropic or openai-compatible, got ${JSON.stringify(model)}`,
+    );
+  }
   const apiKey = io.environment.ANTHROPIC_API_KEY;
   if (!apiKey) throw new UsageError("--model anthropic needs ANTHROPIC_API_KEY in the environment");
   // Loaded on demand: the Anthropic SDK costs a one-shot extractive clean ~0.6 s to load.
@@ -91,6 +99,29 @@ async function digesterFor(model: string, io: CliIo): Promise<DigestModel> {
   );
   const baseURL = io.environment.ANTHROPIC_BASE_URL ?? ANTHROPIC_DIGESTER_DEFAULTS.baseURL;
   return withFallback(createAnthropicDigester({ apiKey, baseURL }), extractive);
+}
+
+/** The OpenAI-compatible digester from the environment's settings; the SDK loads only here. */
+async function openAiCompatibleDigester(io: CliIo): Promise<DigestModel> {
+  const { createOpenAiCompatibleDigester, openAiCompatibleSettings } = await import(
+    "../digesters/openai-compatible/index"
+  );
+  let settings: ReturnType<typeof openAiCompatibleSettings>;
+  try {
+    settings = openAiCompatibleSettings(io.environment);
+  } catch (error) {
+    if (error instanceof InvalidOptionError) {
+      throw new UsageError(`--model openai-compatible: ${error.message} in the environment`);
+    }
+    throw error;
+  }
+  try {
+    return createOpenAiCompatibleDigester(settings);
+  } catch (error) {
+    if (error instanceof InvalidOptionError)
+      throw new UsageError(`--model openai-compatible: ${error.message}`);
+    throw error;
+  }
 }
 
 /** `--format`: one of the thread file formats, or detection when absent. */

@@ -9,18 +9,15 @@ import {
 } from "../checkpoints/postgres-thread-directory";
 import {
   type CheckpointReader,
-  createAnthropicDigester,
-  createExtractiveDigester,
   type DigestJobOptions,
-  type DigestModel,
   NO_TURN_LOCK,
   systemClock,
   type TurnLock,
-  withFallback,
 } from "../index";
 import { createUpstashTurnLock } from "../lock/upstash-turn-lock";
 import { createSqsDigestQueue } from "../queue/sqs-queue";
 import type { DigestHandlerDependencies } from "./digest-handler";
+import { type DigesterConfig, digesterFor } from "./digest-model";
 import { type FunctionDatabaseConfig, openFunctionDatabase } from "./function-database";
 import type { MessageTableConfig } from "./message-table-config";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
@@ -37,7 +34,7 @@ export const DIGEST_CONFIG_DEFAULTS = {
 } as const;
 
 /** Everything the digest function is configured with, as values: the edge reads them. */
-export interface DigestConfig extends FunctionDatabaseConfig {
+export interface DigestConfig extends FunctionDatabaseConfig, Omit<DigesterConfig, "metrics"> {
   /** The checkpoint store, logged in as a role that can only SELECT its tables. */
   checkpointDatabaseUrl: string;
   /** @default "public" */
@@ -51,9 +48,6 @@ export interface DigestConfig extends FunctionDatabaseConfig {
   threadOwner?: ThreadOwnerSource;
   /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
   orgMetadataKey?: string;
-  /** Without a key, digests are extractive only. */
-  anthropicApiKey?: string;
-  anthropicBaseUrl?: string;
   /** Upstash Redis REST endpoint and token; without them, no turn-lock peek. */
   redis?: { url: string; token: string };
   /** @default 1000 */
@@ -134,17 +128,6 @@ function upstashLock(
   });
 }
 
-/** The Anthropic digester with the extractive one as its fallback, or the extractive one alone. */
-function digesterFor(config: DigestConfig): DigestModel {
-  const extractive = createExtractiveDigester();
-  if (!config.anthropicApiKey) return extractive;
-  const anthropic = createAnthropicDigester({
-    apiKey: config.anthropicApiKey,
-    ...(config.anthropicBaseUrl ? { baseURL: config.anthropicBaseUrl } : {}),
-  });
-  return withFallback(anthropic, extractive, { metrics: config.metrics });
-}
-
 /**
  * Where the digest function reads threads and, with the `checkpoint` owner source, their
  * owners: LangGraph's tables, or the app's message table and its org column.
@@ -200,6 +183,8 @@ function checkpointSources(
 export async function createDigestDependencies(
   config: DigestConfig,
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
+  // Built first: a digester that cannot be configured fails the function before any connection opens.
+  const digester = await digesterFor(config);
   const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
   // Checked before the database opens; their pools open on first use.
   const { checkpoints, checkpointOwner } = checkpointSources(config, ownerSource);
@@ -210,7 +195,7 @@ export async function createDigestDependencies(
       checkpoints,
       store,
       threadOwner: checkpointOwner ?? createTableThreadOwner(store),
-      digester: digesterFor(config),
+      digester,
       clock: systemClock,
       lock: config.redis
         ? upstashLock(

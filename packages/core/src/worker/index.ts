@@ -8,6 +8,7 @@
  */
 export * from "./digest-dependencies";
 export * from "./digest-handler";
+export * from "./digest-model";
 export * from "./function-database";
 export * from "./in-process-sqs-client";
 export * from "./lambda-context";

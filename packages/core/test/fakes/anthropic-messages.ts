@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type ContractRefusal, contractRefusal } from "./anthropic-model-contracts";
+import { answerPages, type FakePage } from "./digest-answers";
+
+export type { FakePage } from "./digest-answers";
 
 /**
  * A local HTTP fake of the Anthropic Messages API (`POST /v1/messages`), for testing the
@@ -23,14 +26,12 @@ export type FakeMode =
   | "refusal"
   | "invented-figure"
   | "invented-only"
+  /** A bullet pairing a rate with an amount no one sentence or row of the page pairs. */
+  | "mispaired"
+  /** Only such bullets. */
+  | "mispaired-only"
   /** A valid answer that opens with a thinking block, as thinking models answer. */
   | "thinking-first";
-
-/** One page as the fake parsed it from the delimited document. */
-export interface FakePage {
-  toolCallId: string;
-  text: string;
-}
 
 /** One recorded request. */
 export interface RecordedRequest {
@@ -63,7 +64,6 @@ export function credentialOf(headers: IncomingMessage["headers"]): string | unde
 }
 
 const PAGE = /<page tool_call_id="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/page>/g;
-const MONEY = /\$\d{1,3}(?:,\d{3})+/;
 
 function checkShape(body: Record<string, unknown>): { problems: string[]; pages: FakePage[] } {
   const problems: string[] = [];
@@ -97,19 +97,14 @@ function checkShape(body: Record<string, unknown>): { problems: string[]; pages:
 }
 
 function toolInput(pages: FakePage[], mode: FakeMode): unknown {
-  return {
-    pages: pages.map((page) => {
-      const firstLine = page.text.split("\n")[0]?.slice(0, 120) ?? "";
-      const money = MONEY.exec(page.text)?.[0];
-      const valid = { points: [firstLine], amounts: money ? [`Rent: ${money} per year`] : [] };
-      if (mode === "invented-only")
-        return { tool_call_id: page.toolCallId, amounts: ["Rent: $9,876,543 per year"] };
-      if (mode === "invented-figure") {
-        return { tool_call_id: page.toolCallId, ...valid, obligations: ["Tenant pays a 7.77% fee"] };
-      }
-      return { tool_call_id: page.toolCallId, title: "Ground Lease", ...valid };
-    }),
-  };
+  const answerMode =
+    mode === "invented-figure" ||
+    mode === "invented-only" ||
+    mode === "mispaired" ||
+    mode === "mispaired-only"
+      ? mode
+      : "ok";
+  return { pages: answerPages(pages, answerMode) };
 }
 
 function messageBody(model: string, content: unknown[], stopReason: string): string {

@@ -9,6 +9,7 @@ import {
 import { DigestModelError } from "../../errors";
 import type { DigestRequest, Metric } from "../../ports";
 import { renderDigest } from "../../render/render-digest";
+import { DIGEST_STRUCTURE_RULES, PAGE_FIELD_DESCRIPTIONS } from "../digest-prompt";
 import { createExtractiveDigester, EXTRACTIVE_MODEL_ID } from "../extractive-digester";
 import { FALLBACK_METRIC, withFallback } from "../with-fallback";
 import { createAnthropicDigester } from "./anthropic-digester";
@@ -19,6 +20,15 @@ const pageOne =
   "GROUND LEASE\nArticle 8 governs assignment. Tenant shall not assign without consent.\n" +
   "Base rent is $1,250,000 per year with a 2.5% escalator.";
 const pageTwo = "Exhibit B\nThe security deposit is $300,000, due on July 21, 2020.";
+/** A royalty table as EDGAR flattens it: each rate shares a line with its own threshold only. */
+const royaltyPage =
+  "ROYALTIES\nNet Sales                 Royalty Rate\nup to $750 Million        5%\n" +
+  "above $1.25 Billion       6.5%\n\nRoyalties are payable within 45 days after each calendar quarter.";
+const royaltyRequest: DigestRequest = {
+  toolName: "read_document",
+  sourceLabel: 'file_id=lic_7 "License Agreement"',
+  pages: [{ toolCallId: "r1", content: royaltyPage, provenanceArgs: { file_id: "lic_7" }, reread: "r" }],
+};
 const request: DigestRequest = {
   toolName: "read_document",
   sourceLabel: 'file_id=cd_9f2 "Ground Lease"',
@@ -273,5 +283,45 @@ describe("Anthropic digester against the local Messages API fake", () => {
     };
     expect(costUsd("claude-haiku-5-5", usage)).toBeCloseTo(0.0775, 9);
     expect(costUsd("claude-haiku-4-5", usage)).toBeCloseTo(0.155, 9);
+  });
+
+  it("asks for the extractive digester's structure: labelled figures, whole rows with headers, terms with values", async () => {
+    await digester().digest(request);
+    const [sent] = fake.requests;
+    const system = String(sent?.body.system);
+    for (const rule of DIGEST_STRUCTURE_RULES) expect(system).toContain(rule);
+    type SentTool = { input_schema: { properties: { pages: { items: { properties: Fields } } } } };
+    type Fields = Record<string, { description?: string }>;
+    const tools = (sent?.body.tools ?? []) as SentTool[];
+    const fields: Fields = tools[0]?.input_schema.properties.pages.items.properties ?? {};
+    expect(fields.amounts?.description).toBe(PAGE_FIELD_DESCRIPTIONS.amounts);
+    expect(fields.defined_terms?.description).toBe(PAGE_FIELD_DESCRIPTIONS.defined_terms);
+    expect(fields.points?.description).toBe(PAGE_FIELD_DESCRIPTIONS.points);
+  });
+
+  it("drops a bullet pairing a rate with a threshold the page does not pair, keeping the rest", async () => {
+    fake.mode = "mispaired";
+    const result = await digester().digest(royaltyRequest);
+    expect(result.pages[0]?.bullets.obligations).toEqual(["Royalty: 6.5% of Net Sales up to $750 Million"]);
+    const rendered = renderDigest({
+      call: { id: "r1", name: "read_document", args: { file_id: "lic_7" } },
+      rule: createToolPolicy().ruleFor("read_document"),
+      source: royaltyPage,
+      bullets: result.pages[0]?.bullets ?? {},
+    });
+    expect(rendered.bullets.dropped).toBe(1);
+    expect(rendered.text).not.toContain("Royalty: 6.5% of Net Sales up to $750 Million");
+    expect(rendered.text).toContain("ROYALTIES");
+  });
+
+  it("falls back to the extractive digest, counted as contract, when every bullet pairs what the page does not", async () => {
+    fake.mode = "mispaired-only";
+    const { model, metrics } = fallbackSetup();
+    const result = await model.digest(royaltyRequest);
+    expect(result.fallback).toEqual({ reason: "contract", pages: 1 });
+    expect(result.pages[0]?.model).toBe(EXTRACTIVE_MODEL_ID);
+    expect(metrics).toEqual([
+      { name: FALLBACK_METRIC, value: 1, unit: "Count", dimensions: { reason: "contract" } },
+    ]);
   });
 });

@@ -9,13 +9,13 @@ import { InvalidOptionError } from "@context-cleaner/assembler";
 import { checkInteger } from "@context-cleaner/assembler/internal";
 import { DigestModelError } from "../../errors";
 import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../../ports";
+import { parsePageDigests } from "../digest-prompt";
 import {
   buildMessagesRequest,
   DIGEST_SYSTEM_PROMPT,
   DIGEST_TOOL,
   DIGEST_TOOL_NAME,
-  parseToolInput,
-  renderDocument,
+  renderAnthropicDocument,
 } from "./digest-prompt";
 import { type AnthropicModelId, costUsd, DEFAULT_ANTHROPIC_MODEL, isKnownModel } from "./model-table";
 
@@ -150,7 +150,7 @@ function readDigestResponse(message: Message, request: DigestRequest, model: Ant
       costUsd: billed,
     });
   }
-  const pages = parseToolInput(toolUse.input, request);
+  const pages = parsePageDigests(toolUse.input, request);
   if (!pages) {
     throw new DigestModelError(`${DIGEST_TOOL_NAME} input does not match its schema`, {
       reason: "contract",
@@ -193,7 +193,7 @@ export function createAnthropicDigester(options: AnthropicDigesterOptions): Dige
     estimateCostUsd(request: DigestRequest): number {
       // A true upper bound: a token is at least one UTF-8 byte (dense CJK or numeric text
       // can cost a token per char, more than chars / 3), plus the overhead and a full output budget.
-      const inputTokens = Buffer.byteLength(renderDocument(request)) + ESTIMATE_OVERHEAD_TOKENS;
+      const inputTokens = Buffer.byteLength(renderAnthropicDocument(request)) + ESTIMATE_OVERHEAD_TOKENS;
       return costUsd(model, {
         inputTokens,
         outputTokens: maxTokens,
