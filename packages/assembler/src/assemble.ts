@@ -219,7 +219,7 @@ export function assembleModelView(
           evidenceEnd: cache ? latestUserIndex(messages) : messages.length,
           cache,
           shown: cache?.shown,
-          lowWater: settings.lowWater,
+          budget: settings.budget,
         },
         report as CleaningCounts,
       );

@@ -33,12 +33,12 @@ const digests: DigestMap = new Map(
   ]),
 );
 
-function play(track: BudgetTrack, turnTwoDigests: DigestMap) {
+function play(track: BudgetTrack, turnTwoDigests: DigestMap, shown?: readonly string[]) {
   const events = [];
   for (const message of turnOne) track.append(message, new Map());
   for (let index = 10; index < 14; index++) {
     for (const message of read(index)) {
-      const event = track.append(message, turnTwoDigests);
+      const event = track.append(message, turnTwoDigests, shown);
       if (event) events.push(event);
     }
   }
@@ -66,6 +66,16 @@ describe("BudgetTrack", () => {
     expect(track.rawChars()).toBe(14 * PAGE);
     // 7 digests of 1,000 chars, 7 raw results (3 in the recency wall, 4 of turn two).
     expect(track.usedChars(digests)).toBe(7 * 1_000 + 7 * PAGE);
+  });
+
+  it("effective accounting counts raw the digested results the view did not show condensed (a deferred batch)", () => {
+    const track = new BudgetTrack("effective");
+    // The view showed only the first condensed: the other six rows wait for their batch.
+    const events = play(track, digests, ["call_0"]);
+    // Only call_0 counts its digest; the cut result counts what the checkpoint holds of it.
+    expect(track.usedChars(digests, ["call_0"])).toBe(track.rawChars() - (PAGE - 1_000));
+    // 451,000 counted after turn one; results 11 to 13 fit, 14 arrives with 601,000 counted and is cut.
+    expect(events.map((event) => event.budgetCut)).toEqual([false, false, false, true]);
   });
 
   it("effective accounting without digests is blind accounting", () => {

@@ -37,10 +37,18 @@ export class BudgetTrack {
 
   constructor(readonly accounting: Accounting) {}
 
-  /** Tool chars the budget counts now, with the digests loaded at the turn's start. */
-  usedChars(digests: DigestMap): number {
+  /**
+   * Tool chars the budget counts now, with the digests loaded at the turn's start. `shown`:
+   * the ids the latest cache-aware view held condensed (its ledger's `condensedIds`); a
+   * result whose digest batch that view deferred counts raw, as the runtime counts it.
+   * Undefined: every hash-matched digest counts (a cache-unaware view).
+   */
+  usedChars(digests: DigestMap, shown?: readonly string[]): number {
     if (this.accounting === "effective") {
-      return effectiveToolChars(this.messages, digests, { disabled: false }).effectiveChars;
+      return effectiveToolChars(this.messages, digests, {
+        disabled: false,
+        ...(shown === undefined ? {} : { shown }),
+      }).effectiveChars;
     }
     return this.rawToolChars;
   }
@@ -50,14 +58,14 @@ export class BudgetTrack {
     return this.rawToolChars;
   }
 
-  /** Appends a message; a tool result is capped first (except under `none`). */
-  append(message: Message, digests: DigestMap): CapEvent | undefined {
+  /** Appends a message; a tool result is capped first (except under `none`), counted as {@link usedChars} counts. */
+  append(message: Message, digests: DigestMap, shown?: readonly string[]): CapEvent | undefined {
     if (message.role !== "tool" || this.accounting === "none" || typeof message.content !== "string") {
       if (message.role === "tool") this.rawToolChars += contentChars(message.content);
       this.messages.push(message);
       return undefined;
     }
-    const usedChars = this.usedChars(digests);
+    const usedChars = this.usedChars(digests, shown);
     const capped = capToolResult(message.content, { usedChars });
     const recorded = capped.capped ? { ...message, content: capped.content } : message;
     this.rawToolChars += contentChars(recorded.content);

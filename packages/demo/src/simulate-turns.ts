@@ -101,6 +101,12 @@ interface TrackState {
   digests: DigestMap;
   passes: DigestJobOutcome[];
   cuts: { budget: number; perResult: number };
+  /**
+   * What the track's cache-aware view showed condensed at its latest call, under the warm
+   * scenario (the one where batches wait; a cold turn lands them all): an effective budget
+   * counts a digest only once the view shows it. Undefined before the first call.
+   */
+  shown?: readonly string[];
 }
 
 const EMPTY_DIGESTS: DigestMap = new Map();
@@ -177,7 +183,7 @@ class ThreadPlay {
   append(message: Message): void {
     if (message.role === "tool") this.arrived.add(message.toolCallId);
     for (const state of this.tracks.values()) {
-      const event = state.track.append(message, state.digests);
+      const event = state.track.append(message, state.digests, state.shown);
       if (event?.budgetCut) state.cuts.budget++;
       if (event?.perResultCut) state.cuts.perResult++;
     }
@@ -232,6 +238,8 @@ class ThreadPlay {
         contestant.cacheAware ? lanes.warm.context() : undefined,
       );
       lanes.warm.record(view);
+      if (contestant.cacheAware && state.timing !== undefined && view.condensedIds)
+        state.shown = view.condensedIds;
       lanes.cold.record(
         contestant.cacheAware ? await contestant.view(prompt, state.digests, lanes.cold.context()) : view,
       );
@@ -263,7 +271,7 @@ class ThreadPlay {
         promptChars: viewChars(tally.last),
         sentChars: tally.sent,
         rawToolChars: state.track.rawChars(),
-        countedToolChars: state.track.usedChars(state.digests),
+        countedToolChars: state.track.usedChars(state.digests, state.shown),
         budgetCuts: state.cuts.budget,
         perResultCuts: state.cuts.perResult,
         cacheBreaks: tally.breaks,
@@ -292,7 +300,8 @@ class ThreadPlay {
  * (docs/architecture.md#budget-refund). A turn opens with a user message (the first also
  * holds the system prompt) and runs to the next. Tool results arrive in order; each is
  * capped on every track (`capToolResult`, the budget counted raw or with
- * `effectiveToolChars`). Each assistant message marks a model call: every contestant turns
+ * `effectiveToolChars`, given what the track's cache-aware view last showed condensed
+ * under the warm scenario, so a deferred batch counts raw). Each assistant message marks a model call: every contestant turns
  * the prompt before it into its view. Between turns the worker runs over each effective
  * track's checkpoint, and a turn loads its digests once, when it starts.
  */

@@ -8,10 +8,11 @@ import {
   userMessage,
 } from "#test/assembler/fixtures/thread-builder";
 import { type AssembleOptions, assembleModelView } from "../assemble";
+import { messageChars } from "../contract/message-chars";
 import { DIGEST_HEADER } from "../contract/stubs";
 import { InvalidOptionError } from "../errors";
 import type { DigestEntry, DigestMap, Message } from "../types";
-import { CACHE_DEFAULTS, CACHE_PRICES, payingSuffix, resolveCache } from "./cache-policy";
+import { CACHE_DEFAULTS, CACHE_PRICES, expectedCallsOf, payingSuffix, resolveCache } from "./cache-policy";
 
 const PAGE = 6_000;
 
@@ -82,7 +83,7 @@ describe("options.cache validation", () => {
     expect(resolved).toMatchObject({
       cold: false,
       shown: undefined,
-      expectedCalls: CACHE_DEFAULTS.expectedCalls,
+      expectedCalls: undefined,
       prices: { read: CACHE_PRICES.anthropic.read, write: CACHE_PRICES.anthropic.write },
     });
     expect(resolveCache({ turnStart: true })?.cold).toBe(true);
@@ -105,6 +106,19 @@ describe("the cost gate", () => {
     expect(payingSuffix(candidates, (index) => after[index] as number, warm)).toBe(1);
     // Rewriting 1,100 chars costs 1,265: nothing pays.
     expect(payingSuffix(candidates, (index) => (after[index] as number) + 100, warm)).toBe(2);
+  });
+
+  it("counts, when the runtime does not say, the thread's own model calls per turn, at least the default", () => {
+    const turn = (calls: number) => [
+      userMessage("Go on."),
+      ...Array.from({ length: calls }, (_, index) => page(`c${calls}_${index}`, index)).flat(),
+    ];
+    const thread = [systemMessage(), ...turn(20), ...turn(30), userMessage("Thanks.")];
+    expect(expectedCallsOf(thread, thread.length - 1)).toBe(25);
+    expect(expectedCallsOf(thread, 1 + 41)).toBe(20);
+    const short = twoTurns(6);
+    expect(expectedCallsOf(short, short.length - 1)).toBe(CACHE_DEFAULTS.expectedCalls);
+    expect(expectedCallsOf(short, 2)).toBe(CACHE_DEFAULTS.expectedCalls);
   });
 
   it("lands nothing when no call is expected", () => {
@@ -153,6 +167,63 @@ describe("cache-aware batches", () => {
     expect(report.ledger.prefixKeptMessages).toBe(first);
     const tail = messages.slice(first).reduce((sum, message) => sum + String(message.content).length, 0);
     expect(report.ledger.invalidatedChars).toBeGreaterThanOrEqual(tail);
+  });
+
+  it("counts a batch's saving over the thread's own calls per turn when the runtime gives no expected calls", () => {
+    // One digested page, then 30 small calls and the wall's page, all in one turn:
+    // rewriting what follows the page does not pay over the default 12 calls, and pays
+    // over the 32 calls of the thread's one turn.
+    const busy: Message[] = [
+      systemMessage(),
+      userMessage("Read the lease and check the register."),
+      ...page("p0", 0),
+      ...Array.from({ length: 30 }, (_, index) =>
+        toolExchange(`s${index}`, "search", { q: `${index}` }, "ok"),
+      ).flat(),
+      ...page("p1", 1),
+      userMessage("Now list the rent terms."),
+    ];
+    const rows = digestsFor(busy, resultIndex(busy, "p0") + 1);
+    const warm = { turnStart: true, idleMs: 1_000, shown: [] };
+    const defaulted = assembleModelView(busy, rows, {
+      ...keepOne,
+      cache: { ...warm, expectedCalls: CACHE_DEFAULTS.expectedCalls },
+    });
+    expect(defaulted.report.ledger.batch).toMatchObject({ status: "deferred", reason: "would-not-pay" });
+    const learned = assembleModelView(busy, rows, { ...keepOne, cache: warm });
+    expect(learned.report.ledger.batch).toMatchObject({ status: "applied", reason: "pays", results: 1 });
+    expect(learned.messages).toEqual(
+      assembleModelView(busy, rows, { ...keepOne, cache: { ...warm, expectedCalls: 32 } }).messages,
+    );
+    // The same calls over three turns count fewer than 11 per turn, so the default's 12: not enough to pay.
+    const threeTurns = [
+      ...busy.slice(0, 20),
+      userMessage("And the register."),
+      ...busy.slice(20, 40),
+      userMessage("Go on."),
+      ...busy.slice(40),
+    ];
+    expect(expectedCallsOf(threeTurns, threeTurns.length - 1)).toBe(CACHE_DEFAULTS.expectedCalls);
+    const spread = assembleModelView(threeTurns, rows, { ...keepOne, cache: warm });
+    expect(spread.report.ledger.batch).toMatchObject({ status: "deferred", reason: "would-not-pay" });
+  });
+
+  it("lands a warm batch that does not pay only as far as the view must to stay within the budget", () => {
+    const chars = (messages: readonly Message[]) =>
+      messages.reduce((sum, message) => sum + messageChars(message), 0);
+    const total = chars(thread);
+    const cache = { turnStart: true, idleMs: 1_000, shown: [], expectedCalls: 0 };
+    // Past the low-water mark (75 % of the budget) but within the budget: nothing lands,
+    // and the backstop does not cut.
+    const within = assembleModelView(thread, digests, { ...keepOne, historyBudgetChars: total + 1, cache });
+    expect(within.report.ledger.batch).toMatchObject({ status: "deferred", reason: "would-not-pay" });
+    expect(within.report.compaction.fired).toBe(false);
+    expect(within.messages).toEqual(thread);
+    // Over the budget by less than one page's saving: the latest candidate alone lands.
+    const over = assembleModelView(thread, digests, { ...keepOne, historyBudgetChars: total - 1_000, cache });
+    expect(over.report.ledger.batch).toMatchObject({ status: "applied", reason: "pays", results: 1 });
+    expect(over.report.ledger.condensedIds).toEqual(["p4"]);
+    expect(over.report.compaction.fired).toBe(false);
   });
 
   it("never lands a batch mid-turn: the view keeps what the previous call showed", () => {

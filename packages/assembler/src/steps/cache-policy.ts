@@ -19,8 +19,8 @@ export const CACHE_DEFAULTS = {
   /** Anthropic's default (5-minute) prompt cache lifetime. */
   lifetimeMs: 300_000,
   /**
-   * Model calls a batch's savings are counted over: the calls still expected in the turn
-   * and the turns after it while the cache stays warm.
+   * Model calls a batch's savings are counted over at least (a thread whose turns run
+   * longer counts its own calls per turn: see {@link expectedCallsOf}).
    */
   expectedCalls: 12,
   provider: "anthropic",
@@ -48,7 +48,10 @@ export interface CacheContext {
    * nothing is sticky, and the batch lands as a whole.
    */
   shown?: readonly string[];
-  /** Model calls a batch's savings are counted over, for the cost gate. @default 12 */
+  /**
+   * Model calls a batch's savings are counted over, for the cost gate. @default the
+   * thread's own model calls per turn before its latest user message, at least 12
+   */
   expectedCalls?: number;
   /** Whose prices the cost gate uses. @default "anthropic" */
   provider?: CacheProvider;
@@ -122,7 +125,8 @@ export interface ResolvedCache {
   turnStart: boolean;
   cold: boolean;
   shown: ReadonlySet<string> | undefined;
-  expectedCalls: number;
+  /** Undefined: counted from the thread ({@link expectedCallsOf}). */
+  expectedCalls: number | undefined;
   prices: { read: number; write: number };
 }
 
@@ -182,9 +186,29 @@ export function resolveCache(cache: CacheContext | false | undefined): ResolvedC
     turnStart: cache.turnStart,
     cold: cache.idleMs === undefined || cache.idleMs >= lifetime,
     shown: cache.shown === undefined ? undefined : new Set(cache.shown),
-    expectedCalls: cache.expectedCalls ?? CACHE_DEFAULTS.expectedCalls,
+    expectedCalls: cache.expectedCalls,
     prices,
   };
+}
+
+/**
+ * The calls a batch's saving is counted over when the runtime does not say: the thread's
+ * own model calls per turn so far (its assistant messages before `end`, its latest user
+ * message, over the turns they fall in), and never fewer than
+ * {@link CACHE_DEFAULTS}.expectedCalls. A landed condensation saves its chars on the rest
+ * of this turn's calls and on the turns after it while the cache stays warm; the default
+ * stands for that horizon on a thread of short turns, and a thread whose turns run longer
+ * shows it by its own calls.
+ */
+export function expectedCallsOf(messages: readonly { role: string }[], end: number): number {
+  let calls = 0;
+  let turns = 0;
+  for (let index = 0; index < end; index++) {
+    const role = messages[index]?.role;
+    if (role === "assistant") calls++;
+    else if (role === "user") turns++;
+  }
+  return Math.max(CACHE_DEFAULTS.expectedCalls, calls / Math.max(1, turns));
 }
 
 /** A result of the batch: where it stands and the chars landing it saves. */
@@ -209,6 +233,7 @@ export function payingSuffix(
   candidates: readonly BatchCandidate[],
   charsFrom: (index: number) => number,
   cache: ResolvedCache,
+  expectedCalls = cache.expectedCalls ?? CACHE_DEFAULTS.expectedCalls,
 ): number {
   const { read, write } = cache.prices;
   let best = candidates.length;
@@ -218,7 +243,7 @@ export function payingSuffix(
     const candidate = candidates[k] as BatchCandidate;
     saved += candidate.saved;
     const after = charsFrom(candidate.index) - saved;
-    const gain = saved * cache.expectedCalls * read - after * (write - read);
+    const gain = saved * expectedCalls * read - after * (write - read);
     if (gain > bestGain) {
       bestGain = gain;
       best = k;

@@ -14,7 +14,13 @@ import type { IndexedThread } from "../thread/indexed-thread";
 import type { ThreadFacts } from "../thread/thread-facts";
 import type { DigestEntry, DigestMap, Message, ToolCall, ToolMessage } from "../types";
 import type { BackstopHints, BackstopView } from "./backstop/backstop-view";
-import { type BatchCandidate, type BatchReason, payingSuffix, type ResolvedCache } from "./cache-policy";
+import {
+  type BatchCandidate,
+  type BatchReason,
+  expectedCallsOf,
+  payingSuffix,
+  type ResolvedCache,
+} from "./cache-policy";
 import { decideInlineStubs } from "./inline-clean";
 import { protectWindow, type WindowProtection } from "./protect";
 
@@ -175,14 +181,15 @@ export interface BatchOutcome {
  * Which of the new condensations land (docs/architecture.md#prompt-cache): all of them
  * without a cache context; on a turn's first call, all when the cache is cold or the
  * thread has no history, else the part the cost gate finds paying, or more when the view
- * would stay past the low-water mark; mid-turn none.
+ * would stay over the history budget; mid-turn none.
  */
 function landBatch(
   batch: readonly Condensation[],
   thread: IndexedThread,
   sticky: ReadonlyMap<number, string>,
   cache: ResolvedCache | undefined,
-  lowWater: number,
+  budget: number,
+  evidenceEnd: number,
 ): { landed: readonly Condensation[]; outcome: BatchOutcome } {
   const saved = (each: Condensation) => (thread.chars[each.index] as number) - (each.text as string).length;
   const outcome = (
@@ -216,12 +223,14 @@ function landBatch(
     from[index - first] = (from[index - first + 1] as number) + chars;
   }
   const candidates = batch.map((each) => ({ index: each.index, saved: saved(each) }));
-  let start = payingSuffix(candidates, (index) => from[index - first] as number, cache);
-  // Deferred, a view already past the low-water mark would be cut by the backstop within
-  // the turn, the same results at a dearer point: the latest part that brings it under lands.
+  const expectedCalls = cache.expectedCalls ?? expectedCallsOf(thread.messages, evidenceEnd);
+  let start = payingSuffix(candidates, (index) => from[index - first] as number, cache, expectedCalls);
+  // Deferred, a view over the budget would be cut by the backstop at this call (it cuts on
+  // a turn's first call only), the same results at a dearer point: the latest part that
+  // brings it within the budget lands. A view within the budget is not cut this turn.
   let viewChars = thread.totalChars;
   for (const [index, text] of sticky) viewChars -= (thread.chars[index] as number) - text.length;
-  for (let k = candidates.length; k > 0 && viewChars > lowWater; k--) {
+  for (let k = candidates.length; k > 0 && viewChars > budget; k--) {
     viewChars -= (candidates[k - 1] as BatchCandidate).saved;
     start = Math.min(start, k - 1);
   }
@@ -394,8 +403,8 @@ export interface CleanOptions {
   cache?: ResolvedCache | undefined;
   /** Tool call ids the previous view showed condensed (sticky). */
   shown?: ReadonlySet<string> | undefined;
-  /** The backstop's low-water mark: a warm batch lands when, deferred, the view would be past it. */
-  lowWater: number;
+  /** The backstop's budget: a warm batch lands as far as needed to keep the view within it. */
+  budget: number;
 }
 
 /**
@@ -425,7 +434,14 @@ export function cleanView(
       if (found.text !== undefined) stickyTexts.set(found.index, found.text);
     } else batch.push(found);
   }
-  const { landed, outcome } = landBatch(batch, facts.thread, stickyTexts, options.cache, options.lowWater);
+  const { landed, outcome } = landBatch(
+    batch,
+    facts.thread,
+    stickyTexts,
+    options.cache,
+    options.budget,
+    options.evidenceEnd,
+  );
   for (const found of [...sticky, ...landed]) {
     kinds.set(found.index, found.kind);
     if (found.target !== undefined) {
