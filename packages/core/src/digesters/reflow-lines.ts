@@ -82,6 +82,28 @@ function tableCells(line: string): string[] | undefined {
   return cells.length >= 2 && cells.some(isFigureCell) ? cells : undefined;
 }
 
+/** A header cell is a short name, not a figure and not the end of a sentence. */
+const HEADER_CELL_MAX_CHARS = 40;
+
+/**
+ * The cells of a line that can head a table (`Lender   Commitment   Pro Rata Share`): two
+ * or more short cells split at runs of spaces or dot leaders, none of them a figure.
+ */
+function headerCells(line: string): string[] | undefined {
+  const text = line.trim();
+  if (!TABLE_GAP.test(text)) return undefined;
+  const cells = text
+    .split(CELL_GAP)
+    .map(collapse)
+    .filter((cell) => cell !== "");
+  const isName = (cell: string) =>
+    cell.length <= HEADER_CELL_MAX_CHARS &&
+    /\p{L}/u.test(cell) &&
+    !/[.;:,]$/.test(cell) &&
+    !isFigureCell(cell);
+  return cells.length >= 2 && cells.every(isName) ? cells : undefined;
+}
+
 /** The title of a standalone heading line, or undefined when the line is not one. */
 export function standaloneHeading(line: string): { title: string | undefined } | undefined {
   // `title: undefined` means the heading's title may stand on the next line.
@@ -130,7 +152,8 @@ export type LineKind =
   | { kind: "furniture" }
   | { kind: "row"; cells: string[] }
   | { kind: "cell"; text: string }
-  | { kind: "text"; text: string };
+  /** A text line; `header` when its cells can head a table below it. */
+  | { kind: "text"; text: string; header?: string[] };
 
 export function lineKinds(page: string): LineKind[] {
   const lines = page.replace(INVISIBLE, "").split(/\r?\n/);
@@ -143,6 +166,7 @@ export function lineKinds(page: string): LineKind[] {
     if (isFigureCell(text)) return { kind: "cell", text };
     const cells = tableCells(line);
     if (cells) return { kind: "row", cells };
-    return { kind: "text", text };
+    const header = headerCells(line);
+    return header ? { kind: "text", text, header } : { kind: "text", text };
   });
 }
