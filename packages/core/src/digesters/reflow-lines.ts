@@ -73,7 +73,11 @@ function isFigureCell(text: string): boolean {
 
 /** The cells of a table line, or undefined when the line is not a row (no gap, or no figure cell). */
 function tableCells(line: string): string[] | undefined {
-  const text = line.trim().replace(/^(\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2})\))\s+/, "$1 ");
+  // An enumerator or a section number set off by a former tab stop opens text, not a cell.
+  const text = line
+    .trim()
+    .replace(/^(\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2})\))\s+/, "$1 ")
+    .replace(/^((?:(?:Section|SECTION)\s+)?\d{1,3}(?:\.\d{1,3}){1,3}\.?)\s{2,}(?=[\p{Lu}“"])/u, "$1 ");
   if (!TABLE_GAP.test(text)) return undefined;
   const cells = text
     .split(CELL_GAP)

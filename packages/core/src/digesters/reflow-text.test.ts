@@ -132,6 +132,17 @@ describe("reflowText", () => {
     ]);
   });
 
+  it("reads a section number set off by a former tab stop as a run-in title, not a table row", () => {
+    const page = [
+      "7.4    Admissions and Withdrawals. No Person shall be admitted to the",
+      "Company as a Member except in accordance with Section 7.5.",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      { kind: "heading", level: 2, text: "7.4 Admissions and Withdrawals" },
+      { kind: "paragraph", text: "No Person shall be admitted to the Company as a Member except in accordance with Section 7.5." },
+    ]);
+  });
+
   it("takes no prose line for a header: a header's cells are as many as the row's, none a figure", () => {
     const page = [
       "The schedule below lists   the Commitments of each Lender as of the Closing Date.",
