@@ -312,6 +312,22 @@ describe("extractive digester", () => {
     expect(bullets.amounts?.join("\n")).toContain("$10,000,000");
   });
 
+  it("digests a table of contents wrapped into running text as the same outline, page numbers left out", () => {
+    const page = [
+      "TABLE OF CONTENTS",
+      "",
+      "Page",
+      "ARTICLE I. DEFINITIONS 1 Section 1.01 Definitions 1 Section 1.02 Other",
+      "Definitional Provisions 9 ARTICLE II. CONVEYANCE OF RECEIVABLES 12 Section",
+      "2.01 Conveyance of Receivables 12 Section 2.02 Custody of Receivable Files 14",
+      "",
+      "This Sale Agreement is made by Acme Holdings, LLC, which shall pay $10,000,000 on the Closing Date.",
+    ].join("\n");
+    expect(extractBullets(page, 2_400).points).toEqual([
+      "TABLE OF CONTENTS: ARTICLE I. DEFINITIONS; 1.01 Definitions; 1.02 Other Definitional Provisions; ARTICLE II. CONVEYANCE OF RECEIVABLES; 2.01 Conveyance of Receivables; 2.02 Custody of Receivable Files",
+    ]);
+  });
+
   it("rejects a bad budget, naming the option", () => {
     expect(() => createExtractiveDigester({ bulletBudgetChars: 0 })).toThrow(InvalidOptionError);
   });

@@ -146,6 +146,34 @@ const CONTENTS_FURNITURE = /^(?:Page|PAGE|Pages?\s+No\.?)$/;
 /** A contents page ends at prose: a paragraph this long, or ending a sentence. */
 const CONTENTS_ENTRY_MAX_CHARS = 100;
 
+/** Where an entry of a contents page wrapped into running text starts: `ARTICLE I.`, `Section 1.01`. */
+const WRAPPED_ENTRY =
+  /(?:^|\s)(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)\s+(?:[IVXLC]{1,7}\b|\d|[A-Z]\b))/g;
+/** The page number a contents entry ends with: `12`, `A-1`, `iv`. */
+const ENTRY_PAGE = /\s+(?:\d{1,3}|[A-Z]-\d{1,3}|[ivxlc]{1,6})$/;
+/** A contents page wrapped into running text has at least this many entries. */
+const WRAPPED_ENTRIES_MIN = 3;
+
+/**
+ * The entries of a contents page wrapped into running text (`ARTICLE I. DEFINITIONS 1
+ * Section 1.01 Definitions 1 …`), each without its page number; undefined when the text is
+ * not one (too few entries, or most of them without a page number).
+ */
+function wrappedEntries(text: string): string[] | undefined {
+  const starts = [...text.matchAll(WRAPPED_ENTRY)].map((match) => (match.index ?? 0) + match[0].length);
+  if (starts.length < WRAPPED_ENTRIES_MIN) return undefined;
+  const lead = text.slice(0, starts[0]).trim();
+  if (lead !== "" && !CONTENTS_FURNITURE.test(lead)) return undefined;
+  const entries: string[] = [];
+  let paged = 0;
+  for (const [index, start] of starts.entries()) {
+    const piece = text.slice(start, starts[index + 1] ?? text.length).trim();
+    if (ENTRY_PAGE.test(piece)) paged += 1;
+    entries.push(piece.replace(ENTRY_PAGE, ""));
+  }
+  return paged * 2 >= entries.length ? entries : undefined;
+}
+
 /** A contents page's entries (number → title) and the blocks it spans. */
 interface Contents {
   readonly heading: string;
@@ -170,7 +198,11 @@ function contents(blocks: readonly ReflowedBlock[]): Contents | undefined {
     else if (block.kind === "heading") tokens.push(block.text);
     else if (block.text.length <= CONTENTS_ENTRY_MAX_CHARS && !endsSentence(block.text))
       tokens.push(block.text);
-    else break;
+    else {
+      const wrapped = wrappedEntries(block.text);
+      if (!wrapped) break;
+      tokens.push(...wrapped);
+    }
   }
   const entries: string[] = [];
   let number: string | undefined;

@@ -139,7 +139,10 @@ describe("reflowText", () => {
     ].join("\n");
     expect(reflowText(page)).toEqual([
       { kind: "heading", level: 2, text: "7.4 Admissions and Withdrawals" },
-      { kind: "paragraph", text: "No Person shall be admitted to the Company as a Member except in accordance with Section 7.5." },
+      {
+        kind: "paragraph",
+        text: "No Person shall be admitted to the Company as a Member except in accordance with Section 7.5.",
+      },
     ]);
   });
 
