@@ -497,10 +497,11 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
 /**
  * The extractive digester: no network, deterministic; the embedded default
  * and the fallback of the model digester. Reflows the page (hard wraps joined, page
- * furniture dropped), outlines its headings, and selects whole sentences, clauses trimmed
- * at clause boundaries and table rows that define terms, state amounts, obligations,
- * dates, parties and cross-references, round-robin by kind, in page order, within
- * `bulletBudgetChars`.
+ * furniture dropped), outlines its headings (a table of contents as one outline of number
+ * and title), and selects whole sentences, clauses trimmed at clause boundaries, defined
+ * terms with their values and table rows (whole, with their column headers, a table's rows
+ * together) that define terms, state amounts, obligations, dates, parties and
+ * cross-references, round-robin by kind, in page order, within `bulletBudgetChars`.
  *
  * @throws {InvalidOptionError} when `bulletBudgetChars` is not a positive integer.
  * @example
