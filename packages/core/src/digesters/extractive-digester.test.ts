@@ -297,7 +297,12 @@ describe("extractive digester", () => {
       "",
       "     1",
       "",
-      ...entries.flat(),
+      ...entries.slice(0, 30).flat(),
+      "1.31",
+      "",
+      "Intentionally Omitted.",
+      "",
+      ...entries.slice(30).flat(),
       "This Agreement is made by Acme Holdings, LLC, which shall pay $10,000,000 on the Closing Date.",
     ].join("\n");
     const bullets = extractBullets(page, 2_400);
@@ -308,7 +313,11 @@ describe("extractive digester", () => {
     expect(outline.join("\n")).not.toMatch(/Number \d+ \d/);
     const chars = outline.reduce((total, point) => total + point.length + 24, 0);
     expect(chars).toBeLessThanOrEqual(2_400 * 0.2);
-    expect(JSON.stringify(bullets.amounts ?? [])).not.toMatch(/"\d+\.\d+"/);
+    // No entry comes back as a heading or a table row, past a short entry that reads as a sentence too.
+    const rest = [...Object.values(bullets).flat()].filter((bullet) => !outline.includes(bullet as string));
+    expect(rest.join("\n")).not.toMatch(
+      /^Covenant Heading Number \d+$|Covenant Heading Number \d+ \||^\d+\.\d+$/m,
+    );
     expect(bullets.amounts?.join("\n")).toContain("$10,000,000");
   });
 

@@ -143,8 +143,10 @@ const CONTENTS_HEADING =
 const ENTRY_NUMBER = /^(?:(?:Section|SECTION)\s+)?\d{1,3}(?:\.\d{1,3}){0,3}\.?$/;
 /** Lines of a contents page that are neither number nor title: `Page`. */
 const CONTENTS_FURNITURE = /^(?:Page|PAGE|Pages?\s+No\.?)$/;
-/** A contents page ends at prose: a paragraph this long, or ending a sentence. */
+/** A contents page ends at prose: a paragraph this long that is not entries wrapped into running text. */
 const CONTENTS_ENTRY_MAX_CHARS = 100;
+/** An entry that ends like a sentence (`Intentionally Omitted.`) is at most this many words. */
+const CONTENTS_SENTENCE_MAX_WORDS = 6;
 
 /** Where an entry of a contents page wrapped into running text starts: `ARTICLE I.`, `Section 1.01`. */
 const WRAPPED_ENTRY =
@@ -183,7 +185,8 @@ interface Contents {
 }
 
 /**
- * The table of contents of a page: from a `TABLE OF CONTENTS` heading to the first prose,
+ * The table of contents of a page: from a `TABLE OF CONTENTS` heading to the first prose
+ * paragraph,
  * each entry its number with its title (`1.1 Formation and Continuation`), the page numbers
  * left out; undefined when the page has none.
  */
@@ -196,7 +199,11 @@ function contents(blocks: readonly ReflowedBlock[]): Contents | undefined {
     const block = blocks[to] as ReflowedBlock;
     if (block.kind === "table-row") tokens.push(...block.cells);
     else if (block.kind === "heading") tokens.push(block.text);
-    else if (block.text.length <= CONTENTS_ENTRY_MAX_CHARS && !endsSentence(block.text))
+    // A short line is an entry even when it ends like a sentence (`Intentionally Omitted.`); a sentence of prose is not.
+    else if (
+      block.text.length <= CONTENTS_ENTRY_MAX_CHARS &&
+      !(endsSentence(block.text) && block.text.split(" ").length > CONTENTS_SENTENCE_MAX_WORDS)
+    )
       tokens.push(block.text);
     else {
       const wrapped = wrappedEntries(block.text);

@@ -67,7 +67,7 @@ export function isTitleCase(text: string): boolean {
   return capitalised > 0;
 }
 
-function isFigureCell(text: string): boolean {
+export function isFigureCell(text: string): boolean {
   return FIGURE_CELL.test(text) && MARKED_FIGURE.test(text);
 }
 

@@ -146,6 +146,49 @@ describe("reflowText", () => {
     ]);
   });
 
+  it("pairs each label with its figure when a two-column list was re-wrapped so rows spill across lines", () => {
+    const page = [
+      "Payment Date          Reserve Amount",
+      "",
+      "Closing Date   $12,500,000.00  May 2027    11,940,210.55  June 2027",
+      "11,372,118.40  July 2027   10,795,664.01  August",
+      "2027    10,210,003.12",
+    ].join("\n");
+    const header = ["Payment Date", "Reserve Amount"];
+    expect(reflowText(page)).toEqual([
+      { kind: "table-row", header, cells: ["Closing Date", "$12,500,000.00"] },
+      { kind: "table-row", header, cells: ["May 2027", "11,940,210.55"] },
+      { kind: "table-row", header, cells: ["June 2027", "11,372,118.40"] },
+      { kind: "table-row", header, cells: ["July 2027", "10,795,664.01"] },
+      { kind: "table-row", header, cells: ["August 2027", "10,210,003.12"] },
+    ]);
+  });
+
+  it("drops the wrapped tail of a header before a spilled list's first label", () => {
+    const page = [
+      "Payment Date  Reserve",
+      "Amount  Closing Date   $12,500,000.00  May 2027    11,940,210.55  June 2027",
+      "11,372,118.40  July 2027   10,795,664.01",
+    ].join("\n");
+    expect(reflowText(page).filter((block) => block.kind === "table-row")).toEqual([
+      { kind: "table-row", cells: ["Closing Date", "$12,500,000.00"] },
+      { kind: "table-row", cells: ["May 2027", "11,940,210.55"] },
+      { kind: "table-row", cells: ["June 2027", "11,372,118.40"] },
+      { kind: "table-row", cells: ["July 2027", "10,795,664.01"] },
+    ]);
+  });
+
+  it("leaves rows of a label and several figures as they are", () => {
+    const page = [
+      "Lease Year 1 ..................... $1,250,000.00 ............ $104,166.67",
+      "Lease Year 2 ..................... $1,281,250.00 ............ $106,770.83",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      { kind: "table-row", cells: ["Lease Year 1", "$1,250,000.00", "$104,166.67"] },
+      { kind: "table-row", cells: ["Lease Year 2", "$1,281,250.00", "$106,770.83"] },
+    ]);
+  });
+
   it("takes no prose line for a header: a header's cells are as many as the row's, none a figure", () => {
     const page = [
       "The schedule below lists   the Commitments of each Lender as of the Closing Date.",

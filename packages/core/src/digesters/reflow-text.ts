@@ -1,5 +1,6 @@
 import {
   collapse,
+  isFigureCell,
   isHeadingTitle,
   type LineKind,
   lineKinds,
@@ -82,6 +83,43 @@ function gluedTable(text: string): ReflowedBlock[] | undefined {
   return blocks;
 }
 
+/** A two-column list re-wrapped across lines pairs at least this many labels with figures. */
+const SPILLED_PAIRS_MIN = 3;
+
+/**
+ * The rows of a run of table rows that is a two-column list re-wrapped at the page width,
+ * so rows spill across lines (`Closing Date  $12,500,000.00  May 2027  11,940,210.55  June
+ * 2027` / `11,372,118.40  July 2027 …`): its cells read in order alternate label and figure,
+ * and each label is paired with the figure after it. Undefined when they do not alternate.
+ */
+function spilledRows(rows: readonly { cells: readonly string[] }[]): string[][] | undefined {
+  const cells: string[] = [];
+  for (const row of rows) {
+    for (const [index, cell] of row.cells.entries()) {
+      const last = cells.at(-1);
+      // A label cut at the line's end goes on at the next line's start: `September` / `2024`.
+      if (index === 0 && last !== undefined && !isFigureCell(last) && !isFigureCell(cell)) {
+        cells[cells.length - 1] = `${last} ${cell}`;
+      } else {
+        cells.push(cell);
+      }
+    }
+  }
+  // Text before the first label is the tail of a wrapped header (`Amount  Closing Date  $55,329,125.94`).
+  const first = cells.findIndex(isFigureCell);
+  if (first > 1) cells.splice(0, first - 1);
+  if (cells.length < SPILLED_PAIRS_MIN * 2 || cells.length % 2 !== 0) return undefined;
+  const pairs: string[][] = [];
+  for (let index = 0; index < cells.length; index += 2) {
+    const label = cells[index] as string;
+    const figure = cells[index + 1] as string;
+    if (isFigureCell(label) || !isFigureCell(figure)) return undefined;
+    pairs.push([label, figure]);
+  }
+  // Rows that already were label-and-figure pairs stay as they were.
+  return rows.every((row) => row.cells.length === 2) ? undefined : pairs;
+}
+
 /** The reflow of one page: blocks so far, and the text lines of the paragraph being built. */
 class PageReflow {
   readonly blocks: ReflowedBlock[] = [];
@@ -128,15 +166,18 @@ class PageReflow {
   /** A row of cells; the one line above it heads its table when its cells are as many. */
   private addRow(cells: readonly string[]): void {
     const above = this.headerLine;
-    if (this.buffer.length === 1 && above?.length === cells.length) {
+    // Two column headers may head a two-column list whose rows spill across lines (see spilledRows).
+    if (
+      this.buffer.length === 1 &&
+      (above?.length === cells.length || (above?.length === 2 && cells.length > 2))
+    ) {
       this.buffer = [];
       this.header = above;
     }
     this.flush();
+    // A header of another width than the row is dropped once spilled rows are paired (reflowText).
     const { header } = this;
-    this.blocks.push(
-      header?.length === cells.length ? { kind: "table-row", header, cells } : { kind: "table-row", cells },
-    );
+    this.blocks.push(header ? { kind: "table-row", header, cells } : { kind: "table-row", cells });
   }
 
   /** Ends the paragraph being built: its run-in titles become level-2 headings; a glued table becomes its rows. */
@@ -255,5 +296,26 @@ class PageReflow {
  * //    { kind: "paragraph", text: "Tenant shall not assign this Lease." }]
  */
 export function reflowText(page: string): ReflowedBlock[] {
-  return new PageReflow(lineKinds(page)).run();
+  const blocks = new PageReflow(lineKinds(page)).run();
+  const reflowed: ReflowedBlock[] = [];
+  for (let index = 0; index < blocks.length; ) {
+    const block = blocks[index] as ReflowedBlock;
+    if (block.kind !== "table-row") {
+      reflowed.push(block);
+      index += 1;
+      continue;
+    }
+    let end = index + 1;
+    while (end < blocks.length && blocks[end]?.kind === "table-row") end += 1;
+    const run = blocks.slice(index, end) as Extract<ReflowedBlock, { kind: "table-row" }>[];
+    const pairs = spilledRows(run);
+    const rows = pairs ? pairs.map((cells) => ({ cells, header: run[0]?.header })) : run;
+    for (const { cells, header } of rows) {
+      reflowed.push(
+        header?.length === cells.length ? { kind: "table-row", header, cells } : { kind: "table-row", cells },
+      );
+    }
+    index = end;
+  }
+  return reflowed;
 }
