@@ -64,7 +64,7 @@ describe("simulateThread over the credit-agreement fixture", () => {
     const digests = runOf("with-digests");
     const last = digests.turns.at(-1);
     expect(digests.firstBudgetCutTurn).toBeNull();
-    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_420, 226_938, 100_588]);
+    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_368, 226_882, 100_553]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
