@@ -104,6 +104,21 @@ function pairingUnits(raw: string, normalized: string): string[] {
   return [...raw.split("\n"), ...normalized.split(/(?<=[.;])\s+/)].map((unit) => normalizeWhitespace(unit));
 }
 
+/** The probe's own kind of a figure, for the breakdown of figures in view without their label. */
+function figureKind(figure: string, numeric: boolean): string {
+  if (numeric) {
+    if (/[$€£¥]|\b(?:USD|EUR|GBP|dollars?)\b/i.test(figure)) return "amount";
+    if (/%|percent|per cent|basis point|bps/i.test(figure)) return "rate";
+    if (/\b(?:days?|weeks?|months?|years?|hours?|quarters?)\b/i.test(figure)) return "duration";
+    if (/square|acres?|hectares?|sq\./i.test(figure)) return "area";
+    return "date";
+  }
+  if (/^["“]/.test(figure)) return "defined term";
+  if (/^(?:§|[A-Za-z]+\s)/.test(figure) && /\d|\b[IVXLC]+\b|\b[A-Z]\b/.test(figure)) return "reference";
+  return "party";
+}
+
+const missedByKind = new Map<string, { inView: number; missed: number; examples: string[] }>();
 const rows: Row[] = [];
 const examples: string[] = [];
 const pairingExamples: string[] = [];
@@ -191,6 +206,14 @@ for (const name of files) {
         return shared >= needed;
       });
       if (labelled) row.labelled += 1;
+      const kind = figureKind(figure, numeric.has(figure));
+      const tally = missedByKind.get(kind) ?? { inView: 0, missed: 0, examples: [] };
+      tally.inView += 1;
+      if (!labelled) {
+        tally.missed += 1;
+        if (tally.examples.length < 4) tally.examples.push(`${name} p${index + 1}: ${figure}`);
+      }
+      missedByKind.set(kind, tally);
       if (numeric.has(figure)) {
         row.numericInView += 1;
         if (labelled) row.numericLabelled += 1;
@@ -258,6 +281,15 @@ console.log("|---|---:|---:|---:|---:|---:|");
 for (const row of [...rows, total]) {
   console.log(
     `| ${row.name} | ${percent(row.scaledWhole, row.scaledSource)} (${row.scaledWhole} / ${row.scaledSource}) | ${percent(row.labelled, row.inView)} (${row.labelled} / ${row.inView}) | ${percent(row.numericLabelled, row.numericInView)} (${row.numericLabelled} / ${row.numericInView}) | ${row.pairingLines} | ${row.unstatedPairings} |`,
+  );
+}
+console.log(
+  "\n| kind of figure (the probe's own reading) | in view | without their sentence's words on a line | some of them |",
+);
+console.log("|---|---:|---:|---|");
+for (const [kind, tally] of [...missedByKind].sort((a, b) => b[1].missed - a[1].missed)) {
+  console.log(
+    `| ${kind} | ${tally.inView} | ${tally.missed} (${percent(tally.missed, tally.inView)}) | ${tally.examples.join("; ").slice(0, 240)} |`,
   );
 }
 if (pairingExamples.length > 0) {

@@ -33,6 +33,8 @@ const TRIMMED_AT_CLAUSE = /[,;:—–] …$/;
 const OUTLINE_ENTRY =
   /^(?:(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)\s+[\dA-Z]|§\s?\d|\(?[\da-z]{1,3}(?:\.\d{1,3})*[.)]?\s*[A-Z]|[^a-z]{4,}(?::|$))/;
 const OUTLINE_MAX_CHARS = 240;
+const TABLE_ROW = /^[^|]+(?: \| [^|]+)+(?<=\d%?\)?)$/;
+const TERM_ENTRY = /^[“"][^”"]{1,80}[”"]: \S/;
 const NUMBER_OR_FIGURE = /[$€£]?\d[\d,.]*%?/g;
 
 /**
@@ -40,12 +42,17 @@ const NUMBER_OR_FIGURE = /[$€£]?\d[\d,.]*%?/g;
  * or `?` (a closing quote or bracket may follow), is not a clause trimmed at a clause
  * boundary and marked ` …`, and is neither an outline entry (at most 240 chars opening with
  * an ARTICLE / Section / numbered heading or an ALL-CAPS run) nor a table row (a short
- * label with figures, ending in a figure).
+ * label with figures, ending in a figure, or cells joined by ` | ` ending in a figure), nor
+ * a defined term with its value (`“Term”: 128 months`).
  */
 export function endsMidSentence(bullet: string): boolean {
   const text = bullet.trim();
   if (ENDS_CLAUSE.test(text) || TRIMMED_AT_CLAUSE.test(text)) return false;
   if (text.length <= OUTLINE_MAX_CHARS && OUTLINE_ENTRY.test(text)) return false;
+  // A table row: cells joined by ` | `, the last one a figure (each cell may carry its column's header).
+  if (TABLE_ROW.test(text)) return false;
+  // A defined term with its value (`“Term”: 128 months`), as an index or a definitions list gives it.
+  if (TERM_ENTRY.test(text)) return false;
   const words = text
     .replace(NUMBER_OR_FIGURE, "")
     .replace(/[|·\s]+/g, " ")

@@ -115,10 +115,26 @@ describe("extractive digester on a page in filing format", () => {
       const figures = row.slice(1);
       const holders = bullets.filter((bullet) => figures.some((figure) => bullet.includes(figure)));
       for (const holder of holders) {
-        if (holder.includes(" | ")) expect(holder).toContain(row.join(" | "));
+        if (!holder.includes(" | ")) continue;
+        expect(holder.startsWith(`${row[0]} | `)).toBe(true);
+        for (const figure of figures) expect(holder).toContain(figure);
       }
     }
-    expect(rowBullets).toContain("Harborview Bank, N.A. | $87,500,000.00 | 33.333333333%");
+    expect(rowBullets).toContain(
+      "Harborview Bank, N.A. | Commitment: $87,500,000.00 | Applicable Percentage: 33.333333333%",
+    );
+  });
+
+  it("keeps a grid a grid: every row of a table, in order and one after another, none merged with another", () => {
+    const rows = bullets.filter((bullet) => bullet.includes(" | "));
+    const lenders = rows.filter((bullet) => bullet.includes("Commitment: "));
+    expect(lenders.map((bullet) => bullet.split(" | ")[0])).toEqual([
+      "Harborview Bank, N.A.",
+      "Meridian Capital Bank, N.A.",
+      "Northwind Trust Company",
+    ]);
+    const at = bullets.indexOf(lenders[0] as string);
+    expect(bullets.slice(at, at + 3)).toEqual(lenders);
   });
 
   it("outlines the headings: the article with its title line, the run-in sections, the schedule", () => {
@@ -208,6 +224,117 @@ describe("extractive digester", () => {
     ]);
     const checked = checkBullets(bullets, page);
     expect(checked.dropped).toBe(0);
+  });
+
+  it("keeps a table's rows whole even when two rows hold the same figures", () => {
+    const page = [
+      "Pricing Level       Consolidated Leverage Ratio       Applicable Rate",
+      "Level I             less than 1.00:1.00               1.250%",
+      "Level II            less than 2.00:1.00               1.250%",
+      "Level III           2.00:1.00 or more                 1.750%",
+    ].join("\n");
+    const rows = extractBullets(page, 2_400).amounts ?? [];
+    expect(rows).toEqual([
+      "Level I | Consolidated Leverage Ratio: less than 1.00:1.00 | Applicable Rate: 1.250%",
+      "Level II | Consolidated Leverage Ratio: less than 2.00:1.00 | Applicable Rate: 1.250%",
+      "Level III | Consolidated Leverage Ratio: 2.00:1.00 or more | Applicable Rate: 1.750%",
+    ]);
+  });
+
+  it("gives defined terms their values where the page states them, each on its own line", () => {
+    const page = [
+      "ARTICLE 1",
+      "DEFINITIONS",
+      "",
+      "“Term” means 128 months, commencing on the Commencement Date and ending on the last day of the",
+      "one hundred twenty-eighth full calendar month thereafter.",
+      "",
+      "“Rentable Area” means 519,680 rentable square feet.",
+      "",
+      "“Acquired Assets” shall have the meaning specified in Section 2.1.",
+      "",
+      "“Business Day” means any day other than a Saturday, Sunday or a day on which banks in New York are closed.",
+      "",
+      "This Lease is dated as of July 21, 2020 (the “Effective Date”), by and between Acme Holdings, LLC",
+      "(“Landlord”) and Northwind Partners L.P. (“Tenant”). Tenant shall pay a one-time fee of $10,000,000",
+      "(the “Signing Fee”) on the Effective Date.",
+      "",
+      "“Premises” means the space on the third floor of the Building shown on",
+    ].join("\n");
+    const bullets = extractBullets(page, 2_400);
+    expect(bullets.definedTerms).toEqual([
+      "“Term”: 128 months, …",
+      "“Rentable Area”: 519,680 rentable square feet",
+      "“Acquired Assets”: the meaning specified in Section 2.1",
+      "“Business Day”: any day other than a Saturday, Sunday or a day on which banks in New York are closed",
+      "“Effective Date”: July 21, 2020",
+      "“Landlord”: Acme Holdings, LLC",
+      "“Tenant”: Northwind Partners L.P.",
+      "“Signing Fee”: $10,000,000",
+      "“Premises”: the space on the third floor of the Building shown on — …",
+    ]);
+    expect(checkBullets(bullets, page).dropped).toBe(0);
+  });
+
+  it("digests a table of contents as an outline of number and title, within a small share of the budget", () => {
+    const entries = Array.from({ length: 60 }, (_, index) => {
+      const article = Math.floor(index / 6) + 1;
+      return [
+        `${article}.${(index % 6) + 1}`,
+        "",
+        `Covenant Heading Number ${index + 1}`,
+        "",
+        `     ${index + 2}`,
+        "",
+      ];
+    });
+    const page = [
+      "TABLE OF CONTENTS",
+      "",
+      "         Page",
+      "",
+      "ARTICLE 1 ORGANIZATIONAL MATTERS",
+      "",
+      "     1",
+      "",
+      ...entries.slice(0, 30).flat(),
+      "1.31",
+      "",
+      "Intentionally Omitted.",
+      "",
+      ...entries.slice(30).flat(),
+      "This Agreement is made by Acme Holdings, LLC, which shall pay $10,000,000 on the Closing Date.",
+    ].join("\n");
+    const bullets = extractBullets(page, 2_400);
+    const outline = bullets.points ?? [];
+    expect(outline[0]).toMatch(
+      /^TABLE OF CONTENTS: ARTICLE 1 ORGANIZATIONAL MATTERS; 1\.1 Covenant Heading Number 1; 1\.2 /,
+    );
+    expect(outline.join("\n")).not.toMatch(/Number \d+ \d/);
+    const chars = outline.reduce((total, point) => total + point.length + 24, 0);
+    expect(chars).toBeLessThanOrEqual(2_400 * 0.2);
+    // No entry comes back as a heading or a table row, past a short entry that reads as a sentence too.
+    const rest = [...Object.values(bullets).flat()].filter((bullet) => !outline.includes(bullet as string));
+    expect(rest.join("\n")).not.toMatch(
+      /^Covenant Heading Number \d+$|Covenant Heading Number \d+ \||^\d+\.\d+$/m,
+    );
+    expect(bullets.amounts?.join("\n")).toContain("$10,000,000");
+  });
+
+  it("digests a table of contents wrapped into running text as the same outline, page numbers left out", () => {
+    const page = [
+      "TABLE OF CONTENTS",
+      "",
+      "Page",
+      "ARTICLE I. DEFINITIONS 1 Section 1.01 Definitions 1 Section 1.02 Other",
+      "Definitional Provisions 9 ARTICLE II. CONVEYANCE OF RECEIVABLES 12 Section",
+      "2.01 Conveyance of Receivables 12 Section 2.02 Custody of Receivable Files 14",
+      "",
+      "This Sale Agreement is made by Acme Holdings, LLC, which shall pay $10,000,000 on the Closing Date.",
+    ].join("\n");
+    expect(extractBullets(page, 2_400).points).toEqual([
+      "TABLE OF CONTENTS: ARTICLE I. DEFINITIONS; 1.01 Definitions; 1.02 Other Definitional Provisions; ARTICLE II. CONVEYANCE OF RECEIVABLES; 2.01 Conveyance of Receivables; 2.02 Custody of Receivable Files",
+    ]);
   });
 
   it("rejects a bad budget, naming the option", () => {

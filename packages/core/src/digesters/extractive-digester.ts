@@ -29,6 +29,10 @@ export const EXTRACTIVE_DEFAULTS = {
   maxLabelChars: 120,
   /** Words of the figure's own sentence taken as its label, at most. */
   maxLabelWords: 8,
+  /** A defined term's value (`“Term”: 128 months, …`) is cut at a clause boundary past this many chars. */
+  maxTermValueChars: 100,
+  /** Share of the bullet budget a table of contents, digested as one outline of number and title, may take. */
+  contentsShare: 0.15,
 } as const;
 
 /** The id the extractive digester reports as its model. */
@@ -57,8 +61,8 @@ const SELECTION_ORDER: readonly DigestSection[] = [
   "crossReferences",
 ];
 
-function classify(sentence: string): DigestSection | undefined {
-  if (DEFINITION.test(sentence)) return "definedTerms";
+function classify(sentence: string, definitions = true): DigestSection | undefined {
+  if (definitions && DEFINITION.test(sentence)) return "definedTerms";
   if (AMOUNT.test(sentence)) return "amounts";
   if (OBLIGATION.test(sentence)) return "obligations";
   if (DATE.test(sentence)) return "dates";
@@ -71,14 +75,21 @@ function classify(sentence: string): DigestSection | undefined {
  * A table row as one bullet, its cells joined by ` | ` so each label stays beside its
  * figures; a row too long for a bullet is cut after a figure cell, never inside a cell.
  */
-function rowBullet(cells: readonly string[], max: number): string | undefined {
+function rowBullet(
+  cells: readonly string[],
+  header: readonly string[] | undefined,
+  max: number,
+): string | undefined {
   let text = "";
   let lastFigureEnd = 0;
-  for (const cell of cells) {
+  for (const [index, raw] of cells.entries()) {
+    // Each cell after the row's label carries its column's header: `Commitment: $87,500,000.00`.
+    const name = index > 0 ? header?.[index] : undefined;
+    const cell = name ? `${name}: ${raw}` : raw;
     const next = text === "" ? cell : `${text} | ${cell}`;
     if (next.length > max) break;
     text = next;
-    if (FIGURE_CELL.test(cell)) lastFigureEnd = text.length;
+    if (FIGURE_CELL.test(raw)) lastFigureEnd = text.length;
   }
   return lastFigureEnd > 0 ? text.slice(0, lastFigureEnd) : undefined;
 }
@@ -125,32 +136,215 @@ function outline(blocks: readonly ReflowedBlock[], budget: number): string[] {
   return kept;
 }
 
+/** The heading of a contents or index page: `TABLE OF CONTENTS`, `Contents`, `INDEX OF DEFINED TERMS`. */
+const CONTENTS_HEADING =
+  /(?:^|\s)(?:TABLE OF CONTENTS|Table of Contents|CONTENTS|Contents|INDEX OF DEFINED TERMS|Index of Defined Terms)$/;
+/** A contents entry's number on a line of its own: `1.1`, `Section 2.3`, `12.`. */
+const ENTRY_NUMBER = /^(?:(?:Section|SECTION)\s+)?\d{1,3}(?:\.\d{1,3}){0,3}\.?$/;
+/** Lines of a contents page that are neither number nor title: `Page`. */
+const CONTENTS_FURNITURE = /^(?:Page|PAGE|Pages?\s+No\.?)$/;
+/** A contents page ends at prose: a paragraph this long that is not entries wrapped into running text. */
+const CONTENTS_ENTRY_MAX_CHARS = 100;
+/** An entry that ends like a sentence (`Intentionally Omitted.`) is at most this many words. */
+const CONTENTS_SENTENCE_MAX_WORDS = 6;
+
+/** Where an entry of a contents page wrapped into running text starts: `ARTICLE I.`, `Section 1.01`. */
+const WRAPPED_ENTRY =
+  /(?:^|\s)(?=(?:ARTICLE|Article|SECTION|Section|EXHIBIT|Exhibit|SCHEDULE|Schedule|ANNEX|Annex|APPENDIX|Appendix)\s+(?:[IVXLC]{1,7}\b|\d|[A-Z]\b))/g;
+/** The page number a contents entry ends with: `12`, `A-1`, `iv`. */
+const ENTRY_PAGE = /\s+(?:\d{1,3}|[A-Z]-\d{1,3}|[ivxlc]{1,6})$/;
+/** A contents page wrapped into running text has at least this many entries. */
+const WRAPPED_ENTRIES_MIN = 3;
+
+/**
+ * The entries of a contents page wrapped into running text (`ARTICLE I. DEFINITIONS 1
+ * Section 1.01 Definitions 1 …`), each without its page number; undefined when the text is
+ * not one (too few entries, or most of them without a page number).
+ */
+function wrappedEntries(text: string): string[] | undefined {
+  const starts = [...text.matchAll(WRAPPED_ENTRY)].map((match) => (match.index ?? 0) + match[0].length);
+  if (starts.length < WRAPPED_ENTRIES_MIN) return undefined;
+  const lead = text.slice(0, starts[0]).trim();
+  if (lead !== "" && !CONTENTS_FURNITURE.test(lead)) return undefined;
+  const entries: string[] = [];
+  let paged = 0;
+  for (const [index, start] of starts.entries()) {
+    const piece = text.slice(start, starts[index + 1] ?? text.length).trim();
+    if (ENTRY_PAGE.test(piece)) paged += 1;
+    entries.push(piece.replace(ENTRY_PAGE, ""));
+  }
+  return paged * 2 >= entries.length ? entries : undefined;
+}
+
+/** A contents page's entries (number → title) and the blocks it spans. */
+interface Contents {
+  readonly heading: string;
+  readonly entries: readonly string[];
+  readonly from: number;
+  readonly to: number;
+}
+
+/**
+ * The table of contents of a page: from a `TABLE OF CONTENTS` heading to the first prose
+ * paragraph,
+ * each entry its number with its title (`1.1 Formation and Continuation`), the page numbers
+ * left out; undefined when the page has none.
+ */
+function contents(blocks: readonly ReflowedBlock[]): Contents | undefined {
+  const from = blocks.findIndex((block) => block.kind !== "table-row" && CONTENTS_HEADING.test(block.text));
+  if (from === -1) return undefined;
+  const tokens: string[] = [];
+  let to = from + 1;
+  for (; to < blocks.length; to++) {
+    const block = blocks[to] as ReflowedBlock;
+    if (block.kind === "table-row") tokens.push(...block.cells);
+    else if (block.kind === "heading") tokens.push(block.text);
+    // A short line is an entry even when it ends like a sentence (`Intentionally Omitted.`); a sentence of prose is not.
+    else if (
+      block.text.length <= CONTENTS_ENTRY_MAX_CHARS &&
+      !(endsSentence(block.text) && block.text.split(" ").length > CONTENTS_SENTENCE_MAX_WORDS)
+    )
+      tokens.push(block.text);
+    else {
+      const wrapped = wrappedEntries(block.text);
+      if (!wrapped) break;
+      tokens.push(...wrapped);
+    }
+  }
+  const entries: string[] = [];
+  let number: string | undefined;
+  for (const token of tokens) {
+    if (CONTENTS_FURNITURE.test(token)) continue;
+    const text = token.replace(/^(?:Section|SECTION)\s+/, "");
+    if (ENTRY_NUMBER.test(token)) {
+      if (number !== undefined) entries.push(number);
+      number = text.replace(/\.$/, "");
+      continue;
+    }
+    entries.push(number === undefined ? text : `${number} ${text}`);
+    number = undefined;
+  }
+  if (entries.length === 0) return undefined;
+  const heading = (blocks[from] as { text: string }).text.match(CONTENTS_HEADING)?.[0].trim() ?? "";
+  return { heading, entries, from, to };
+}
+
+/** A contents page as outline bullets of at most `maxOutlineChars`, its entries in order, within `budget` chars. */
+function contentsOutline(toc: Contents, budget: number): string[] {
+  const bullets: string[] = [];
+  let room = budget;
+  let line = `${toc.heading}:`;
+  let first = true;
+  const close = () => {
+    if (line.length + BULLET_OVERHEAD > room) return false;
+    bullets.push(line);
+    room -= line.length + BULLET_OVERHEAD;
+    return true;
+  };
+  for (const entry of toc.entries) {
+    if (entry.length > EXTRACTIVE_DEFAULTS.maxOutlineChars / 2) continue;
+    const next = first ? `${line} ${entry}` : `${line}; ${entry}`;
+    if (next.length > EXTRACTIVE_DEFAULTS.maxOutlineChars) {
+      if (!close()) return bullets;
+      line = entry;
+    } else {
+      line = next;
+    }
+    first = false;
+    if (line.length + BULLET_OVERHEAD > room) return bullets;
+  }
+  close();
+  return bullets;
+}
+
 /** Each bullet renders as "  - Label: text\n"; 24 chars covers the longest label. */
 const BULLET_OVERHEAD = 24;
 
-function candidates(blocks: readonly ReflowedBlock[]): Map<DigestSection, string[]> {
-  const groups = new Map<DigestSection, string[]>(SELECTION_ORDER.map((section) => [section, []]));
+/** One candidate of a group: a sentence, or a table's rows (taken together, in order). */
+type Candidate = readonly string[];
+
+/** A definition that states its term's value: `“Term” means 128 months, …`, `“X” shall have the meaning …`. */
+const DEFINES =
+  /^(?:\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2})\)\s*)?([“"][^”"]{1,80}[”"])\s+(?:(?:shall\s+)?means?|shall\s+mean|is|are|shall\s+be|(?:shall\s+)?refers?\s+to|(?:shall\s+have|has)(?=\s+the\s+meaning))\s+(\S.*?)[.;:]?$/;
+/** A term defined by what stands just before it: `July 21, 2020 (the “Effective Date”)`, `Acme Holdings, LLC (“Landlord”)`. */
+const NAMED_AFTER =
+  /^,?\s*\((?:(?:the|each,?\s+an?|collectively,?\s+the|hereinafter,?\s+(?:the\s+)?|individually,?\s+an?)\s*)?([“"][^”"]{1,80}[”"])\)/;
+const ENTITY_NAME =
+  /(?:L\.?L\.?C\.?|L\.?L\.?P\.?|L\.P\.|LP|Inc\.?|Incorporated|Corp\.?|Corporation|Co\.|Ltd\.?|Limited|GmbH|AG|S\.A\.|PLC|plc|N\.V\.|B\.V\.|N\.A\.)$/;
+
+/** `“Term”: value` of a definition sentence, the value cut at a clause boundary; undefined when it is not one. */
+function definedValue(sentence: string): string | undefined {
+  const match = DEFINES.exec(sentence);
+  const complete = endsSentence(sentence);
+  if (!match) return undefined;
+  const term = match[1] as string;
+  const value = match[2] as string;
+  const { maxTermValueChars } = EXTRACTIVE_DEFAULTS;
+  let kept = trimAtClause(value, maxTermValueChars, 0);
+  if (kept === undefined) {
+    const cut = value.slice(0, maxTermValueChars);
+    kept = `${cut.slice(0, Math.max(cut.lastIndexOf(" "), 1))} — …`;
+  }
+  // A value cut off by the end of the page is marked as cut, like a trimmed clause.
+  if (!complete && !kept.endsWith("…")) kept = `${kept.replace(/[,;:]$/, "")} — …`;
+  return `${term}: ${kept}`;
+}
+
+/** `“Term”: figure` for each term a sentence names after a figure (a date, an amount, a party) it stands for. */
+function namedFigures(sentence: string): string[] {
+  const lines: string[] = [];
+  let coveredUntil = -1;
+  for (const span of figureSpans(sentence)) {
+    if (span.start < coveredUntil) continue;
+    coveredUntil = span.end;
+    if (!span.numeric && !ENTITY_NAME.test(span.text)) continue;
+    const named = NAMED_AFTER.exec(sentence.slice(span.end));
+    if (named) lines.push(`${named[1] as string}: ${span.text}`);
+  }
+  return lines;
+}
+
+function candidates(blocks: readonly ReflowedBlock[]): Map<DigestSection, Candidate[]> {
+  const groups = new Map<DigestSection, Candidate[]>(SELECTION_ORDER.map((section) => [section, []]));
+  const push = (section: DigestSection, candidate: Candidate) => groups.get(section)?.push(candidate);
   const { maxBulletChars, minSentenceChars } = EXTRACTIVE_DEFAULTS;
-  // Table rows come first among the amounts: a row is a label with its figures, the densest fact on a page.
-  const rows: string[] = [];
+  // Tables come first among the amounts: a row is a label with its figures, the densest fact on a page.
+  const tables: string[][] = [];
+  let table: string[] | undefined;
   for (const block of blocks) {
-    if (block.kind === "table-row") {
-      const bullet = rowBullet(block.cells, maxBulletChars);
-      if (bullet && block.cells.length >= 2) rows.push(bullet);
+    if (block.kind !== "table-row") {
+      table = undefined;
+      if (block.kind !== "paragraph") continue;
+    } else {
+      const bullet = rowBullet(block.cells, block.header, maxBulletChars);
+      if (bullet && block.cells.length >= 2) {
+        if (!table) {
+          table = [];
+          tables.push(table);
+        }
+        table.push(bullet);
+      }
       continue;
     }
-    if (block.kind !== "paragraph") continue;
     for (const sentence of splitSentences(block.text)) {
       if (sentence.length < minSentenceChars || OPENS_MID_SENTENCE.test(sentence)) continue;
+      // A definition is its term with its value, whether or not its sentence ends on the page.
+      const defined = definedValue(sentence);
+      if (defined !== undefined) {
+        push("definedTerms", [defined]);
+        continue;
+      }
       // The last piece of a page or paragraph may be cut off; an unfinished sentence is left out.
       if (!endsSentence(sentence)) continue;
+      const named = namedFigures(sentence);
+      for (const line of named) push("definedTerms", [line]);
       const bullet = trimAtClause(sentence, maxBulletChars);
       if (bullet === undefined) continue;
-      const section = classify(bullet);
-      if (section) groups.get(section)?.push(bullet);
+      const section = classify(bullet, named.length === 0);
+      if (section) push(section, [bullet]);
     }
   }
-  groups.set("amounts", [...rows, ...(groups.get("amounts") ?? [])]);
+  groups.set("amounts", [...tables, ...(groups.get("amounts") ?? [])]);
   return groups;
 }
 
@@ -248,8 +442,17 @@ function labelledFigures(blocks: readonly ReflowedBlock[], covered: ReadonlySet<
  * clauses and table rows, round-robin by kind, in page order.
  */
 export function extractBullets(content: string, bulletBudgetChars: number): DigestBullets {
-  const blocks = reflowText(content);
-  const points = outline(blocks, Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.outlineShare));
+  const page = reflowText(content);
+  // A contents page is one outline of number and title; its entries are neither headings nor table rows.
+  const toc = contents(page);
+  const blocks = toc ? [...page.slice(0, toc.from), ...page.slice(toc.to)] : page;
+  const tocPoints = toc
+    ? contentsOutline(toc, Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.contentsShare))
+    : [];
+  const points = [
+    ...tocPoints,
+    ...outline(blocks, Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.outlineShare)),
+  ];
   const labelBudget = Math.floor(bulletBudgetChars * EXTRACTIVE_DEFAULTS.labelShare);
   const groups = candidates(blocks);
   const cursor = new Map<DigestSection, number>();
@@ -265,12 +468,20 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
       const list = groups.get(section) ?? [];
       let index = cursor.get(section) ?? 0;
       while (index < list.length) {
-        const sentence = list[index] as string;
+        const candidate = list[index] as Candidate;
         index += 1;
-        const cost = sentence.length + BULLET_OVERHEAD;
-        if (seen.has(sentence) || cost > room) continue;
-        seen.add(sentence);
-        picked.set(section, [...(picked.get(section) ?? []), sentence]);
+        // A table's rows are taken in order, as many as fit; a sentence whole or not at all.
+        const taken: string[] = [];
+        let cost = 0;
+        for (const bullet of candidate) {
+          if (seen.has(bullet) && candidate.length === 1) break;
+          if (cost + bullet.length + BULLET_OVERHEAD > room) break;
+          taken.push(bullet);
+          cost += bullet.length + BULLET_OVERHEAD;
+        }
+        if (taken.length === 0) continue;
+        for (const bullet of taken) seen.add(bullet);
+        picked.set(section, [...(picked.get(section) ?? []), ...taken]);
         room -= cost;
         progressed = true;
         break;
@@ -293,10 +504,11 @@ export function extractBullets(content: string, bulletBudgetChars: number): Dige
 /**
  * The extractive digester: no network, deterministic; the embedded default
  * and the fallback of the model digester. Reflows the page (hard wraps joined, page
- * furniture dropped), outlines its headings, and selects whole sentences, clauses trimmed
- * at clause boundaries and table rows that define terms, state amounts, obligations,
- * dates, parties and cross-references, round-robin by kind, in page order, within
- * `bulletBudgetChars`.
+ * furniture dropped), outlines its headings (a table of contents as one outline of number
+ * and title), and selects whole sentences, clauses trimmed at clause boundaries, defined
+ * terms with their values and table rows (whole, with their column headers, a table's rows
+ * together) that define terms, state amounts, obligations, dates, parties and
+ * cross-references, round-robin by kind, in page order, within `bulletBudgetChars`.
  *
  * @throws {InvalidOptionError} when `bulletBudgetChars` is not a positive integer.
  * @example

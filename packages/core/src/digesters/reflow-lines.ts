@@ -67,19 +67,45 @@ export function isTitleCase(text: string): boolean {
   return capitalised > 0;
 }
 
-function isFigureCell(text: string): boolean {
+export function isFigureCell(text: string): boolean {
   return FIGURE_CELL.test(text) && MARKED_FIGURE.test(text);
 }
 
 /** The cells of a table line, or undefined when the line is not a row (no gap, or no figure cell). */
 function tableCells(line: string): string[] | undefined {
-  const text = line.trim().replace(/^(\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2})\))\s+/, "$1 ");
+  // An enumerator or a section number set off by a former tab stop opens text, not a cell.
+  const text = line
+    .trim()
+    .replace(/^(\((?:[a-z]{1,2}|[ivxlc]{1,6}|\d{1,2})\))\s+/, "$1 ")
+    .replace(/^((?:(?:Section|SECTION)\s+)?\d{1,3}(?:\.\d{1,3}){1,3}\.?)\s{2,}(?=[\p{Lu}“"])/u, "$1 ");
   if (!TABLE_GAP.test(text)) return undefined;
   const cells = text
     .split(CELL_GAP)
     .map(collapse)
     .filter((cell) => cell !== "");
   return cells.length >= 2 && cells.some(isFigureCell) ? cells : undefined;
+}
+
+/** A header cell is a short name, not a figure and not the end of a sentence. */
+const HEADER_CELL_MAX_CHARS = 40;
+
+/**
+ * The cells of a line that can head a table (`Lender   Commitment   Pro Rata Share`): two
+ * or more short cells split at runs of spaces or dot leaders, none of them a figure.
+ */
+function headerCells(line: string): string[] | undefined {
+  const text = line.trim();
+  if (!TABLE_GAP.test(text)) return undefined;
+  const cells = text
+    .split(CELL_GAP)
+    .map(collapse)
+    .filter((cell) => cell !== "");
+  const isName = (cell: string) =>
+    cell.length <= HEADER_CELL_MAX_CHARS &&
+    /\p{L}/u.test(cell) &&
+    !/[.;:,]$/.test(cell) &&
+    !isFigureCell(cell);
+  return cells.length >= 2 && cells.every(isName) ? cells : undefined;
 }
 
 /** The title of a standalone heading line, or undefined when the line is not one. */
@@ -130,7 +156,8 @@ export type LineKind =
   | { kind: "furniture" }
   | { kind: "row"; cells: string[] }
   | { kind: "cell"; text: string }
-  | { kind: "text"; text: string };
+  /** A text line; `header` when its cells can head a table below it. */
+  | { kind: "text"; text: string; header?: string[] };
 
 export function lineKinds(page: string): LineKind[] {
   const lines = page.replace(INVISIBLE, "").split(/\r?\n/);
@@ -143,6 +170,7 @@ export function lineKinds(page: string): LineKind[] {
     if (isFigureCell(text)) return { kind: "cell", text };
     const cells = tableCells(line);
     if (cells) return { kind: "row", cells };
-    return { kind: "text", text };
+    const header = headerCells(line);
+    return header ? { kind: "text", text, header } : { kind: "text", text };
   });
 }

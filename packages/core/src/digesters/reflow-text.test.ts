@@ -113,16 +113,112 @@ describe("reflowText", () => {
     ]);
   });
 
-  it("keeps table rows whole: cells split at runs of spaces and dot leaders, label first", () => {
+  it("keeps table rows whole with their column headers: cells split at runs of spaces and dot leaders, label first", () => {
     const page = [
       "Lender                         Commitment          Pro Rata Share",
+      "",
       "Harborview Bank, N.A.          $87,500,000.00      33.333333333%",
       "Meridian Capital LLC ......... $52,500,000.00 .... 20.000000000%",
+      "",
+      "The Commitments are several.",
+      "Lease Year 1 ..................... $1,250,000.00 ............ $104,166.67",
+    ].join("\n");
+    const header = ["Lender", "Commitment", "Pro Rata Share"];
+    expect(reflowText(page)).toEqual([
+      { kind: "table-row", header, cells: ["Harborview Bank, N.A.", "$87,500,000.00", "33.333333333%"] },
+      { kind: "table-row", header, cells: ["Meridian Capital LLC", "$52,500,000.00", "20.000000000%"] },
+      { kind: "paragraph", text: "The Commitments are several." },
+      { kind: "table-row", cells: ["Lease Year 1", "$1,250,000.00", "$104,166.67"] },
+    ]);
+  });
+
+  it("reads a section number set off by a former tab stop as a run-in title, not a table row", () => {
+    const page = [
+      "7.4    Admissions and Withdrawals. No Person shall be admitted to the",
+      "Company as a Member except in accordance with Section 7.5.",
     ].join("\n");
     expect(reflowText(page)).toEqual([
-      { kind: "paragraph", text: "Lender Commitment Pro Rata Share" },
-      { kind: "table-row", cells: ["Harborview Bank, N.A.", "$87,500,000.00", "33.333333333%"] },
-      { kind: "table-row", cells: ["Meridian Capital LLC", "$52,500,000.00", "20.000000000%"] },
+      { kind: "heading", level: 2, text: "7.4 Admissions and Withdrawals" },
+      {
+        kind: "paragraph",
+        text: "No Person shall be admitted to the Company as a Member except in accordance with Section 7.5.",
+      },
+    ]);
+  });
+
+  it("pairs each label with its figure when a two-column list was re-wrapped so rows spill across lines", () => {
+    const page = [
+      "Payment Date          Reserve Amount",
+      "",
+      "Closing Date   $12,500,000.00  May 2027    11,940,210.55  June 2027",
+      "11,372,118.40  July 2027   10,795,664.01  August",
+      "2027    10,210,003.12",
+    ].join("\n");
+    const header = ["Payment Date", "Reserve Amount"];
+    expect(reflowText(page)).toEqual([
+      { kind: "table-row", header, cells: ["Closing Date", "$12,500,000.00"] },
+      { kind: "table-row", header, cells: ["May 2027", "11,940,210.55"] },
+      { kind: "table-row", header, cells: ["June 2027", "11,372,118.40"] },
+      { kind: "table-row", header, cells: ["July 2027", "10,795,664.01"] },
+      { kind: "table-row", header, cells: ["August 2027", "10,210,003.12"] },
+    ]);
+  });
+
+  it("drops the wrapped tail of a header before a spilled list's first label", () => {
+    const page = [
+      "Payment Date  Reserve",
+      "Amount  Closing Date   $12,500,000.00  May 2027    11,940,210.55  June 2027",
+      "11,372,118.40  July 2027   10,795,664.01",
+    ].join("\n");
+    expect(reflowText(page).filter((block) => block.kind === "table-row")).toEqual([
+      { kind: "table-row", cells: ["Closing Date", "$12,500,000.00"] },
+      { kind: "table-row", cells: ["May 2027", "11,940,210.55"] },
+      { kind: "table-row", cells: ["June 2027", "11,372,118.40"] },
+      { kind: "table-row", cells: ["July 2027", "10,795,664.01"] },
+    ]);
+  });
+
+  it("leaves rows of a label and several figures as they are", () => {
+    const page = [
+      "Lease Year 1 ..................... $1,250,000.00 ............ $104,166.67",
+      "Lease Year 2 ..................... $1,281,250.00 ............ $106,770.83",
+    ].join("\n");
+    expect(reflowText(page)).toEqual([
+      { kind: "table-row", cells: ["Lease Year 1", "$1,250,000.00", "$104,166.67"] },
+      { kind: "table-row", cells: ["Lease Year 2", "$1,281,250.00", "$106,770.83"] },
+    ]);
+  });
+
+  it("takes no prose line for a header: a header's cells are as many as the row's, none a figure", () => {
+    const page = [
+      "The schedule below lists   the Commitments of each Lender as of the Closing Date.",
+      "Harborview Bank, N.A.          $87,500,000.00      33.333333333%",
+    ].join("\n");
+    expect(reflowText(page)[1]).toEqual({
+      kind: "table-row",
+      cells: ["Harborview Bank, N.A.", "$87,500,000.00", "33.333333333%"],
+    });
+  });
+
+  it("splits a table whose cells a converter glued together into its rows, the glued header over them", () => {
+    const page = [
+      "The Borrower shall not permit Cash Burn to exceed the amount set forth",
+      "immediately below for the corresponding measuring period:",
+      "",
+      "Test PeriodMaximum Net LossThree months ending March 31,",
+      "2027($4,250,000)Six months ending June 30, 2027($7,100,000)Nine months",
+      "ending September 30, 2027($9,800,000)",
+      "",
+    ].join("\n");
+    const header = ["Test Period", "Maximum Net Loss"];
+    expect(reflowText(page)).toEqual([
+      {
+        kind: "paragraph",
+        text: "The Borrower shall not permit Cash Burn to exceed the amount set forth immediately below for the corresponding measuring period:",
+      },
+      { kind: "table-row", header, cells: ["Three months ending March 31, 2027", "($4,250,000)"] },
+      { kind: "table-row", header, cells: ["Six months ending June 30, 2027", "($7,100,000)"] },
+      { kind: "table-row", header, cells: ["Nine months ending September 30, 2027", "($9,800,000)"] },
     ]);
   });
 
