@@ -103,11 +103,17 @@ function packageOf(specifier: string): string {
   return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] as string);
 }
 
+/** What a package may import: its dependencies and peers, and the modules `@types/<name>` peers declare. */
 function declaredModules(manifest: PackageManifest): Set<string> {
-  return new Set([
+  const names = [
     ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.peerDependencies ?? {}),
-  ]);
+  ];
+  // A types-only package (`aws-lambda`) is declared by its `@types/` peer: `@types/aws-lambda`.
+  const typed = names
+    .filter((name) => name.startsWith("@types/"))
+    .map((name) => name.slice("@types/".length));
+  return new Set([...names, ...typed]);
 }
 
 /** The bare specifiers that a built .js or .d.ts file imports, re-exports or `import()`s. */
