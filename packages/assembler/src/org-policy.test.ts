@@ -60,7 +60,7 @@ function assembleUnder(
     orgPolicy: policy === undefined ? undefined : validateOrgPolicy(policy),
     onReport: (report) => reports.push(report),
   });
-  return { messages, ...result, reports };
+  return { ...result, reports };
 }
 
 describe("validateOrgPolicy", () => {

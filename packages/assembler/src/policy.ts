@@ -291,6 +291,6 @@ function rulesKey(rules: ToolRules): unknown {
     rules.include ? [...rules.include] : null,
     [...rules.exclude],
     [...rules.neverCondense],
-    rules.protectedArgs.map(({ arg, pattern, tools }) => [arg, pattern.source, tools ? [...tools] : null]),
+    rules.protectedArgs.map(({ arg, source, tools }) => [arg, source, tools ? [...tools] : null]),
   ];
 }

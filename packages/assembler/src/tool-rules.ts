@@ -34,6 +34,8 @@ export interface ToolRulesInput {
 export interface ProtectedArg {
   readonly arg: string;
   readonly pattern: RegExp;
+  /** The pattern as given (what the rules' data holds again). */
+  readonly source: string;
   readonly tools: ReadonlySet<string> | undefined;
 }
 
@@ -94,6 +96,7 @@ function protectedArg(value: unknown, at: string): ProtectedArg {
   return Object.freeze({
     arg: value.arg,
     pattern,
+    source: value.pattern,
     tools: value.tools === undefined ? undefined : toolNames(value.tools, `${at}.tools`),
   });
 }
@@ -167,9 +170,9 @@ export function toolRulesData(rules: ToolRules): ToolRulesInput {
     ...(rules.neverCondense.size > 0 ? { neverCondense: [...rules.neverCondense] } : {}),
     ...(rules.protectedArgs.length > 0
       ? {
-          protectedArgs: rules.protectedArgs.map(({ arg, pattern, tools }) => ({
+          protectedArgs: rules.protectedArgs.map(({ arg, source, tools }) => ({
             arg,
-            pattern: pattern.source,
+            pattern: source,
             ...(tools ? { tools: [...tools] } : {}),
           })),
         }

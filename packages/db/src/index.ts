@@ -31,6 +31,7 @@ export type {
   PassInput,
   PassRecord,
   PassStatus,
+  PolicyAudit,
   PurgeResult,
   SpendReservation,
   StoredDigest,
