@@ -8,6 +8,7 @@ import {
   userMessage,
 } from "#test/assembler/fixtures/thread-builder";
 import { type AssemblyReport, assembleModelView } from "./assemble";
+import { effectiveToolChars } from "./budget";
 import { DIGEST_HEADER } from "./contract/stubs";
 import { InvalidOptionError, InvalidToolPolicyError } from "./errors";
 import { type OrgPolicyInput, orgPolicyData, validateOrgPolicy } from "./org-policy";
@@ -250,5 +251,36 @@ describe("per-tool rules through assembly", () => {
     expect(withToolRules(base, rules)).toBe(withToolRules(base, { exclude: ["read_file"] }));
     expect(withToolRules(base, rules)).not.toBe(withToolRules(base, { exclude: ["search"] }));
     expect(withToolRules(base, undefined)).toBe(base);
+  });
+});
+
+describe("the budget refund under an org's mode", () => {
+  it("is on under on, off under off and shadow (the view sent is the raw one)", () => {
+    const messages = thread();
+    const under = (mode: "on" | "off" | "shadow") =>
+      effectiveToolChars(messages, digests(), { disabled: false, orgPolicy: validateOrgPolicy({ mode }) });
+    const on = under("on");
+    expect(on.refundActive).toBe(true);
+    expect(on.refundedChars).toBeGreaterThan(0);
+    for (const mode of ["off", "shadow"] as const) {
+      expect(under(mode)).toEqual({
+        effectiveChars: on.rawChars,
+        rawChars: on.rawChars,
+        refundedChars: 0,
+        refundActive: false,
+      });
+    }
+  });
+
+  it("counts an org's protected tools raw, as the view shows them", () => {
+    const messages = thread();
+    const all = effectiveToolChars(messages, digests(), { disabled: false });
+    const kept = effectiveToolChars(messages, digests(), {
+      disabled: false,
+      orgPolicy: validateOrgPolicy({ toolRules: { exclude: ["read_file"] } }),
+    });
+    expect(all.refundedChars - kept.refundedChars).toBe(
+      NOTES.length - (digests().get("f1")?.digestChars ?? 0),
+    );
   });
 });

@@ -13,7 +13,10 @@ export type PolicyMode = (typeof POLICY_MODES)[number];
 
 /** The documented defaults an org's policy may override (each absent one keeps the deployment's). */
 export interface PolicyOverrides {
-  /** The worker's trigger: raw tool chars below which a thread gets no pass. */
+  /**
+   * The worker's trigger: raw tool chars below which a thread gets no pass. An org can only
+   * raise the deployment's (below it, a job does no I/O, so it never reads the policy).
+   */
   triggerChars?: number;
   /** Assistant/tool exchanges kept raw before the latest user message (assembly and worker). */
   recencyKeepExchanges?: number;
