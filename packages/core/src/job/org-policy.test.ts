@@ -28,10 +28,7 @@ const storage = usePgliteRepository();
 let counter = 0;
 
 /** A job on a fresh org and thread whose store counts its policy reads. */
-async function job(
-  policy: Parameters<typeof validateOrgPolicy>[0] | undefined,
-  options: Partial<DigestJobOptions> = {},
-) {
+async function job(policy: OrgPolicyInput | undefined, options: Partial<DigestJobOptions> = {}) {
   const orgId = `org-policy-${++counter}`;
   const threadId = `thread-${counter}`;
   if (policy !== undefined) await storage.repository.setOrgPolicy(orgId, policy, AUDIT);
