@@ -28,6 +28,7 @@ export type {
   LeftBehindQuery,
   LeftBehindReason,
   LeftBehindThread,
+  OrgDigestSummary,
   PassInput,
   PassRecord,
   PassStatus,

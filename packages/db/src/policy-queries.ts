@@ -9,7 +9,7 @@ import { microUsdToUsd } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
-import type { PolicyAudit } from "./repository-types";
+import type { OrgDigestSummary, PolicyAudit } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
 import { orgPolicy } from "./schema/org-policy";
 import { checkedMicroUsd, requireId, requireOrganizationId, requireStorable } from "./validation";
@@ -163,5 +163,32 @@ function rowOfJson(json: PolicyJson | string): PolicyRow {
     toolRules: value.tool_rules,
     updatedBy: value.updated_by,
     updatedAt: new Date(value.updated_at),
+  };
+}
+
+/**
+ * Counts and sizes of all of the org's digests, in one read-only query: under mode
+ * `shadow`, what the org's views would save once it is switched on.
+ */
+export async function summarizeOrgDigests(database: Database, orgId: string): Promise<OrgDigestSummary> {
+  const [row] = await database.withOrganization(
+    orgId,
+    (transaction) =>
+      transaction
+        .select({
+          threads: sql<number>`count(distinct ${contextDigest.threadId})::int`,
+          digests: sql<number>`count(*)::int`,
+          originalChars: sql<number>`coalesce(sum(${contextDigest.originalChars}), 0)::bigint`,
+          digestChars: sql<number>`coalesce(sum(${contextDigest.digestChars}), 0)::bigint`,
+        })
+        .from(contextDigest)
+        .where(eq(contextDigest.orgId, orgId)),
+    { readOnly: true },
+  );
+  return {
+    threads: Number(row?.threads ?? 0),
+    digests: Number(row?.digests ?? 0),
+    originalChars: Number(row?.originalChars ?? 0),
+    digestChars: Number(row?.digestChars ?? 0),
   };
 }

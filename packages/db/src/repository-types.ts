@@ -210,6 +210,14 @@ export interface DigestRepository {
   setOrgPolicy(orgId: string, policy: OrgPolicyInput, audit: PolicyAudit): Promise<OrgPolicy>;
   /** Deletes the org's policy (back to the deployment's defaults); returns whether it had one. */
   deleteOrgPolicy(orgId: string): Promise<boolean>;
+  /** Counts and sizes of all of the org's digests (what shadow mode would save), in one query. */
+  summarizeOrgDigests(orgId: string): Promise<OrgDigestSummary>;
+}
+
+/** See {@link DigestRepository.summarizeOrgDigests}. */
+export interface OrgDigestSummary extends ThreadDigestSummary {
+  /** Threads with at least one digest. */
+  threads: number;
 }
 
 /** Who sets a policy and when, as the operator gives them: the row's audit columns. */

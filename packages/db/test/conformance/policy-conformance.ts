@@ -124,6 +124,29 @@ export function describePolicyConformance(engine: string, harness: () => Conform
       expect(empty.policy?.mode).toBe("shadow");
     });
 
+    it("sums the org's digests across its threads, and no other org's", async () => {
+      const org = uniqueOrg("pol-sum");
+      await repository().upsertDigests(org, [
+        digestRow({ toolCallId: "a", originalChars: 1_000 }),
+        digestRow({ threadId: "thread-2", toolCallId: "b", originalChars: 3_000 }),
+      ]);
+      await repository().upsertDigests(uniqueOrg("pol-other"), [digestRow({ toolCallId: "c" })]);
+      const one = await repository().summarizeThreadDigests(org, "thread-1");
+      const two = await repository().summarizeThreadDigests(org, "thread-2");
+      expect(await repository().summarizeOrgDigests(org)).toEqual({
+        threads: 2,
+        digests: 2,
+        originalChars: 4_000,
+        digestChars: one.digestChars + two.digestChars,
+      });
+      expect(await repository().summarizeOrgDigests(uniqueOrg("pol-empty"))).toEqual({
+        threads: 0,
+        digests: 0,
+        originalChars: 0,
+        digestChars: 0,
+      });
+    });
+
     it("refuses a bad policy naming the field, and writes nothing", async () => {
       const org = uniqueOrg("pol-bad");
       const refused = await repository()
