@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   digestFor,
   documentPage,
-  resultIndex,
   systemMessage,
   toolExchange,
   userMessage,
