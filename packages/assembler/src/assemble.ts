@@ -1,6 +1,7 @@
 import { InvalidOptionError } from "./errors";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
+import type { OrgPolicy, PolicyMode } from "./org-policy";
+import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput, withToolRules } from "./policy";
 import { digestsWithHandles } from "./read-original/digest-handles";
 import { type ReadOriginalOption, resolveReadOriginal } from "./read-original/read-original";
 import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./rules/keep-rules";
@@ -35,6 +36,14 @@ export interface AssembleOptions extends CompactionOptions {
   inline?: boolean;
   /** Kill switch: return exactly what the backstop alone returns. @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
   disabled?: boolean;
+  /**
+   * The org's policy (docs/architecture.md#rollout-controls), e.g. from the storage
+   * package's `loadTurnState`: its mode (`off` is the kill switch for the org; `shadow`
+   * returns what `off` returns and reports the cleaned view in `report.shadow`), its
+   * `recencyKeepExchanges` override (over this option's) and its tool rules (layered over
+   * `policy`'s). Null or undefined: the deployment's defaults, mode `on`.
+   */
+  orgPolicy?: OrgPolicy | null;
   /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
   onReport?: (report: AssemblyReport) => void;
   /**
@@ -56,7 +65,13 @@ export interface AssembleOptions extends CompactionOptions {
 
 /** What one assembly did. */
 export interface AssemblyReport {
+  /**
+   * Whether the view is what the backstop alone returns: the kill switch, or the org's mode
+   * `off` or `shadow` (integrations then send it as they send an `off` view).
+   */
   disabled: boolean;
+  /** The org's mode this assembly ran under (`on` without an org policy; `off` under the kill switch). */
+  mode: PolicyMode;
   messages: number;
   /** Chars of the input thread. */
   rawChars: number;
@@ -81,7 +96,17 @@ export interface AssemblyReport {
   };
   /** What this view shows condensed, by tool call id, and the new batch: what a UI shows as "condensed". */
   ledger: TurnLedger;
+  /**
+   * In mode `shadow` only: the cleaned view's figures, which was computed and not sent
+   * (the view sent is what `off` sends). `wouldSaveChars` is how many chars fewer it has
+   * than the view sent; its `ledger` says what it would have condensed and what the
+   * rewrite would cost the prompt cache (`invalidatedChars`, the batch's `charsSaved`).
+   */
+  shadow?: ShadowReport;
 }
+
+/** What a shadow assembly would have sent: the cleaned view's report figures. */
+export type ShadowReport = Omit<AssemblyReport, "disabled" | "mode" | "shadow"> & { wouldSaveChars: number };
 
 export interface AssembledView<M = Message> {
   messages: M[];
@@ -129,9 +154,15 @@ function checkDigests(digests: DigestMap | null | undefined): void {
   }
 }
 
-function emptyReport(disabled: boolean, messages: readonly Message[], rawChars: number): AssemblyReport {
+function emptyReport(
+  disabled: boolean,
+  mode: PolicyMode,
+  messages: readonly Message[],
+  rawChars: number,
+): AssemblyReport {
   return {
     disabled,
+    mode,
     messages: messages.length,
     rawChars,
     assembledChars: rawChars,
@@ -158,11 +189,13 @@ function cleanWithOptions(
   thread: IndexedThread,
   digests: DigestMap | null | undefined,
   options: AssembleOptions,
+  orgPolicy: OrgPolicy | undefined,
   clean: CleanOptions,
   counts: CleaningCounts,
 ): CleanedView {
   const readOriginal = resolveReadOriginal(options.readOriginal);
-  const facts = threadFactsOf(thread, resolveToolPolicy(options.policy), readOriginal);
+  const toolPolicy = withToolRules(resolveToolPolicy(options.policy), orgPolicy?.toolRules);
+  const facts = threadFactsOf(thread, toolPolicy, readOriginal);
   return cleanView(messages, facts, digestsWithHandles(digests, readOriginal), clean, counts);
 }
 
@@ -185,13 +218,45 @@ export function assembleModelView(
   digests?: DigestMap | null,
   options: AssembleOptions = {},
 ): AssembledView {
-  const disabled = options.disabled ?? killSwitchFromEnvironment();
-  const recencyKeepExchanges = options.recencyKeepExchanges ?? ASSEMBLE_DEFAULTS.recencyKeepExchanges;
+  const orgPolicy = options.orgPolicy ?? undefined;
+  const killed = options.disabled ?? killSwitchFromEnvironment();
+  const mode: PolicyMode = killed ? "off" : (orgPolicy?.mode ?? "on");
+  const recencyKeepExchanges =
+    orgPolicy?.overrides.recencyKeepExchanges ??
+    options.recencyKeepExchanges ??
+    ASSEMBLE_DEFAULTS.recencyKeepExchanges;
   const thread = indexedThreadOf(messages);
   checkOptions(recencyKeepExchanges, options);
   checkDigests(digests);
   const cache = resolveCache(options.cache);
-  const report = emptyReport(disabled, messages, thread.totalChars);
+  const run = { messages, digests, options, thread, recencyKeepExchanges, cache, mode };
+  const assembled = assembleOnce(run, mode === "on" ? orgPolicy : undefined, mode !== "on");
+  if (mode === "shadow") {
+    // The cleaned view is computed and reported, never sent: the view sent is what `off` sends.
+    const { disabled: _disabled, mode: _mode, ...cleaned } = assembleOnce(run, orgPolicy, false).report;
+    assembled.report.shadow = {
+      ...cleaned,
+      wouldSaveChars: assembled.report.assembledChars - cleaned.assembledChars,
+    };
+  }
+  options.onReport?.(assembled.report);
+  return assembled;
+}
+
+interface AssemblyRun {
+  messages: readonly Message[];
+  digests: DigestMap | null | undefined;
+  options: AssembleOptions;
+  thread: ReturnType<typeof indexedThreadOf>;
+  recencyKeepExchanges: number;
+  cache: ReturnType<typeof resolveCache>;
+  mode: PolicyMode;
+}
+
+/** One view of the thread: cleaned, or (`disabled`) what the backstop alone returns. */
+function assembleOnce(run: AssemblyRun, orgPolicy: OrgPolicy | undefined, disabled: boolean): AssembledView {
+  const { messages, digests, options, thread, recencyKeepExchanges, cache } = run;
+  const report = emptyReport(disabled, run.mode, messages, thread.totalChars);
   // Cache-aware, the backstop cuts on a turn's first call only: its later calls append.
   const settings = backstopSettings(options, cache !== undefined);
   const wallStart = recencyWallStart(messages, recencyKeepExchanges);
@@ -211,6 +276,7 @@ export function assembleModelView(
         thread,
         digests,
         options,
+        orgPolicy,
         {
           wallStart,
           inline: options.inline ?? ASSEMBLE_DEFAULTS.inline,
@@ -233,7 +299,6 @@ export function assembleModelView(
   };
   report.ledger = buildLedger(view, cleaned, compacted, cache?.shown);
   report.assembledChars = compacted.chars;
-  options.onReport?.(report);
   // The caller's own array comes back only as a copy; the view's are new already.
   const assembled = compacted.messages === messages ? [...messages] : (compacted.messages as Message[]);
   return { messages: assembled, report };

@@ -1,7 +1,8 @@
 import { contentChars } from "./content";
 import { messageContentSha256 } from "./contract/hash";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput } from "./policy";
+import type { OrgPolicy } from "./org-policy";
+import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput, withToolRules } from "./policy";
 import { isErrorResult } from "./rules/error-retry";
 import { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
 import { protectMessages } from "./steps/protect";
@@ -51,6 +52,12 @@ export function effectiveToolChars(
     /** @default 3 */
     recencyKeepExchanges?: number;
     /**
+     * The org's policy, as the assembly takes it: under `off` or `shadow` the view sent is
+     * the raw one, so the refund is off; its recency override and tool rules count as the
+     * view's do.
+     */
+    orgPolicy?: OrgPolicy | null;
+    /**
      * Cache-aware views (docs/architecture.md#prompt-cache): the ids the view holds
      * condensed, the latest assembly's `report.ledger.condensedIds`. A result with a digest
      * row outside it (its batch deferred) counts raw until its batch lands. Undefined: every
@@ -60,7 +67,9 @@ export function effectiveToolChars(
   } = {},
 ): EffectiveToolChars {
   const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
-  const disabled = options.disabled ?? killSwitchFromEnvironment();
+  const orgPolicy = options.orgPolicy ?? undefined;
+  const disabled =
+    (options.disabled ?? killSwitchFromEnvironment()) || (orgPolicy !== undefined && orgPolicy.mode !== "on");
   let rawChars = 0;
   let effectiveChars = 0;
   const shown = options.shown === undefined ? undefined : new Set(options.shown);
@@ -68,8 +77,10 @@ export function effectiveToolChars(
     !disabled && digests && digests.size > 0
       ? protectMessages(
           messages,
-          resolveToolPolicy(options.policy),
-          options.recencyKeepExchanges ?? KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+          withToolRules(resolveToolPolicy(options.policy), orgPolicy?.toolRules),
+          orgPolicy?.overrides.recencyKeepExchanges ??
+            options.recencyKeepExchanges ??
+            KEEP_RULE_DEFAULTS.recencyKeepExchanges,
         )
       : undefined;
   messages.forEach((message, index) => {

@@ -1,4 +1,4 @@
-export type { AssembledView, AssembleOptions, AssemblyReport } from "./assemble";
+export type { AssembledView, AssembleOptions, AssemblyReport, ShadowReport } from "./assemble";
 export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
@@ -13,6 +13,8 @@ export {
   InvalidToolPolicyError,
 } from "./errors";
 export { killSwitchFromEnvironment } from "./kill-switch";
+export type { OrgPolicy, OrgPolicyInput, PolicyMode, PolicyOverrides, TurnState } from "./org-policy";
+export { orgPolicyData, POLICY_MODES, validateOrgPolicy } from "./org-policy";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
   createToolPolicy,
@@ -20,6 +22,7 @@ export {
   DEFAULT_LEDGER_MARKER,
   POLICY_DEFAULTS,
   TOOL_KINDS,
+  withToolRules,
 } from "./policy";
 export type {
   ReadOriginalOption,
@@ -46,6 +49,8 @@ export type {
   TurnLedger,
 } from "./steps/cache-policy";
 export { CACHE_DEFAULTS, CACHE_PRICES } from "./steps/cache-policy";
+export type { ProtectedArg, ProtectedArgInput, ToolRules, ToolRulesInput } from "./tool-rules";
+export { validateToolRules } from "./tool-rules";
 export type {
   AssistantMessage,
   ContentBlock,

@@ -22,6 +22,7 @@ export {
 export { DIGEST_HEADER, renderToolCall } from "./contract/stubs";
 export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./contract/vocabulary";
 export { DIGEST_KINDS, PASS_STATUSES } from "./contract/vocabulary";
+export { POLICY_MODES } from "./org-policy";
 export { resolveToolPolicy } from "./policy";
 export { isErrorResult } from "./rules/error-retry";
 export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./rules/keep-rules";

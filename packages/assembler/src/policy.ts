@@ -1,4 +1,11 @@
 import { InvalidToolPolicyError } from "./errors";
+import {
+  mergeToolRules,
+  rulesProtect,
+  type ToolRules,
+  type ToolRulesInput,
+  validateToolRules,
+} from "./tool-rules";
 
 /** What a tool is, for cleaning purposes (docs/architecture.md#junk-categories). */
 export const TOOL_KINDS = ["document-read", "search", "interrupt", "keep", "other"] as const;
@@ -41,14 +48,24 @@ export interface ToolPolicyInput {
   replaceDefaults?: boolean;
   /** Threshold of the "bulky-output" category (idempotent tools only). @default 8000 */
   bulkMinChars?: number;
+  /**
+   * Which tools the cleaner may condense: include, exclude and never-condense lists and
+   * argument patterns that protect results (pure data). A result they protect is kept raw
+   * (the `policy-keep` keep-rule). @default no rule: every tool may be condensed
+   */
+  rules?: ToolRulesInput;
 }
 
 /** A validated tool policy. */
 export interface ToolPolicy {
   readonly tools: ReadonlyMap<string, ToolRule>;
   readonly bulkMinChars: number;
+  /** The include / exclude / never-condense lists and protected argument patterns. */
+  readonly rules: ToolRules;
   /** The rule for a tool name; unknown tools get an `other`, non-idempotent rule. */
   ruleFor(toolName: string): ToolRule;
+  /** Whether {@link rules} keep a result of `toolName`, answering a call with `args`, raw. */
+  protects(toolName: string, args: Readonly<Record<string, unknown>> | undefined): boolean;
 }
 
 /** The default ledger marker: tracked changes, redlines, comment ledgers. */
@@ -190,10 +207,21 @@ export function createToolPolicy(input: ToolPolicyInput = {}): ToolPolicy {
   for (const [name, rule] of Object.entries(merged)) {
     tools.set(name, validateRule(name, rule));
   }
+  return buildPolicy(tools, bulkMinChars, validateToolRules(input.rules));
+}
+
+function buildPolicy(
+  tools: ReadonlyMap<string, ToolRule>,
+  bulkMinChars: number,
+  rules: ToolRules,
+): ToolPolicy {
   const otherRules = new Map<string, ToolRule>();
   return Object.freeze({
     tools,
     bulkMinChars,
+    rules,
+    protects: (toolName: string, args: Readonly<Record<string, unknown>> | undefined) =>
+      rulesProtect(rules, toolName, args),
     ruleFor(toolName: string): ToolRule {
       const known = tools.get(toolName);
       if (known) return known;
@@ -227,4 +255,42 @@ export function resolveToolPolicy(policy: ToolPolicy | ToolPolicyInput | undefin
     policyByInput.set(input, built);
   }
   return built;
+}
+
+const layered = new WeakMap<ToolPolicy, Map<string, ToolPolicy>>();
+
+/**
+ * `policy` with further tool rules (an org's) layered over its own: they only add
+ * protection (see {@link mergeToolRules}). The same policy and rules give back the same
+ * object, so the per-message caches keyed by policy stay warm from one turn to the next.
+ * @throws {InvalidToolPolicyError} naming the bad field of `rules`.
+ */
+export function withToolRules(policy: ToolPolicy, rules: ToolRulesInput | ToolRules | undefined): ToolPolicy {
+  if (rules === undefined) return policy;
+  const validated = isValidatedRules(rules) ? rules : validateToolRules(rules);
+  const key = JSON.stringify(rulesKey(validated));
+  let byKey = layered.get(policy);
+  if (!byKey) {
+    byKey = new Map();
+    layered.set(policy, byKey);
+  }
+  let built = byKey.get(key);
+  if (!built) {
+    built = buildPolicy(policy.tools, policy.bulkMinChars, mergeToolRules(policy.rules, validated));
+    byKey.set(key, built);
+  }
+  return built;
+}
+
+function isValidatedRules(rules: ToolRulesInput | ToolRules): rules is ToolRules {
+  return rules.exclude instanceof Set;
+}
+
+function rulesKey(rules: ToolRules): unknown {
+  return [
+    rules.include ? [...rules.include] : null,
+    [...rules.exclude],
+    [...rules.neverCondense],
+    rules.protectedArgs.map(({ arg, source, tools }) => [arg, source, tools ? [...tools] : null]),
+  ];
 }

@@ -3,6 +3,7 @@
  * functions: load the thread's digest rows, publish the turn-ended event, hold the turn
  * lock. The storage, queue and lock adapters implement them; this package does no I/O.
  */
+import type { TurnState } from "./org-policy";
 import type { DigestMap } from "./types";
 
 /** The turn being run: its thread and what the framework passed for the run. */
@@ -14,8 +15,15 @@ export interface TurnContext {
   context: unknown;
 }
 
-/** Loads a thread's digest rows (one indexed read), e.g. the storage package's `loadThreadDigests`. */
-export type LoadDigests = (threadId: string, turn: TurnContext) => Promise<DigestMap | null | undefined>;
+/**
+ * Loads a thread's digest rows (one indexed read), e.g. the storage package's
+ * `loadThreadDigests`; or the digests with the org's policy in the same query
+ * (`loadTurnState`), whose mode, recency override and tool rules the turn's assemblies use.
+ */
+export type LoadDigests = (
+  threadId: string,
+  turn: TurnContext,
+) => Promise<DigestMap | TurnState | null | undefined>;
 
 /** The event a runtime publishes when a turn ends; the worker decides from it whether a pass is due. */
 export interface TurnEndedEvent {

@@ -1,4 +1,4 @@
-import type { DigestMap, Message } from "@context-cleaner/assembler";
+import type { DigestMap, Message, OrgPolicy } from "@context-cleaner/assembler";
 import type { DigestRow, PassReason, PassStatus } from "@context-cleaner/assembler/internal";
 
 /** One digest row as the worker writes it (the shape the storage package stores). */
@@ -91,6 +91,11 @@ export interface DigestStore {
   claimThread(orgId: string, threadId: string, claim: ThreadClaimRequest): Promise<ThreadClaimResult>;
   /** Releases the lease if `owner` still holds it; returns whether it did. */
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
+  /**
+   * The org's rollout policy (mode, overrides, tool rules), read once per job; null when
+   * it has none. A store without it runs every org on the deployment's defaults.
+   */
+  getOrgPolicy?(orgId: string): Promise<OrgPolicy | null>;
 }
 
 /** A thread the agent framework's store saw activity on. */

@@ -11,6 +11,13 @@ import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordPass } from "./pass-queries";
+import {
+  deleteOrgPolicy,
+  getOrgPolicy,
+  loadTurnState,
+  setOrgPolicy,
+  summarizeOrgDigests,
+} from "./policy-queries";
 import { purgeContent, purgeOrganization, purgeThread } from "./purge-queries";
 import type { DigestRepository } from "./repository-types";
 import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
@@ -47,5 +54,10 @@ export function createDigestRepository(database: Database): DigestRepository {
     threadsWithPass: (threads) => threadsWithPass(database, threads),
     recordThreadOwner: (orgId, threadId) => recordThreadOwner(database, orgId, threadId),
     getThreadOwner: (threadId) => getThreadOwner(database, threadId),
+    loadTurnState: (orgId, threadId) => loadTurnState(database, orgId, threadId),
+    getOrgPolicy: (orgId) => getOrgPolicy(database, orgId),
+    setOrgPolicy: (orgId, policy, audit) => setOrgPolicy(database, orgId, policy, audit),
+    deleteOrgPolicy: (orgId) => deleteOrgPolicy(database, orgId),
+    summarizeOrgDigests: (orgId) => summarizeOrgDigests(database, orgId),
   };
 }

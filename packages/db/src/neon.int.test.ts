@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceHarness } from "#test/db/conformance/conformance-harness";
+import { describePolicyConformance } from "#test/db/conformance/policy-conformance";
 import { describeRepositoryConformance } from "#test/db/conformance/repository-conformance";
 import { describeSecurityConformance } from "#test/db/conformance/security-conformance";
 import { createServerHarness } from "#test/db/conformance/server-harness";
@@ -70,3 +71,4 @@ describeValueRulesConformance(
   "the Neon driver (@neondatabase/serverless Pool via a local relay)",
   () => harness,
 );
+describePolicyConformance("the Neon driver (@neondatabase/serverless Pool via a local relay)", () => harness);

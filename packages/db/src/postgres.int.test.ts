@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConformanceHarness } from "#test/db/conformance/conformance-harness";
+import { describePolicyConformance } from "#test/db/conformance/policy-conformance";
 import { describeRepositoryConformance } from "#test/db/conformance/repository-conformance";
 import { describeSecurityConformance } from "#test/db/conformance/security-conformance";
 import { createServerHarness } from "#test/db/conformance/server-harness";
@@ -28,6 +29,7 @@ afterAll(async () => {
 describeRepositoryConformance("Debian postgres (node-postgres)", () => harness);
 describeSecurityConformance("Debian postgres (node-postgres)", () => harness);
 describeValueRulesConformance("Debian postgres (node-postgres)", () => harness);
+describePolicyConformance("Debian postgres (node-postgres)", () => harness);
 
 describe("a second database in the same cluster", () => {
   it("migrates although the roles already exist, and keeps its rows apart", async () => {

@@ -1,4 +1,4 @@
-import type { DigestMap } from "@context-cleaner/assembler";
+import type { DigestMap, OrgPolicy, OrgPolicyInput, TurnState } from "@context-cleaner/assembler";
 import type {
   DigestKind,
   DigestRow,
@@ -196,4 +196,33 @@ export interface DigestRepository {
   recordThreadOwner(orgId: string, threadId: string): Promise<boolean>;
   /** The org that owns `threadId`, read across orgs as the sweeper role, or null when none was recorded. */
   getThreadOwner(threadId: string): Promise<string | null>;
+  /**
+   * What a runtime loads at a turn's start, in one query: the thread's digests and the
+   * org's policy (null: the deployment's defaults).
+   */
+  loadTurnState(orgId: string, threadId: string): Promise<TurnState>;
+  /** The org's policy, or null when it has none (the deployment's defaults). */
+  getOrgPolicy(orgId: string): Promise<OrgPolicy | null>;
+  /**
+   * Sets the org's whole policy, validated (one error naming the bad field), with who set
+   * it and when, as the operator gives them, in the row.
+   */
+  setOrgPolicy(orgId: string, policy: OrgPolicyInput, audit: PolicyAudit): Promise<OrgPolicy>;
+  /** Deletes the org's policy (back to the deployment's defaults); returns whether it had one. */
+  deleteOrgPolicy(orgId: string): Promise<boolean>;
+  /** Counts and sizes of all of the org's digests (what shadow mode would save), in one query. */
+  summarizeOrgDigests(orgId: string): Promise<OrgDigestSummary>;
+}
+
+/** See {@link DigestRepository.summarizeOrgDigests}. */
+export interface OrgDigestSummary extends ThreadDigestSummary {
+  /** Threads with at least one digest. */
+  threads: number;
+}
+
+/** Who sets a policy and when, as the operator gives them: the row's audit columns. */
+export interface PolicyAudit {
+  /** Who, e.g. an operator's email or a ticket id. */
+  updatedBy: string;
+  updatedAt: Date;
 }

@@ -158,7 +158,11 @@ export function provenanceKeys(
   return keys;
 }
 
-/** The policy-keep keep-rule: tools the policy keeps (memory, skills, context blocks). */
-export function isPolicyKept(message: ToolMessage, policy: ToolPolicy): boolean {
-  return policy.ruleFor(message.toolName).kind === "keep";
+/**
+ * The policy-keep keep-rule: tools the policy keeps (kind `keep`: memory, skills, context
+ * blocks), and results its tool rules protect (include / exclude / never-condense lists,
+ * argument patterns on the result's call).
+ */
+export function isPolicyKept(message: ToolMessage, policy: ToolPolicy, call?: ToolCall): boolean {
+  return policy.ruleFor(message.toolName).kind === "keep" || policy.protects(message.toolName, call?.args);
 }

@@ -38,7 +38,7 @@ export interface ResultFacts {
 function staticReason(message: ToolMessage, call: ToolCall | undefined, policy: ToolPolicy) {
   if (hasEmptyToolCallId(message)) return KEEP_REASONS.emptyToolCallId;
   if (isInterruptResult(message, policy)) return KEEP_REASONS.interrupt;
-  if (isPolicyKept(message, policy)) return KEEP_REASONS.policyKeep;
+  if (isPolicyKept(message, policy, call)) return KEEP_REASONS.policyKeep;
   if (isLedgerFirstPage(message, call, policy)) return KEEP_REASONS.ledgerFirstPage;
   return undefined;
 }

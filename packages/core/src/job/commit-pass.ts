@@ -50,6 +50,9 @@ function emitMetrics(context: JobContext): void {
   recordMetric(context, "DigestCalls", stats.calls);
   recordMetric(context, "DigestCostUsd", stats.costUsd, "None");
   recordMetric(context, "CharsSaved", stats.charsSaved);
+  // Per org: what the digests of a shadow pass would save once the org is switched on.
+  if (context.mode === "shadow")
+    recordMetric(context, "ShadowCharsSaved", stats.charsSaved, "Count", { orgId: context.job.orgId });
   recordMetric(context, "StaleDigests", stats.stale);
   recordMetric(
     context,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { PolicyMode } from "@context-cleaner/assembler";
 import type { PassReason, PassStatus } from "@context-cleaner/assembler/internal";
 import type {
   CheckpointReader,
@@ -55,14 +56,18 @@ export interface JobContext {
   readonly startedAt: number;
   /** This run's id: the owner of the thread's lease while it holds it. */
   readonly runId: string;
+  /** The org's mode: `shadow` digests as `on` does and counts what the digests would save. */
+  readonly mode: PolicyMode;
 }
 
 export function createJobContext(
   job: DigestJobPayload,
   ports: DigestJobPorts,
   options: DigestJobOptions,
+  mode: PolicyMode = options.disabled ? "off" : "on",
 ): JobContext {
   return {
+    mode,
     job,
     turnEndedAt: new Date(job.turnEndedAt),
     ports,

@@ -3,6 +3,7 @@ import { commitPass } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
 import { createJobContext, type DigestJobPorts, type JobContext } from "./job-context";
 import { type DigestJobOptions, resolveJobOptions } from "./options";
+import { applyOrgPolicy, jobMode, readOrgPolicy } from "./org-policy";
 import type { DigestJobOutcome } from "./outcome";
 import { passGates } from "./pass-gates";
 import { parseDigestJobPayload } from "./payload";
@@ -11,6 +12,8 @@ import { planPass } from "./plan-pass";
 /**
  * One digest pass over a thread, in four stages (see docs/architecture.md#the-worker):
  *
+ * 0. the org's policy, read once ({@link readOrgPolicy}): its overrides replace the
+ *    options', mode `off` is the kill switch for the org, its tool rules join the policy's;
  * 1. gates — kill switch, trigger, coalescing, turn-lock peek ({@link passGates}); then the
  *    claim: this run takes the thread's lease, or skips as `claimed` ({@link claimThread});
  * 2. plan — read the checkpoint, count stale rows, classify, stubs, hash reuse ({@link planPass});
@@ -36,7 +39,10 @@ export async function runDigestJob(
     now: ports.clock.now(),
     maxTurnClockSkewSeconds: resolved.maxTurnClockSkewSeconds,
   });
-  const context = createJobContext(job, ports, resolved);
+  // The org's policy, read once: its mode and overrides hold for every stage of the job.
+  const orgPolicy = await readOrgPolicy(ports.store, job, resolved);
+  const effective = applyOrgPolicy(resolved, orgPolicy);
+  const context = createJobContext(job, ports, effective, jobMode(effective, orgPolicy));
   const gated = await passGates(context);
   if (gated) return gated;
   const claimSkip = await claimThread(context);

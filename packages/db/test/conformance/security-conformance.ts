@@ -235,6 +235,8 @@ export function describeSecurityConformance(engine: string, harness: () => Confo
       expect(state.tables).toContain("spend_ledger:true:true");
       expect(state.tables).toContain("thread_pass:true:true");
       expect(state.tables).toContain("thread_owner:true:true");
+      expect(state.tables).toContain("org_policy:true:true");
+      expect(state.policies).toContain("org_policy.org_policy_org_isolation:ALL:app_user");
       expect(state.policies).toContain("thread_pass.thread_pass_sweeper_read:SELECT:app_sweeper");
       expect(state.indexes).toContain("context_digest_org_sha256_idx");
     });

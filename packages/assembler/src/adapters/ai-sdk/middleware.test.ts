@@ -16,6 +16,7 @@ import {
 import { fixtureDigest } from "#test/assembler/fixtures/provider-thread";
 import type { AssemblyReport } from "../../assemble";
 import { DIGEST_HEADER } from "../../contract/stubs";
+import { type PolicyMode, validateOrgPolicy } from "../../org-policy";
 import type { DigestMap } from "../../types";
 import { contextCleanerMiddleware } from "./middleware";
 import type { AiSdkMessageLike } from "./prompt-adapter";
@@ -64,6 +65,43 @@ function pairingProblems(prompt: readonly AiSdkMessageLike[]): string[] {
   });
   return problems;
 }
+
+describe("contextCleanerMiddleware with an org policy loaded with the digests", () => {
+  async function run(mode: PolicyMode | undefined) {
+    const messages: ModelMessage[] = [
+      ...earlierTurn("lease_445", 5),
+      { role: "user", content: "Read memo_9 pages 2" },
+    ];
+    const reports: AssemblyReport[] = [];
+    const provider = readerModel();
+    const digests = pageDigests("lease_445", 5);
+    const model = wrapLanguageModel({
+      model: provider,
+      middleware: contextCleanerMiddleware({
+        digests: async () =>
+          mode === undefined ? digests : { digests, policy: validateOrgPolicy({ mode }) },
+        options: { disabled: false, onReport: (report) => reports.push(report) },
+      }),
+    });
+    await generateText({ model, messages, tools: { read_document: readDocument }, stopWhen: stepCountIs(5) });
+    return { prompts: provider.doGenerateCalls.map(({ prompt }) => JSON.stringify(prompt)), reports };
+  }
+
+  it("shadow sends the provider exactly what off sends, and the callback gets the would-be savings", async () => {
+    const off = await run("off");
+    const shadow = await run("shadow");
+    const on = await run(undefined);
+    expect(shadow.prompts).toEqual(off.prompts);
+    expect(on.prompts[0]).not.toBe(off.prompts[0]);
+    expect(off.reports.every((report) => report.mode === "off" && report.shadow === undefined)).toBe(true);
+    expect(shadow.reports.map((report) => report.mode)).toEqual(shadow.reports.map(() => "shadow"));
+    expect(shadow.reports[0]?.shadow?.substitutions).toBe(on.reports[0]?.substitutions);
+    expect(shadow.reports[0]?.shadow?.wouldSaveChars).toBe(
+      (off.reports[0]?.assembledChars ?? 0) - (on.reports[0]?.assembledChars ?? 0),
+    );
+    expect(shadow.reports[0]?.shadow?.wouldSaveChars).toBeGreaterThan(0);
+  });
+});
 
 describe("contextCleanerMiddleware with generateText", () => {
   it("sends the provider condensed earlier pages on every step; the caller's messages stay untouched", async () => {

@@ -1,17 +1,19 @@
 import type { LanguageModelMiddleware } from "ai";
 import type { AssembleOptions } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
+import type { TurnState } from "../../org-policy";
 import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
-import { digestMapOf } from "../shared/turn-registry";
+import { type LoadedTurn, loadedTurnOf } from "../shared/turn-registry";
 import { assembleAiSdkPrompt } from "./prompt-adapter";
 
 export interface ContextCleanerAiSdkConfig {
   /**
-   * The thread's digest rows, or a function loading them: called once, on the first
+   * The thread's digest rows (or `{ digests, policy }`, the storage package's `loadTurnState`,
+   * whose org policy the assemblies use), or a function loading them: called once, on the first
    * model call, and reused by every later step (create one middleware per turn).
    */
-  digests?: DigestMap | null | (() => Promise<DigestMap | null | undefined>);
+  digests?: DigestMap | TurnState | null | (() => Promise<DigestMap | TurnState | null | undefined>);
   /**
    * Assembly options (tool policy, recency wall, budgets, kill switch). `onReport` receives
    * every step's report with its `ledger`: which results the view shows condensed (a UI's
@@ -73,16 +75,17 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
       // As above.
     }
   };
-  let loaded: Promise<DigestMap | null> | undefined;
-  const digests = (): Promise<DigestMap | null> => {
+  let loaded: Promise<LoadedTurn> | undefined;
+  const digests = (): Promise<LoadedTurn> => {
     const source = config.digests;
-    if (config.options?.disabled ?? killSwitchFromEnvironment()) return Promise.resolve(null);
+    if (config.options?.disabled ?? killSwitchFromEnvironment())
+      return Promise.resolve({ digests: null, policy: null });
     loaded ??= Promise.resolve()
       .then(() => (typeof source === "function" ? source() : source))
-      .then((rows) => digestMapOf(rows))
+      .then((rows) => loadedTurnOf(rows))
       .catch((error: unknown) => {
         onLoadError(error);
-        return null;
+        return { digests: null, policy: null };
       });
     return loaded;
   };
@@ -104,11 +107,15 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
   return {
     specificationVersion: "v4",
     transformParams: async ({ params }) => {
-      const rows = await digests();
+      const { digests: rows, policy } = await digests();
       const cache = config.options?.cache ?? cacheContext();
       steps++;
       try {
-        const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, { ...config.options, cache });
+        const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, {
+          ...config.options,
+          cache,
+          ...(policy ? { orgPolicy: policy } : {}),
+        });
         shown = report.ledger.condensedIds;
         return { ...params, prompt: messages };
       } catch (error) {

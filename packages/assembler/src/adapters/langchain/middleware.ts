@@ -91,11 +91,15 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     },
     wrapModelCall: async (request, handler) => {
       const turn = langGraphTurn(request.runtime);
-      const digests = turn ? await turns.digests(turn) : null;
+      const { digests, policy } = turn ? await turns.loaded(turn) : { digests: null, policy: null };
       const cache = config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId) : undefined);
       let messages = request.messages;
       try {
-        const assembled = assembleLangChainView(request.messages, digests, { ...config.options, cache });
+        const assembled = assembleLangChainView(request.messages, digests, {
+          ...config.options,
+          cache,
+          ...(policy ? { orgPolicy: policy } : {}),
+        });
         messages = assembled.messages;
         if (turn) turns.recordCall(turn.threadId, assembled.report);
       } catch (error) {

@@ -59,12 +59,14 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
   ): Promise<{ llmInputMessages: BaseMessage[] }> => {
     const turn = langGraphTurn(runConfig);
     const off = disabled ?? killSwitchFromEnvironment();
-    const digests = turn && !off ? await turns.digests(turn, turnKey(state.messages)) : null;
+    const { digests, policy } =
+      turn && !off ? await turns.loaded(turn, turnKey(state.messages)) : { digests: null, policy: null };
     const cache = config.options?.cache ?? (turn && !off ? turns.cacheContext(turn.threadId) : undefined);
     try {
       const { messages, report } = assembleLangChainView(state.messages, digests, {
         ...config.options,
         cache,
+        ...(policy ? { orgPolicy: policy } : {}),
       });
       if (turn && !off) turns.recordCall(turn.threadId, report);
       return { llmInputMessages: messages };

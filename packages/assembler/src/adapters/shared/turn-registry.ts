@@ -1,5 +1,6 @@
 import type { AssemblyReport } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
+import type { OrgPolicy } from "../../org-policy";
 import type { CacheContext } from "../../steps/cache-policy";
 import type {
   LoadDigests,
@@ -35,7 +36,7 @@ export interface TurnRegistryPorts {
 interface OpenTurn {
   /** What identifies the turn beyond its thread (e.g. the id of its user message), if anything. */
   key: string | undefined;
-  digests: Promise<DigestMap | null>;
+  state: Promise<LoadedTurn>;
   lease: Promise<TurnLease | undefined>;
   /** Model calls assembled in this turn so far. */
   calls: number;
@@ -70,6 +71,27 @@ export function digestMapOf(loaded: unknown): DigestMap | null {
   throw new TypeError(
     `the digest loader must resolve to a Map of tool call id → digest row (or null), got ${describeValue(loaded)}`,
   );
+}
+
+/** What a turn loaded: its digests, and the org's policy when the loader read it too. */
+export interface LoadedTurn {
+  digests: DigestMap | null;
+  policy: OrgPolicy | null;
+}
+
+const NOTHING_LOADED: LoadedTurn = Object.freeze({ digests: null, policy: null });
+
+/**
+ * A loader's answer as a turn takes it: a digest Map (or null), or `{ digests, policy }`
+ * (the storage package's `loadTurnState`).
+ * @throws {TypeError} as {@link digestMapOf} does, for anything else.
+ */
+export function loadedTurnOf(loaded: unknown): LoadedTurn {
+  if (loaded !== null && typeof loaded === "object" && !(loaded instanceof Map) && "digests" in loaded) {
+    const { digests, policy } = loaded as { digests: unknown; policy?: OrgPolicy | null };
+    return { digests: digestMapOf(digests), policy: policy ?? null };
+  }
+  return { digests: digestMapOf(loaded), policy: null };
 }
 
 export class TurnRegistry {
@@ -108,25 +130,30 @@ export class TurnRegistry {
           })
       : Promise.resolve(undefined);
     const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
-    const digests = disabled
-      ? Promise.resolve(null)
+    const state = disabled
+      ? Promise.resolve(NOTHING_LOADED)
       : Promise.resolve()
           .then(() => this.#ports.loadDigests(turn.threadId, turn))
-          .then((loaded) => digestMapOf(loaded))
+          .then((loaded) => loadedTurnOf(loaded))
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
-            return null;
+            return NOTHING_LOADED;
           });
-    this.#turns.set(turn.threadId, { key, digests, lease, calls: 0, idleMs: undefined });
+    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
     await this.#evictBeyondCap();
     await lease;
   }
 
   /** The turn's digests; a turn not begun here (resumed, retried, or keyed anew) begins now. */
   async digests(turn: TurnContext, key?: string): Promise<DigestMap | null> {
+    return (await this.loaded(turn, key)).digests;
+  }
+
+  /** The turn's digests and org policy (null when the loader gave none); begins the turn as {@link digests} does. */
+  async loaded(turn: TurnContext, key?: string): Promise<LoadedTurn> {
     const open = this.#turns.get(turn.threadId);
     if (open === undefined || open.key !== key) await this.begin(turn, key);
-    return (this.#turns.get(turn.threadId) as OpenTurn).digests;
+    return (this.#turns.get(turn.threadId) as OpenTurn).state;
   }
 
   /**

@@ -5,7 +5,13 @@ import { defaultOpsContext, type OpsContext } from "./ops-context";
 
 /** The operations commands' usage, shown by `context-cleaner help`. */
 export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
-  context-cleaner status --org <org> --thread <thread> [--json]   the pass record, digests, chars saved
+  context-cleaner status --org <org> --thread <thread> [--json]   the org's mode, the pass record, digests, chars saved
+  context-cleaner status --org <org> [--json]                     the org's mode and policy, what its digests save (in shadow: would save)
+  context-cleaner policy get --org <org> [--json]                 the org's policy (mode, overrides, tool rules, who set it)
+  context-cleaner policy set --org <org> --by <who> [--at <iso>] [--mode on|shadow|off] [--max-calls N]
+      [--daily-budget-usd X] [--trigger-chars N] [--recency-exchanges N] [--digest-cap N]
+      [--tool-rules <json>] [--policy <json>]                      validate and store it, audited
+  context-cleaner policy reset --org <org>                         delete it: the deployment's defaults
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
   context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
   context-cleaner dlq redrive [--limit N] [--include-poison]       back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
@@ -20,6 +26,7 @@ type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;
 const COMMANDS = {
   status: () => import("./status").then((module) => module.statusCommand),
   purge: () => import("./purge").then((module) => module.purgeCommand),
+  policy: () => import("./policy").then((module) => module.policyCommand),
   dlq: () => import("./dlq").then((module) => module.dlqCommand),
   sweep: () => import("./sweep").then((module) => module.sweepCommand),
   worker: () => import("./worker").then((module) => module.workerCommand),

@@ -116,6 +116,7 @@ describe("context-cleaner status", () => {
     expect(JSON.parse(run.stdout())).toEqual({
       orgId: "acme",
       threadId: "none",
+      mode: "on",
       pass: null,
       digests: { digests: 0, originalChars: 0, digestChars: 0, charsSaved: 0 },
     });
