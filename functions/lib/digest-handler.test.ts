@@ -289,6 +289,12 @@ describe("createDigestHandler", () => {
 
   it("hands a record back while another run holds the thread, and past the cap records its turn for the sweep before acking, counted apart from the turn lock", async () => {
     const { orgId, threadId, message, event } = turn();
+    const earlierTurn = new Date("2026-11-30T09:00:00Z");
+    await storage.repository.recordPass(orgId, threadId, {
+      status: "done",
+      coveredTurnEndedAt: earlierTurn,
+      at: earlierTurn,
+    });
     // Another run took the thread's lease (a run whose delivery timed out, or the sweep's).
     await storage.repository.claimThread(orgId, threadId, {
       owner: "the-other-run",
@@ -314,11 +320,22 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual([
       "another run still holds the thread: its turn is recorded for the nightly sweep",
     ]);
+    // Only the latest turn moved: the holder's record keeps its status and time, so the
+    // holder's own pass, stamped by its clock (behind this one's), still records.
     expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
+      status: "done",
+      reason: null,
+      at: earlierTurn,
       latestTurnEndedAt: new Date(event.turnEndedAt),
-      coveredTurnEndedAt: null,
+      coveredTurnEndedAt: earlierTurn,
       leaseOwner: "the-other-run",
     });
+    await storage.repository.recordPass(orgId, threadId, {
+      status: "partial",
+      reason: "call_cap",
+      at: new Date("2026-11-30T10:05:30Z"),
+    });
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
     const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
     expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({ threadId });
   });
@@ -434,6 +451,39 @@ describe("createDigestHandler", () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]).toBeInstanceOf(Error);
     expect(issues[0]).toMatchObject({ name: "TenantRefused", fields: { orgId, threadId, messageId } });
+  });
+
+  it("records no failed pass when the thread's owner cannot be read: the payload's org is not verified", async () => {
+    const threadOwner: ThreadOwner = {
+      ownerOf: async () => {
+        throw Object.assign(new Error("owner table unreachable"), { retryable: true });
+      },
+    };
+    const { queue, metrics, handler } = setup({ threadOwner });
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(metrics.count("FailedJobs")).toBe(1);
+    expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
+  });
+
+  it("records a failed pass under the owner's org once the owner is verified", async () => {
+    const { orgId, threadId, message } = turn();
+    const threadOwner: ThreadOwner = { ownerOf: async () => ({ status: "owned", orgId }) };
+    const broken: DigestStore = {
+      ...storage.repository,
+      getPass: (org, thread) => storage.repository.getPass(org, thread),
+      recordPass: (org, thread, pass) => storage.repository.recordPass(org, thread, pass),
+      claimThread: async () => {
+        throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+      },
+    };
+    const { queue, handler } = setup({ threadOwner, store: broken });
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
   });
 
   it("reports a finished job whose fallback rate is over the alarm, and none under it", async () => {

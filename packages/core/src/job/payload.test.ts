@@ -35,6 +35,7 @@ function emptyStore(): DigestStore & { calls: string[] } {
     settleSpend: async () => called("settleSpend", undefined),
     recordPass: async () => called("recordPass", undefined),
     getPass: async () => called("getPass", null),
+    recordLatestTurn: async () => called("recordLatestTurn", undefined),
     claimThread: async () => called("claimThread", { claimed: true, coveredTurnEndedAt: null }),
     releaseThread: async () => called("releaseThread", true),
   };

@@ -1,25 +1,29 @@
 import { claimThread, whileClaimed } from "./claim-thread";
 import { commitPass } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
-import { createJobContext, type DigestJobPorts, type JobContext } from "./job-context";
+import { createJobContext, type DigestJobPorts, type JobContext, recordPass } from "./job-context";
 import { type DigestJobOptions, resolveJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
-import { passGates } from "./pass-gates";
+import { admitJob, passGates } from "./pass-gates";
 import { parseDigestJobPayload } from "./payload";
 import { planPass } from "./plan-pass";
 
 /**
  * One digest pass over a thread, in four stages (see docs/architecture.md#the-worker):
  *
- * 1. gates — kill switch, trigger, coalescing, turn-lock peek ({@link passGates}); then the
- *    claim: this run takes the thread's lease, or skips as `claimed` ({@link claimThread});
+ * 1. gates — kill switch, trigger, owner ({@link admitJob}), coalescing, turn-lock peek
+ *    ({@link passGates}); then the claim: this run takes the thread's lease, or skips as
+ *    `claimed` ({@link claimThread});
  * 2. plan — read the checkpoint, count stale rows, classify, stubs, hash reuse ({@link planPass});
  * 3. digest — model calls within the call cap and the daily budget ({@link digestWithinBudget});
  * 4. commit — threshold, idempotent upsert, pass record, metrics ({@link commitPass}).
  *
  * Running it twice writes the same rows and spends nothing more; overlapping runs of one
  * thread pay once, since only the lease holder plans and digests. The lease is released when
- * the pass ends, however it ends.
+ * the pass ends, however it ends. A job that throws once its org is admitted records a
+ * `failed` pass (best effort, so the sweep finds the thread even if its message
+ * dead-letters) and rethrows; one that throws before, e.g. when the owner cannot be read,
+ * writes nothing under the payload's unverified org.
  *
  * @example
  * const outcome = await runDigestJob(event, { checkpoints, store, digester, clock: systemClock });
@@ -37,11 +41,24 @@ export async function runDigestJob(
     maxTurnClockSkewSeconds: resolved.maxTurnClockSkewSeconds,
   });
   const context = createJobContext(job, ports, resolved);
-  const gated = await passGates(context);
-  if (gated) return gated;
-  const claimSkip = await claimThread(context);
-  if (claimSkip) return claimSkip;
-  return whileClaimed(context, () => claimedPass(context));
+  const refused = await admitJob(context);
+  if (refused) return refused;
+  try {
+    const gated = await passGates(context);
+    if (gated) return gated;
+    const claimSkip = await claimThread(context);
+    if (claimSkip) return claimSkip;
+    return await whileClaimed(context, () => claimedPass(context));
+  } catch (error) {
+    await recordPass(context, "failed", null, false).catch((recordError: unknown) =>
+      ports.logger?.warn("failed pass not recorded", {
+        orgId: job.orgId,
+        threadId: job.threadId,
+        error: String(recordError),
+      }),
+    );
+    throw error;
+  }
 }
 
 /** Plan, digest and commit, run while this run holds the thread's lease. */
