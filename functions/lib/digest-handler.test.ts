@@ -149,7 +149,7 @@ describe("createDigestHandler", () => {
       ["poison-2", 1],
     ]);
     expect(dead.find((letter) => letter.groupId === "poison")?.deadLetterReason).toMatch(
-      /rawToolChars: Invalid input: expected number/,
+      /rawToolChars: must be an integer ≥ 0, got a string/,
     );
     expect(dead.find((letter) => letter.groupId === "poison-2")?.deadLetterReason).toMatch(
       /^body is not JSON/,

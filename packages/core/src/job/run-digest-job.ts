@@ -5,7 +5,7 @@ import { createJobContext, type DigestJobPorts, type JobContext, recordPass } fr
 import { type DigestJobOptions, resolveJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
 import { admitJob, passGates } from "./pass-gates";
-import { parseDigestJobPayload } from "./payload";
+import type { DigestJobPayload } from "./payload";
 import { planPass } from "./plan-pass";
 
 /**
@@ -25,22 +25,20 @@ import { planPass } from "./plan-pass";
  * dead-letters) and rethrows; one that throws before, e.g. when the owner cannot be read,
  * writes nothing under the payload's unverified org.
  *
+ * The payload is taken as parsed, once, at the edge: {@link parseDigestJobPayload} with
+ * the worker's clock refuses an invalid event and a turn that ends more than
+ * `maxTurnClockSkewSeconds` (300) ahead of it.
+ *
  * @example
- * const outcome = await runDigestJob(event, { checkpoints, store, digester, clock: systemClock });
- * @throws {InvalidPayloadError} when the payload is not a valid post-turn event, or its turn
- *   ends more than `maxTurnClockSkewSeconds` (300) ahead of `ports.clock`.
+ * const job = parseDigestJobPayload(JSON.parse(record.body), { now: systemClock.now() });
+ * const outcome = await runDigestJob(job, { checkpoints, store, digester, clock: systemClock });
  */
 export async function runDigestJob(
-  payload: unknown,
+  job: DigestJobPayload,
   ports: DigestJobPorts,
   options: Partial<DigestJobOptions> = {},
 ): Promise<DigestJobOutcome> {
-  const resolved = resolveJobOptions(options);
-  const job = parseDigestJobPayload(payload, {
-    now: ports.clock.now(),
-    maxTurnClockSkewSeconds: resolved.maxTurnClockSkewSeconds,
-  });
-  const context = createJobContext(job, ports, resolved);
+  const context = createJobContext(job, ports, resolveJobOptions(options));
   const refused = await admitJob(context);
   if (refused) return refused;
   try {
