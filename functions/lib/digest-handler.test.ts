@@ -53,6 +53,7 @@ function setup(
     visibility?: DigestHandlerDependencies["queue"];
     deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
     onJobFinished?: DigestHandlerDependencies["onJobFinished"];
+    jobOptions?: DigestHandlerDependencies["jobOptions"];
   } = {},
 ) {
   const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
@@ -77,7 +78,7 @@ function setup(
     metrics,
     issues: (issue) => issues.push(issue),
     disabled: () => options.disabled ?? false,
-    jobOptions: { maxCallsPerJob: 2 },
+    jobOptions: options.jobOptions ?? { maxCallsPerJob: 2 },
     ...(options.onJobFinished ? { onJobFinished: options.onJobFinished } : {}),
   };
   return { clock, queue, logger, metrics, issues, handler: createDigestHandler(dependencies) };
@@ -338,6 +339,32 @@ describe("createDigestHandler", () => {
     expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
     const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
     expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({ threadId });
+  });
+
+  it("coalesces turns on the queue's send time, not the runtime host's clock: a host ahead hides no later turn", async () => {
+    const outcomes: string[] = [];
+    const { clock, queue, handler } = setup({
+      jobOptions: {},
+      onJobFinished: (outcome) => outcomes.push(outcome.reason ?? outcome.status),
+    });
+    // A host 200 s ahead (within the 300 s the worker accepts) ends a turn; its pass covers the thread.
+    const ahead = turn("ground-lease", "2026-11-30T10:08:20.000Z");
+    await queue.send(ahead.message);
+    await deliverOnce(queue, handler);
+    expect(outcomes).toEqual(["done"]);
+
+    // A minute later a host with a right clock ends a later turn of the same thread (its
+    // stamp is earlier than the first host's), and a duplicate event of it follows.
+    clock.advance(60);
+    const later = { ...ahead.event, turnEndedAt: "2026-11-30T10:06:00.000Z" };
+    await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn" });
+    await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn-again" });
+    await deliverOnce(queue, handler);
+    await deliverOnce(queue, handler);
+    // The later turn's pass runs; its duplicate, sent before that pass read the thread, is coalesced.
+    expect(outcomes).toHaveLength(3);
+    expect(outcomes[1]).not.toBe("nothing_new");
+    expect(outcomes[2]).toBe("nothing_new");
   });
 
   it("hands a record back at once when its job stops for the clock before any call", async () => {

@@ -143,6 +143,12 @@ function parseRecord(record: SQSRecord, clock: TurnClockCheck): DigestJobPayload
   }
 }
 
+/** The record's SQS `SentTimestamp`, when it has a valid one: what the job coalesces turns on. */
+function sentAt(record: SQSRecord): { queuedAt?: Date } {
+  const sent = Number(record.attributes.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? { queuedAt: new Date(sent) } : {};
+}
+
 function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
   return {
     status: outcome.status,
@@ -346,6 +352,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       outcome = await runJob(job, jobPorts, {
         options: { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
+        ...sentAt(record),
       });
     } catch (error) {
       const retryInSeconds = retryDelaySeconds(error, receiveCount, retry);

@@ -44,10 +44,32 @@ export interface DigestJobPorts {
   remainingTimeMs?: () => number;
 }
 
+/** How the job's event reached the worker. */
+export interface JobDelivery {
+  /**
+   * When the queue accepted the event (SQS `SentTimestamp`): one clock for every runtime
+   * host, so turns are coalesced on it rather than on the host's `turnEndedAt`.
+   * @default none: turns are coalesced on `turnEndedAt`
+   */
+  queuedAt?: Date;
+}
+
 /** What every stage of one job reads and the stats it adds to. */
 export interface JobContext {
   readonly job: DigestJobPayload;
   readonly turnEndedAt: Date;
+  /**
+   * Where the job's event stands in the thread's order, for coalescing: a pass record
+   * covering it (`coveredTurnEndedAt` at or after it) makes the job `nothing_new`. The
+   * queue's send time when known, else the turn's end.
+   */
+  readonly position: Date;
+  /**
+   * What a pass of this job records as covered. For a queued job, the worker's time as
+   * the job started, before it read the thread: every event the queue accepted by then was
+   * published after its turn's checkpoint, which the pass reads. Else the turn's end.
+   */
+  readonly coveredAt: Date;
   readonly ports: DigestJobPorts;
   readonly options: DigestJobOptions;
   readonly stats: DigestJobStats;
@@ -61,10 +83,15 @@ export function createJobContext(
   job: DigestJobPayload,
   ports: DigestJobPorts,
   options: DigestJobOptions,
+  delivery: JobDelivery = {},
 ): JobContext {
+  const turnEndedAt = new Date(job.turnEndedAt);
+  const queued = delivery.queuedAt !== undefined && !Number.isNaN(delivery.queuedAt.getTime());
   return {
     job,
-    turnEndedAt: new Date(job.turnEndedAt),
+    turnEndedAt,
+    position: queued ? new Date(delivery.queuedAt as Date) : turnEndedAt,
+    coveredAt: queued ? ports.clock.now() : turnEndedAt,
     ports,
     options,
     stats: emptyStats(),
@@ -83,18 +110,18 @@ export function recordMetric(
   context.ports.metrics?.record({ name, value, unit, ...(dimensions ? { dimensions } : {}) });
 }
 
-/** Writes the thread's pass record; `covered` moves the covered turn to this job's turn. */
+/** Writes the thread's pass record; `covered` moves the covered turn to this job's `coveredAt`. */
 export function recordPass(
   context: JobContext,
   status: PassStatus,
   reason: PassReason | null,
   covered: boolean,
 ): Promise<void> {
-  const { job, turnEndedAt, stats, ports } = context;
+  const { job, turnEndedAt, coveredAt, stats, ports } = context;
   return ports.store.recordPass(job.orgId, job.threadId, {
     status,
     reason,
-    ...(covered ? { coveredTurnEndedAt: turnEndedAt } : {}),
+    ...(covered ? { coveredTurnEndedAt: coveredAt } : {}),
     turnEndedAt,
     rawToolChars: job.rawToolChars,
     digestsWritten: stats.digestsWritten,

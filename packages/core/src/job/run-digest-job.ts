@@ -1,7 +1,13 @@
 import { claimThread, whileClaimed } from "./claim-thread";
 import { commitPass } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
-import { createJobContext, type DigestJobPorts, type JobContext, recordPass } from "./job-context";
+import {
+  createJobContext,
+  type DigestJobPorts,
+  type JobContext,
+  type JobDelivery,
+  recordPass,
+} from "./job-context";
 import { type DigestJobOptions, resolveJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
 import { admitJob, passGates } from "./pass-gates";
@@ -25,6 +31,9 @@ import { planPass } from "./plan-pass";
  * dead-letters) and rethrows; one that throws before, e.g. when the owner cannot be read,
  * writes nothing under the payload's unverified org.
  *
+ * Turns are coalesced on `delivery.queuedAt` when the queue gives it (one clock for every
+ * runtime host), else on the turn's end.
+ *
  * The payload is taken as parsed, once, at the edge: {@link parseDigestJobPayload} with
  * the worker's clock refuses an invalid event and a turn that ends more than
  * `maxTurnClockSkewSeconds` (300) ahead of it.
@@ -37,8 +46,9 @@ export async function runDigestJob(
   job: DigestJobPayload,
   ports: DigestJobPorts,
   options: Partial<DigestJobOptions> = {},
+  delivery: JobDelivery = {},
 ): Promise<DigestJobOutcome> {
-  const context = createJobContext(job, ports, resolveJobOptions(options));
+  const context = createJobContext(job, ports, resolveJobOptions(options), delivery);
   const refused = await admitJob(context);
   if (refused) return refused;
   try {
