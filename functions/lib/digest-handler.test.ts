@@ -359,6 +359,7 @@ describe("createDigestHandler", () => {
     const later = { ...ahead.event, turnEndedAt: "2026-11-30T10:06:00.000Z" };
     await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn" });
     await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn-again" });
+    clock.advance(1);
     await deliverOnce(queue, handler);
     await deliverOnce(queue, handler);
     // The later turn's pass runs; its duplicate, sent before that pass read the thread, is coalesced.

@@ -21,7 +21,7 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
   if (!claim.claimed) {
     return skipped(context, SKIP_REASONS.claimed, { requeueAfterSeconds: options.claimRequeueDelaySeconds });
   }
-  if (claim.coveredTurnEndedAt && claim.coveredTurnEndedAt >= context.position) {
+  if (context.covers(claim.coveredTurnEndedAt)) {
     await releaseThread(context);
     return skipped(context, SKIP_REASONS.nothingNew);
   }

@@ -70,6 +70,12 @@ export interface JobContext {
    * published after its turn's checkpoint, which the pass reads. Else the turn's end.
    */
   readonly coveredAt: Date;
+  /**
+   * Whether a pass record's covered instant covers this job's event. A turn end is covered
+   * by itself (a redelivery of the turn a pass covered); a queue time only by a pass that
+   * started strictly after it, since within one millisecond the order is unknown.
+   */
+  readonly covers: (covered: Date | null | undefined) => boolean;
   readonly ports: DigestJobPorts;
   readonly options: DigestJobOptions;
   readonly stats: DigestJobStats;
@@ -92,6 +98,11 @@ export function createJobContext(
     turnEndedAt,
     position: queued ? new Date(delivery.queuedAt as Date) : turnEndedAt,
     coveredAt: queued ? ports.clock.now() : turnEndedAt,
+    covers: (covered) => {
+      if (!covered) return false;
+      const position = queued ? (delivery.queuedAt as Date) : turnEndedAt;
+      return queued ? covered > position : covered >= position;
+    },
     ports,
     options,
     stats: emptyStats(),

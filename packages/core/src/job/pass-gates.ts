@@ -35,7 +35,7 @@ export async function admitJob(context: JobContext): Promise<DigestJobOutcome | 
 export async function passGates(context: JobContext): Promise<DigestJobOutcome | undefined> {
   const { job, options, ports } = context;
   const pass = await ports.store.getPass(job.orgId, job.threadId);
-  if (pass?.coveredTurnEndedAt && pass.coveredTurnEndedAt >= context.position) {
+  if (context.covers(pass?.coveredTurnEndedAt)) {
     return skipped(context, SKIP_REASONS.nothingNew);
   }
   if (await ports.lock?.isHeld(job.orgId, job.threadId)) {
