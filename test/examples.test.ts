@@ -5,7 +5,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { contentSha256, type DigestMap } from "@context-cleaner/assembler";
-import type { TurnEndedEvent } from "@context-cleaner/assembler/langchain";
+import type { ThreadTurnEnded } from "@context-cleaner/assembler/langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
 import OpenAI from "openai";
@@ -121,7 +121,7 @@ describe("examples/", () => {
     const model = new ScriptedReaderModel({});
     const checkpointer = new MemorySaver();
     let digests: DigestMap = new Map();
-    const published: TurnEndedEvent[] = [];
+    const published: ThreadTurnEnded[] = [];
     const agent = buildAgent(
       model,
       [readDocument],

@@ -57,6 +57,7 @@ function setup(
     visibility?: DigestHandlerDependencies["queue"];
     deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
     onJobFinished?: DigestHandlerDependencies["onJobFinished"];
+    jobOptions?: DigestHandlerDependencies["jobOptions"];
   } = {},
 ) {
   const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
@@ -81,7 +82,7 @@ function setup(
     metrics,
     issues: (issue) => issues.push(issue),
     disabled: () => options.disabled ?? false,
-    jobOptions: { maxCallsPerJob: 2 },
+    jobOptions: options.jobOptions ?? { maxCallsPerJob: 2 },
     ...(options.onJobFinished ? { onJobFinished: options.onJobFinished } : {}),
   };
   return { clock, queue, logger, metrics, issues, handler: createDigestHandler(dependencies) };
@@ -153,7 +154,7 @@ describe("createDigestHandler", () => {
       ["poison-2", 1],
     ]);
     expect(dead.find((letter) => letter.groupId === "poison")?.deadLetterReason).toMatch(
-      /rawToolChars: Invalid input: expected number/,
+      /rawToolChars: must be an integer ≥ 0, got a string/,
     );
     expect(dead.find((letter) => letter.groupId === "poison-2")?.deadLetterReason).toMatch(
       /^body is not JSON/,
@@ -293,6 +294,12 @@ describe("createDigestHandler", () => {
 
   it("hands a record back while another run holds the thread, and past the cap records its turn for the sweep before acking, counted apart from the turn lock", async () => {
     const { orgId, threadId, message, event } = turn();
+    const earlierTurn = new Date("2026-11-30T09:00:00Z");
+    await storage.repository.recordPass(orgId, threadId, {
+      status: "done",
+      coveredTurnEndedAt: earlierTurn,
+      at: earlierTurn,
+    });
     // Another run took the thread's lease (a run whose delivery timed out, or the sweep's).
     await storage.repository.claimThread(orgId, threadId, {
       owner: "the-other-run",
@@ -318,13 +325,51 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual([
       "another run still holds the thread: its turn is recorded for the nightly sweep",
     ]);
+    // Only the latest turn moved: the holder's record keeps its status and time, so the
+    // holder's own pass, stamped by its clock (behind this one's), still records.
     expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
+      status: "done",
+      reason: null,
+      at: earlierTurn,
       latestTurnEndedAt: new Date(event.turnEndedAt),
-      coveredTurnEndedAt: null,
+      coveredTurnEndedAt: earlierTurn,
       leaseOwner: "the-other-run",
     });
+    await storage.repository.recordPass(orgId, threadId, {
+      status: "partial",
+      reason: "call_cap",
+      at: new Date("2026-11-30T10:05:30Z"),
+    });
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "partial" });
     const leftBehind = await storage.repository.listLeftBehind({ limit: 1000 });
     expect(leftBehind.threads.find((thread) => thread.orgId === orgId)).toMatchObject({ threadId });
+  });
+
+  it("coalesces turns on the queue's send time, not the runtime host's clock: a host ahead hides no later turn", async () => {
+    const outcomes: string[] = [];
+    const { clock, queue, handler } = setup({
+      jobOptions: {},
+      onJobFinished: (outcome) => outcomes.push(outcome.reason ?? outcome.status),
+    });
+    // A host 200 s ahead (within the 300 s the worker accepts) ends a turn; its pass covers the thread.
+    const ahead = turn("ground-lease", "2026-11-30T10:08:20.000Z");
+    await queue.send(ahead.message);
+    await deliverOnce(queue, handler);
+    expect(outcomes).toEqual(["done"]);
+
+    // A minute later a host with a right clock ends a later turn of the same thread (its
+    // stamp is earlier than the first host's), and a duplicate event of it follows.
+    clock.advance(60);
+    const later = { ...ahead.event, turnEndedAt: "2026-11-30T10:06:00.000Z" };
+    await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn" });
+    await queue.send({ ...ahead.message, body: JSON.stringify(later), deduplicationId: "later-turn-again" });
+    clock.advance(1);
+    await deliverOnce(queue, handler);
+    await deliverOnce(queue, handler);
+    // The later turn's pass runs; its duplicate, sent before that pass read the thread, is coalesced.
+    expect(outcomes).toHaveLength(3);
+    expect(outcomes[1]).not.toBe("nothing_new");
+    expect(outcomes[2]).toBe("nothing_new");
   });
 
   it("hands a record back at once when its job stops for the clock before any call", async () => {
@@ -438,6 +483,39 @@ describe("createDigestHandler", () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]).toBeInstanceOf(Error);
     expect(issues[0]).toMatchObject({ name: "TenantRefused", fields: { orgId, threadId, messageId } });
+  });
+
+  it("records no failed pass when the thread's owner cannot be read: the payload's org is not verified", async () => {
+    const threadOwner: ThreadOwner = {
+      ownerOf: async () => {
+        throw Object.assign(new Error("owner table unreachable"), { retryable: true });
+      },
+    };
+    const { queue, metrics, handler } = setup({ threadOwner });
+    const { orgId, threadId, message } = turn();
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(metrics.count("FailedJobs")).toBe(1);
+    expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
+  });
+
+  it("records a failed pass under the owner's org once the owner is verified", async () => {
+    const { orgId, threadId, message } = turn();
+    const threadOwner: ThreadOwner = { ownerOf: async () => ({ status: "owned", orgId }) };
+    const broken: DigestStore = {
+      ...storage.repository,
+      getPass: (org, thread) => storage.repository.getPass(org, thread),
+      recordPass: (org, thread, pass) => storage.repository.recordPass(org, thread, pass),
+      claimThread: async () => {
+        throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+      },
+    };
+    const { queue, handler } = setup({ threadOwner, store: broken });
+    await queue.send(message);
+
+    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
   });
 
   it("reports a finished job whose fallback rate is over the alarm, and none under it", async () => {

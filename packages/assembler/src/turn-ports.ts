@@ -3,6 +3,7 @@
  * functions: load the thread's digest rows, publish the turn-ended event, hold the turn
  * lock. The storage, queue and lock adapters implement them; this package does no I/O.
  */
+import type { ThreadTurnEnded } from "./events/turn-event";
 import type { TurnState } from "./org-policy";
 import type { DigestMap } from "./types";
 
@@ -25,17 +26,12 @@ export type LoadDigests = (
   turn: TurnContext,
 ) => Promise<DigestMap | TurnState | null | undefined>;
 
-/** The event a runtime publishes when a turn ends; the worker decides from it whether a pass is due. */
-export interface TurnEndedEvent {
-  threadId: string;
-  /** Raw chars of every tool result in the thread (the raw record, not the view). */
-  rawToolChars: number;
-  /** ISO 8601 time the turn ended. */
-  turnEndedAt: string;
-}
-
-/** Publishes the turn-ended event (fire-and-forget: its errors are reported, never thrown into the turn). */
-export type PublishTurnEnded = (event: TurnEndedEvent, turn: TurnContext) => Promise<void> | void;
+/**
+ * Publishes the turn-ended event (fire-and-forget: its errors are reported, never thrown
+ * into the turn). The integration passes the event without its org (the events module's
+ * `ThreadTurnEnded`); the runtime adds the org from `turn`.
+ */
+export type PublishTurnEnded = (event: ThreadTurnEnded, turn: TurnContext) => Promise<void> | void;
 
 /** A held turn lock; releasing twice must be harmless. */
 export interface TurnLease {

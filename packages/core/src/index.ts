@@ -22,7 +22,7 @@ export {
   InvalidPayloadError,
   StoreInputError,
 } from "./errors";
-export type { DigestJobPorts } from "./job/job-context";
+export type { DigestJobPorts, JobDelivery } from "./job/job-context";
 export { DIGEST_JOB_DEFAULTS, type DigestJobOptions } from "./job/options";
 export type { DigestJobOutcome, DigestJobStats, PartialReason, SkipReason } from "./job/outcome";
 export { PARTIAL_REASONS, SKIP_REASONS } from "./job/outcome";

@@ -46,6 +46,14 @@ export interface PassUpdate {
   at: Date;
 }
 
+/** A turn a run saw but leaves to another (see {@link DigestStore.recordLatestTurn}). */
+export interface LatestTurnUpdate {
+  /** The end of the turn seen. */
+  turnEndedAt: Date;
+  /** Now: the record's time, only when the thread had no record yet. */
+  at: Date;
+}
+
 /** A run's claim on a thread, taken before any paid call (see {@link DigestStore.claimThread}). */
 export interface ThreadClaimRequest {
   /** A unique id of the run. */
@@ -83,6 +91,12 @@ export interface DigestStore {
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   recordPass(orgId: string, threadId: string, pass: PassUpdate): Promise<void>;
   getPass(orgId: string, threadId: string): Promise<{ coveredTurnEndedAt: Date | null } | null>;
+  /**
+   * Raises the thread's latest seen turn to `update.turnEndedAt` (`greatest(latest, turn)`)
+   * and changes nothing else: status, reason, covered turn, record time and lease stay the
+   * holder's. A thread with no record gets one, `skipped` / `claimed` at `update.at`.
+   */
+  recordLatestTurn(orgId: string, threadId: string, update: LatestTurnUpdate): Promise<void>;
   /**
    * Takes the thread's lease, atomically, unless another run holds one that has not expired
    * at `claim.at`: of concurrent claims exactly one wins. The lease expires on its own after

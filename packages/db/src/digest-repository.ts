@@ -10,7 +10,7 @@ import {
 import { claimThread, releaseThread } from "./lease-queries";
 import { listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getThreadOwner, recordThreadOwner } from "./owner-queries";
-import { getPass, recordPass } from "./pass-queries";
+import { getPass, recordLatestTurn, recordPass } from "./pass-queries";
 import {
   deleteOrgPolicy,
   getOrgPolicy,
@@ -48,6 +48,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     getSpend: (orgId, day) => getSpend(database, orgId, day),
     recordPass: (orgId, threadId, pass) => recordPass(database, orgId, threadId, pass),
     getPass: (orgId, threadId) => getPass(database, orgId, threadId),
+    recordLatestTurn: (orgId, threadId, update) => recordLatestTurn(database, orgId, threadId, update),
     claimThread: (orgId, threadId, claim) => claimThread(database, orgId, threadId, claim),
     releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),

@@ -24,6 +24,7 @@ export type {
   DigestKind,
   DigestRepository,
   DigestRowInput,
+  LatestTurnInput,
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,

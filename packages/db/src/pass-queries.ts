@@ -2,7 +2,7 @@ import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
-import type { PassInput, PassRecord } from "./repository-types";
+import type { LatestTurnInput, PassInput, PassRecord } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireCount, requireId, requireOrganizationId, requireStorable } from "./validation";
 
@@ -59,6 +59,45 @@ export async function recordPass(
           recordedAt: sql`excluded.recorded_at`,
         },
         setWhere: sql`${threadPass.recordedAt} <= excluded.recorded_at`,
+      }),
+  );
+}
+
+/**
+ * Raises the thread's latest seen turn, `greatest(latest, turn)`, and nothing else: a run
+ * that found another holding the lease records the turn it leaves uncovered without
+ * touching the holder's status, reason, covered turn, record time or lease. A thread with
+ * no record gets one, `skipped` / `claimed` at `at`.
+ * @throws {InvalidStorageInputError} for an invalid id or date.
+ */
+export async function recordLatestTurn(
+  database: Database,
+  orgId: string,
+  threadId: string,
+  update: LatestTurnInput,
+): Promise<void> {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireId(threadId, "threadId");
+  const turnEndedAt = optionalDate(update.turnEndedAt, "turnEndedAt");
+  if (turnEndedAt === null) throw new InvalidStorageInputError("turnEndedAt", "required");
+  const at = optionalDate(update.at, "at");
+  if (at === null) throw new InvalidStorageInputError("at", "required");
+  await database.withOrganization(organization, (transaction) =>
+    transaction
+      .insert(threadPass)
+      .values({
+        orgId: organization,
+        threadId: thread,
+        status: "skipped",
+        reason: "claimed",
+        latestTurnEndedAt: turnEndedAt,
+        recordedAt: at,
+      })
+      .onConflictDoUpdate({
+        target: [threadPass.orgId, threadPass.threadId],
+        set: {
+          latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at)`,
+        },
       }),
   );
 }

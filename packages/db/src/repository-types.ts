@@ -35,6 +35,14 @@ export interface PassInput {
   at: Date;
 }
 
+/** A turn a run saw but leaves to the run holding the lease (see {@link DigestRepository.recordLatestTurn}). */
+export interface LatestTurnInput {
+  /** The end of the turn seen. */
+  turnEndedAt: Date;
+  /** Now: the record's time, used only when the thread has no record yet. */
+  at: Date;
+}
+
 /** The stored pass record of a thread. */
 export interface PassRecord {
   orgId: string;
@@ -178,6 +186,11 @@ export interface DigestRepository {
   getSpend(orgId: string, day: string): Promise<{ reservedUsd: number; spentUsd: number }>;
   recordPass(orgId: string, threadId: string, pass: PassInput): Promise<void>;
   getPass(orgId: string, threadId: string): Promise<PassRecord | null>;
+  /**
+   * Raises the thread's latest seen turn (`greatest(latest, turn)`) and nothing else; a
+   * thread with no record gets one, `skipped` / `claimed`.
+   */
+  recordLatestTurn(orgId: string, threadId: string, update: LatestTurnInput): Promise<void>;
   /** Takes the thread's lease unless another run holds it (see {@link ThreadClaim}). */
   claimThread(orgId: string, threadId: string, claim: ThreadClaimInput): Promise<ThreadClaim>;
   /** Releases the lease if `owner` still holds it; returns whether it did. */

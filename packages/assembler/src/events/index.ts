@@ -1,8 +1,25 @@
 export { DeadlineExceededError, InvalidTurnEventError } from "../errors";
-export { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+export {
+  type TurnEventMessage,
+  turnEventDeduplicationId,
+  turnEventGroupId,
+  turnEventMessage,
+} from "./message-ids";
 export type { IoRedisLike, NodeRedisLike, TurnLockRedis, TurnLockRedisClient } from "./redis-clients";
-export type { TurnEndedEvent, TurnEndedInput } from "./turn-event";
-export { normalizeTurnEndedAt, TURN_EVENT_LIMITS, toTurnEndedEvent } from "./turn-event";
+export type {
+  ThreadTurnEnded,
+  TurnEndedEvent,
+  TurnEndedInput,
+  TurnEventField,
+  TurnEventProblem,
+} from "./turn-event";
+export {
+  describeTurnEventProblem,
+  normalizeTurnEndedAt,
+  TURN_EVENT_LIMITS,
+  toTurnEndedEvent,
+  turnEventProblems,
+} from "./turn-event";
 export type {
   SqsSendClient,
   TurnEventFailureReason,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { normalizeTurnEndedAt } from "./turn-event";
+import { normalizeTurnEndedAt, type TurnEndedEvent } from "./turn-event";
 
 // SQS FIFO ids: at most 128 characters, each alphanumeric or ASCII punctuation; URI
 // encoding keeps a readable id within that alphabet.
@@ -44,4 +44,26 @@ export function turnEventDeduplicationId(
   turnEndedAt: Date | string,
 ): string {
   return sha256Hex(["turn-ended", orgId, threadId, normalizeTurnEndedAt(turnEndedAt)]);
+}
+
+/** A turn-ended event as an SQS FIFO message: its body and ids. */
+export interface TurnEventMessage {
+  /** The event as JSON, with exactly its four fields. */
+  readonly body: string;
+  readonly groupId: string;
+  readonly deduplicationId: string;
+}
+
+/**
+ * The queue message of a turn-ended event, as the publisher sends it and the sweep
+ * re-enqueues it: the body holds the event's four fields only, the group is the thread's
+ * and the deduplication id the turn's.
+ */
+export function turnEventMessage(event: TurnEndedEvent): TurnEventMessage {
+  const { orgId, threadId, rawToolChars, turnEndedAt } = event;
+  return {
+    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt }),
+    groupId: turnEventGroupId(orgId, threadId),
+    deduplicationId: turnEventDeduplicationId(orgId, threadId, turnEndedAt),
+  };
 }

@@ -114,6 +114,31 @@ describe("createTurnEventPublisher", () => {
     });
   });
 
+  it.each([
+    ["orgId", "surrounding whitespace", { orgId: " org_1" }],
+    ["orgId", "a tab", { orgId: "org\t1" }],
+    ["orgId", "over 200 UTF-8 bytes in 101 chars", { orgId: "é".repeat(101) }],
+    ["threadId", "over 500 UTF-8 bytes in 251 chars", { threadId: "é".repeat(251) }],
+    ["threadId", "a lone surrogate", { threadId: "thread\ud800" }],
+    ["rawToolChars", "a count over 2^31 − 1", { rawToolChars: 2 ** 31 }],
+  ])(
+    "refuses, as failed/invalid_event naming %s, an event the worker would take for poison: %s",
+    async (field, _label, change) => {
+      const sqs = fakeSqs();
+      const { logger } = recordingLogger();
+      const publisher = createTurnEventPublisher({ queueUrl: QUEUE_URL, sqs: sqs.client, logger });
+
+      const outcome = await publisher.publishTurnEnded({ ...TURN, ...change });
+
+      expect(outcome).toMatchObject({ status: "failed", reason: "invalid_event" });
+      if (outcome.status !== "failed") throw new Error("unreachable");
+      expect(outcome.error).toBeInstanceOf(InvalidTurnEventError);
+      expect((outcome.error as InvalidTurnEventError).field).toBe(field);
+      expect(outcome.error.message).toMatch(new RegExp(`^${field}: `));
+      expect(sqs.sent).toHaveLength(0);
+    },
+  );
+
   it("never throws into the turn when SQS fails: returns and logs the failure", async () => {
     const failure = Object.assign(new Error("Access to the resource is denied."), { name: "AccessDenied" });
     const sqs = fakeSqs(async () => {

@@ -3,7 +3,7 @@ import { DeadlineExceededError, InvalidOptionError, InvalidTurnEventError } from
 import { killSwitchFromEnvironment } from "../kill-switch";
 import { checkInteger } from "../validate";
 import { withDeadline } from "./deadline";
-import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+import { turnEventMessage } from "./message-ids";
 import { type TurnEndedEvent, type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
 
 /** The one call the publisher makes on an SQS client; `SQSClient` satisfies it. */
@@ -120,11 +120,12 @@ async function sendEvent(
 ): Promise<TurnEventOutcome> {
   const { SendMessageCommand } = await loadSqs();
   const sqs = await client();
+  const message = turnEventMessage(event);
   const command = new SendMessageCommand({
     QueueUrl: settings.queueUrl,
-    MessageBody: JSON.stringify(event),
-    MessageGroupId: turnEventGroupId(event.orgId, event.threadId),
-    MessageDeduplicationId: turnEventDeduplicationId(event.orgId, event.threadId, event.turnEndedAt),
+    MessageBody: message.body,
+    MessageGroupId: message.groupId,
+    MessageDeduplicationId: message.deduplicationId,
   });
   const output = await withDeadline("SQS SendMessage", settings.timeoutMs, (abortSignal) =>
     sqs.send(command, { abortSignal }),

@@ -1,3 +1,4 @@
+import { countProblem, idProblem, STORED_VALUE_LIMITS } from "../contract/stored-values";
 import { InvalidTurnEventError } from "../errors";
 
 /**
@@ -13,6 +14,12 @@ export interface TurnEndedEvent {
   readonly turnEndedAt: string;
 }
 
+/**
+ * The event as a framework integration knows it when a turn ends: everything but the org,
+ * which the runtime adds from the turn's context (a LangGraph `configurable`, a request).
+ */
+export type ThreadTurnEnded = Omit<TurnEndedEvent, "orgId">;
+
 /** What a runtime passes: `turnEndedAt` as a `Date` or an ISO 8601 string with an offset. */
 export interface TurnEndedInput {
   readonly orgId: string;
@@ -21,8 +28,27 @@ export interface TurnEndedInput {
   readonly turnEndedAt: Date | string;
 }
 
-/** Length limits the worker also enforces on the ids it reads back. */
-export const TURN_EVENT_LIMITS = { orgIdMaxChars: 200, threadIdMaxChars: 500 } as const;
+/**
+ * Limits of the event's fields, the storage's own: the publisher refuses what the worker
+ * would refuse as poison.
+ */
+export const TURN_EVENT_LIMITS = {
+  /** Longest org id, in UTF-8 bytes. */
+  orgIdMaxBytes: STORED_VALUE_LIMITS.orgIdBytes,
+  /** Longest thread id, in UTF-8 bytes. */
+  threadIdMaxBytes: STORED_VALUE_LIMITS.threadIdBytes,
+  /** The largest `rawToolChars`: 2^31 − 1, what the pass record's integer column holds. */
+  maxRawToolChars: STORED_VALUE_LIMITS.maxCount,
+} as const;
+
+/** A field of the event, or `event` for the value as a whole. */
+export type TurnEventField = "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event";
+
+/** One rule of the event a value breaks. */
+export interface TurnEventProblem {
+  readonly field: TurnEventField;
+  readonly problem: string;
+}
 
 // An ISO 8601 date-time with seconds and an explicit offset (`Z` or `±hh:mm`), as the worker accepts.
 const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
@@ -47,16 +73,6 @@ function isRealDateTime(text: string): boolean {
   );
 }
 
-function checkId(value: unknown, field: "orgId" | "threadId", maxChars: number): string {
-  if (typeof value !== "string" || value.trim().length === 0) {
-    throw new InvalidTurnEventError(`${field}: must be a non-empty string`, field);
-  }
-  if (value.length > maxChars) {
-    throw new InvalidTurnEventError(`${field}: longer than ${maxChars} characters`, field);
-  }
-  return value;
-}
-
 /**
  * The instant a turn ended, as `Date#toISOString()` gives it: the same instant written
  * with another offset gives the same string, hence the same deduplication id.
@@ -77,20 +93,63 @@ export function normalizeTurnEndedAt(value: Date | string): string {
   return date.toISOString();
 }
 
+const INSTANT_PROBLEM = "must be an ISO 8601 date-time with an offset, e.g. 2026-03-01T12:00:00Z";
+
+/** Why `value` is no turn end of a runtime's input (a `Date` is allowed there, not in a message). */
+function instantProblem(value: unknown, allowDate: boolean): string | undefined {
+  if (value instanceof Date && allowDate) {
+    // A year past 9999 is written with six digits, which no worker reads as an instant.
+    const valid = !Number.isNaN(value.getTime()) && isRealDateTime(value.toISOString());
+    return valid ? undefined : "must be a valid Date between the years 0 and 9999";
+  }
+  return typeof value === "string" && isRealDateTime(value) ? undefined : INSTANT_PROBLEM;
+}
+
+/** Every rule `value` breaks, in field order; `allowDate` for a runtime's input. */
+function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return [{ field: "event", problem: "must be an object" }];
+  }
+  const event = value as Record<string, unknown>;
+  const problems: TurnEventProblem[] = [];
+  const add = (field: TurnEventField, problem: string | undefined) => {
+    if (problem !== undefined) problems.push({ field, problem });
+  };
+  add("orgId", idProblem(event.orgId, "orgId"));
+  add("threadId", idProblem(event.threadId, "threadId"));
+  add("rawToolChars", countProblem(event.rawToolChars));
+  add("turnEndedAt", instantProblem(event.turnEndedAt, allowDate));
+  return problems;
+}
+
 /**
- * Validates a runtime's input at the boundary and returns the event as it is sent.
+ * Every rule of the turn-ended event that a message body, as decoded from JSON, breaks: the
+ * one set of rules the publisher checks before it sends and the worker checks as it reads.
+ * Ids are taken exactly as given (never trimmed): a non-empty string of at most 200 (org) or
+ * 500 (thread) UTF-8 bytes, with no surrounding whitespace, control characters or lone
+ * surrogates; `rawToolChars` an integer from 0 to 2^31 − 1; `turnEndedAt` an ISO 8601
+ * date-time with seconds and an explicit offset, naming a real day and time.
+ *
+ * @returns the problems, empty when `value` is a valid event.
+ */
+export function turnEventProblems(value: unknown): TurnEventProblem[] {
+  return problemsOf(value, false);
+}
+
+/** `field: problem`, as errors name it. */
+export function describeTurnEventProblem({ field, problem }: TurnEventProblem): string {
+  return `${field}: ${problem}`;
+}
+
+/**
+ * Validates a runtime's input at the boundary and returns the event as it is sent (its
+ * rules are {@link turnEventProblems}'; `turnEndedAt` may also be a `Date`).
  *
  * @throws {InvalidTurnEventError} naming the first bad field.
  */
 export function toTurnEndedEvent(input: TurnEndedInput): TurnEndedEvent {
-  if (input === null || typeof input !== "object") {
-    throw new InvalidTurnEventError("event: must be an object", "event");
-  }
-  const orgId = checkId(input.orgId, "orgId", TURN_EVENT_LIMITS.orgIdMaxChars);
-  const threadId = checkId(input.threadId, "threadId", TURN_EVENT_LIMITS.threadIdMaxChars);
-  const { rawToolChars } = input;
-  if (typeof rawToolChars !== "number" || !Number.isSafeInteger(rawToolChars) || rawToolChars < 0) {
-    throw new InvalidTurnEventError("rawToolChars: must be a non-negative integer", "rawToolChars");
-  }
-  return { orgId, threadId, rawToolChars, turnEndedAt: normalizeTurnEndedAt(input.turnEndedAt) };
+  const [first] = problemsOf(input, true);
+  if (first !== undefined) throw new InvalidTurnEventError(describeTurnEventProblem(first), first.field);
+  const { orgId, threadId, rawToolChars, turnEndedAt } = input;
+  return { orgId, threadId, rawToolChars, turnEndedAt: normalizeTurnEndedAt(turnEndedAt) };
 }

@@ -13,6 +13,7 @@ import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpo
 import { systemClock } from "../clock";
 import type { DigestJobOptions } from "../job/options";
 import type { DigestJobOutcome } from "../job/outcome";
+import { parseDigestJobPayload } from "../job/payload";
 import { runDigestJob } from "../job/run-digest-job";
 import type { DigestModel, DigestStore } from "../ports";
 import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
@@ -107,7 +108,8 @@ export async function cleanThread(
       // Each pass stands for a later turn end (1 ms apart, from now: later than any earlier
       // clean's on the same database) so coalescing lets it run.
       const turnEndedAt = new Date(started + pass).toISOString();
-      const outcome = await runDigestJob({ orgId, threadId, rawToolChars, turnEndedAt }, ports, jobOptions);
+      const payload = parseDigestJobPayload({ orgId, threadId, rawToolChars, turnEndedAt });
+      const outcome = await runDigestJob(payload, ports, jobOptions);
       passes.push(outcome);
       if (outcome.status !== "partial" || outcome.reason !== "call_cap") break;
     }

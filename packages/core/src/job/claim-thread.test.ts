@@ -109,6 +109,29 @@ describe("the thread claim", () => {
     await expect(runDigestJob(payload, ports)).resolves.toMatchObject({ status: "done" });
   });
 
+  it("keeps a committed pass when the lease cannot be released: logged only, the lease lapses on its own", async () => {
+    const { payload, ports } = setup();
+    const warnings: string[] = [];
+    const store = {
+      ...storage.repository,
+      releaseThread: async () => {
+        throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
+      },
+    };
+    const outcome = await runDigestJob(payload, {
+      ...ports,
+      store,
+      logger: { warn: (message) => warnings.push(message) },
+    });
+    expect(outcome).toMatchObject({ status: "done" });
+    expect(outcome.digestsWritten).toBeGreaterThan(0);
+    expect(await storage.repository.getPass(payload.orgId, payload.threadId)).toMatchObject({
+      status: "done",
+      coveredTurnEndedAt: at,
+    });
+    expect(warnings).toEqual(["could not release the thread's lease after its pass; it lapses on its own"]);
+  });
+
   it("releases the lease when the plan skips the pass", async () => {
     const { payload, ports } = setup();
     const outcome = await runDigestJob(payload, ports, { minCharsPerPass: 100_000_000 });

@@ -21,7 +21,7 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
   if (!claim.claimed) {
     return skipped(context, SKIP_REASONS.claimed, { requeueAfterSeconds: options.claimRequeueDelaySeconds });
   }
-  if (claim.coveredTurnEndedAt && claim.coveredTurnEndedAt >= context.turnEndedAt) {
+  if (context.covers(claim.coveredTurnEndedAt)) {
     await releaseThread(context);
     return skipped(context, SKIP_REASONS.nothingNew);
   }
@@ -44,8 +44,9 @@ export async function releaseThread(context: JobContext): Promise<void> {
 }
 
 /**
- * Runs `work` under this run's lease and releases it however `work` ends. When `work` threw,
- * a failed release is not allowed to hide its error: the lease then lapses on its own.
+ * Runs `work` under this run's lease and releases it however `work` ends. A failed release
+ * is logged only, the lease then lapsing on its own: it never hides the error `work` threw,
+ * nor turns a pass `work` has committed into a failure (which would mark the thread failed).
  */
 export async function whileClaimed(
   context: JobContext,
@@ -55,18 +56,22 @@ export async function whileClaimed(
   try {
     outcome = await work();
   } catch (error) {
-    await releaseThread(context).catch((releaseError: unknown) =>
-      context.ports.logger?.warn(
-        "could not release the thread's lease after a failed pass; it lapses on its own",
-        {
-          orgId: context.job.orgId,
-          threadId: context.job.threadId,
-          error: String(releaseError),
-        },
-      ),
+    await releaseLogged(
+      context,
+      "could not release the thread's lease after a failed pass; it lapses on its own",
     );
     throw error;
   }
-  await releaseThread(context);
+  await releaseLogged(context, "could not release the thread's lease after its pass; it lapses on its own");
   return outcome;
+}
+
+async function releaseLogged(context: JobContext, message: string): Promise<void> {
+  await releaseThread(context).catch((releaseError: unknown) =>
+    context.ports.logger?.warn(message, {
+      orgId: context.job.orgId,
+      threadId: context.job.threadId,
+      error: String(releaseError),
+    }),
+  );
 }

@@ -45,10 +45,38 @@ export interface DigestJobPorts {
   remainingTimeMs?: () => number;
 }
 
+/** How the job's event reached the worker. */
+export interface JobDelivery {
+  /**
+   * When the queue accepted the event (SQS `SentTimestamp`): one clock for every runtime
+   * host, so turns are coalesced on it rather than on the host's `turnEndedAt`.
+   * @default none: turns are coalesced on `turnEndedAt`
+   */
+  queuedAt?: Date;
+}
+
 /** What every stage of one job reads and the stats it adds to. */
 export interface JobContext {
   readonly job: DigestJobPayload;
   readonly turnEndedAt: Date;
+  /**
+   * Where the job's event stands in the thread's order, for coalescing: a pass record
+   * covering it (`coveredTurnEndedAt` at or after it) makes the job `nothing_new`. The
+   * queue's send time when known, else the turn's end.
+   */
+  readonly position: Date;
+  /**
+   * What a pass of this job records as covered. For a queued job, the worker's time as
+   * the job started, before it read the thread: every event the queue accepted by then was
+   * published after its turn's checkpoint, which the pass reads. Else the turn's end.
+   */
+  readonly coveredAt: Date;
+  /**
+   * Whether a pass record's covered instant covers this job's event. A turn end is covered
+   * by itself (a redelivery of the turn a pass covered); a queue time only by a pass that
+   * started strictly after it, since within one millisecond the order is unknown.
+   */
+  readonly covers: (covered: Date | null | undefined) => boolean;
   readonly ports: DigestJobPorts;
   readonly options: DigestJobOptions;
   readonly stats: DigestJobStats;
@@ -65,11 +93,21 @@ export function createJobContext(
   ports: DigestJobPorts,
   options: DigestJobOptions,
   mode: PolicyMode = options.disabled ? "off" : "on",
+  delivery: JobDelivery = {},
 ): JobContext {
+  const turnEndedAt = new Date(job.turnEndedAt);
+  const queued = delivery.queuedAt !== undefined && !Number.isNaN(delivery.queuedAt.getTime());
   return {
     mode,
     job,
-    turnEndedAt: new Date(job.turnEndedAt),
+    turnEndedAt,
+    position: queued ? new Date(delivery.queuedAt as Date) : turnEndedAt,
+    coveredAt: queued ? ports.clock.now() : turnEndedAt,
+    covers: (covered) => {
+      if (!covered) return false;
+      const position = queued ? (delivery.queuedAt as Date) : turnEndedAt;
+      return queued ? covered > position : covered >= position;
+    },
     ports,
     options,
     stats: emptyStats(),
@@ -88,18 +126,18 @@ export function recordMetric(
   context.ports.metrics?.record({ name, value, unit, ...(dimensions ? { dimensions } : {}) });
 }
 
-/** Writes the thread's pass record; `covered` moves the covered turn to this job's turn. */
+/** Writes the thread's pass record; `covered` moves the covered turn to this job's `coveredAt`. */
 export function recordPass(
   context: JobContext,
   status: PassStatus,
   reason: PassReason | null,
   covered: boolean,
 ): Promise<void> {
-  const { job, turnEndedAt, stats, ports } = context;
+  const { job, turnEndedAt, coveredAt, stats, ports } = context;
   return ports.store.recordPass(job.orgId, job.threadId, {
     status,
     reason,
-    ...(covered ? { coveredTurnEndedAt: turnEndedAt } : {}),
+    ...(covered ? { coveredTurnEndedAt: coveredAt } : {}),
     turnEndedAt,
     rawToolChars: job.rawToolChars,
     digestsWritten: stats.digestsWritten,

@@ -2,14 +2,13 @@ import { type JobContext, recordPass, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
 
 /**
- * Stage 1, the gates: the kill switch and the trigger (no I/O), then the owner check (the
- * payload's org must own the thread; before anything is read or written under that org),
- * coalescing on the pass record (an earlier pass already covered this turn) and the
- * turn-lock peek (a turn is running: come back later).
+ * Stage 1a, admission: the kill switch and the trigger (no I/O), then the owner check (the
+ * payload's org must own the thread). Nothing is read or written under the payload's org
+ * before it passes, not even a failed pass when the owner cannot be read.
  *
- * @returns the skip outcome, or `undefined` when the job goes on.
+ * @returns the skip outcome, or `undefined` when the job goes on under a verified org.
  */
-export async function passGates(context: JobContext): Promise<DigestJobOutcome | undefined> {
+export async function admitJob(context: JobContext): Promise<DigestJobOutcome | undefined> {
   const { job, options, ports } = context;
   if (options.disabled) return skipped(context, SKIP_REASONS.disabled);
   if (job.rawToolChars < options.triggerChars) return skipped(context, SKIP_REASONS.belowTrigger);
@@ -24,9 +23,19 @@ export async function passGates(context: JobContext): Promise<DigestJobOutcome |
       return skipped(context, SKIP_REASONS.notOwner);
     }
   }
+  return undefined;
+}
 
+/**
+ * Stage 1b, the gates of an admitted job: coalescing on the pass record (an earlier pass
+ * already covered this turn) and the turn-lock peek (a turn is running: come back later).
+ *
+ * @returns the skip outcome, or `undefined` when the job goes on.
+ */
+export async function passGates(context: JobContext): Promise<DigestJobOutcome | undefined> {
+  const { job, options, ports } = context;
   const pass = await ports.store.getPass(job.orgId, job.threadId);
-  if (pass?.coveredTurnEndedAt && pass.coveredTurnEndedAt >= context.turnEndedAt) {
+  if (context.covers(pass?.coveredTurnEndedAt)) {
     return skipped(context, SKIP_REASONS.nothingNew);
   }
   if (await ports.lock?.isHeld(job.orgId, job.threadId)) {

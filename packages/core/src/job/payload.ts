@@ -1,32 +1,18 @@
-import { countProblem, type IdField, idProblem } from "@context-cleaner/assembler/internal";
-import * as z from "zod";
+import {
+  describeTurnEventProblem,
+  type TurnEndedEvent,
+  turnEventProblems,
+} from "@context-cleaner/assembler/events";
 import { InvalidPayloadError } from "../errors";
 import { DIGEST_JOB_DEFAULTS } from "./options";
 
-/** Adds the shared storage rule's problem, if any, as the field's issue. */
-function storedRule<T>(problemOf: (value: T) => string | undefined) {
-  return (value: T, context: z.RefinementCtx) => {
-    const problem = problemOf(value);
-    if (problem) context.addIssue({ code: "custom", message: problem });
-  };
-}
-
-const idSchema = (field: IdField) => z.string().superRefine(storedRule((value) => idProblem(value, field)));
-
 /**
- * The post-turn event a runtime publishes and the worker consumes (docs/architecture.md#the-worker).
- * Ids and counts follow the storage's rules (`idProblem`, `countProblem` of the assembler's
- * internals), so a payload accepted here is never refused by the repository: ids are taken
- * as given, never trimmed.
+ * The post-turn event a runtime publishes and the worker consumes: the assembler's
+ * `TurnEndedEvent`, read with its rules (`turnEventProblems`), which follow the storage's,
+ * so a payload accepted here is never refused by the repository, and the publisher sends
+ * nothing this would refuse. Ids are taken as given, never trimmed.
  */
-export const digestJobPayloadSchema = z.object({
-  orgId: idSchema("orgId"),
-  threadId: idSchema("threadId"),
-  rawToolChars: z.number().superRefine(storedRule(countProblem)),
-  turnEndedAt: z.iso.datetime({ offset: true }),
-});
-
-export type DigestJobPayload = z.infer<typeof digestJobPayloadSchema>;
+export type DigestJobPayload = TurnEndedEvent;
 
 /** How the turn time is checked against a clock. */
 export interface TurnClockCheck {
@@ -52,18 +38,15 @@ export function turnAheadProblem(turnEndedAt: Date, check: TurnClockCheck): stri
  * than the allowed skew ahead of it.
  *
  * @throws {InvalidPayloadError} naming each bad field, e.g. `rawToolChars: expected number`
- *   (never retryable).
+ *   (never retryable); a payload of any other shape gives `event: must be an object`.
  * @example
  * const payload = parseDigestJobPayload(JSON.parse(record.body), { now: new Date() });
  */
 export function parseDigestJobPayload(value: unknown, clock?: TurnClockCheck): DigestJobPayload {
-  const result = digestJobPayloadSchema.safeParse(value);
-  if (!result.success) {
-    throw new InvalidPayloadError(
-      result.error.issues.map((issue) => `${issue.path.join(".") || "payload"}: ${issue.message}`),
-    );
-  }
-  const ahead = clock ? turnAheadProblem(new Date(result.data.turnEndedAt), clock) : undefined;
+  const problems = turnEventProblems(value);
+  if (problems.length > 0) throw new InvalidPayloadError(problems.map(describeTurnEventProblem));
+  const { orgId, threadId, rawToolChars, turnEndedAt } = value as TurnEndedEvent;
+  const ahead = clock ? turnAheadProblem(new Date(turnEndedAt), clock) : undefined;
   if (ahead) throw new InvalidPayloadError([ahead]);
-  return result.data;
+  return { orgId, threadId, rawToolChars, turnEndedAt };
 }

@@ -6,6 +6,7 @@ import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { parseDigestJobPayload } from "./payload";
 import { runDigestJob } from "./run-digest-job";
 
 const at = new Date("2026-11-30T10:00:00.000Z");
@@ -39,15 +40,18 @@ function run(messages: readonly Message[], ids: { orgId?: string; threadId?: str
   counter += 1;
   const orgId = ids.orgId ?? `org-nul-${counter}`;
   const threadId = ids.threadId ?? `thread-${counter}`;
-  const outcome = runDigestJob(
-    { orgId, threadId, rawToolChars: 200_000, turnEndedAt: at.toISOString() },
-    {
-      checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
-      store: storage.repository,
-      digester: createExtractiveDigester(),
-      clock: fixedClock(at),
-    },
-    { triggerChars: 0, minCharsPerPass: 0, recencyKeepExchanges: 1 },
+  // Parsed at the edge, as the digest handler parses a record's body.
+  const outcome = Promise.resolve().then(() =>
+    runDigestJob(
+      parseDigestJobPayload({ orgId, threadId, rawToolChars: 200_000, turnEndedAt: at.toISOString() }),
+      {
+        checkpoints: createInMemoryCheckpointReader(new Map([[threadId, messages]])),
+        store: storage.repository,
+        digester: createExtractiveDigester(),
+        clock: fixedClock(at),
+      },
+      { triggerChars: 0, minCharsPerPass: 0, recencyKeepExchanges: 1 },
+    ),
   );
   return { orgId, threadId, outcome };
 }

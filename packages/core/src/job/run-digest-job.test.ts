@@ -10,12 +10,13 @@ import { DigestModelError, InvalidPayloadError } from "../errors";
 import type { DigestModel, DigestRequest, Metric } from "../ports";
 import type { DigestJobPorts } from "./job-context";
 import type { DigestJobOptions } from "./options";
+import { type DigestJobPayload, parseDigestJobPayload } from "./payload";
 import { runDigestJob } from "./run-digest-job";
 
 /** The ports of one test job and its options, split the way {@link runDigestJob} takes them. */
 type DigestJobDependencies = DigestJobPorts & { options?: Partial<DigestJobOptions> };
 
-function runJob(payload: unknown, { options, ...ports }: DigestJobDependencies) {
+function runJob(payload: DigestJobPayload, { options, ...ports }: DigestJobDependencies) {
   return runDigestJob(payload, ports, options);
 }
 
@@ -303,14 +304,10 @@ describe("runDigestJob", () => {
     expect(rows.get("s_2")?.digest).not.toContain("(none found)");
   });
 
-  it("refuses an invalid payload naming the field", async () => {
-    const { dependencies } = setup();
-    await expect(runJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies)).rejects.toThrow(
-      InvalidPayloadError,
-    );
-    await expect(runJob({ orgId: "o", threadId: "t", rawToolChars: "lots" }, dependencies)).rejects.toThrow(
-      /rawToolChars/,
-    );
+  it("takes its payload parsed at the edge, which refuses an invalid one naming the field", () => {
+    const invalid = { orgId: "o", threadId: "t", rawToolChars: "lots" };
+    expect(() => parseDigestJobPayload(invalid)).toThrow(InvalidPayloadError);
+    expect(() => parseDigestJobPayload(invalid)).toThrow(/rawToolChars/);
   });
 });
 

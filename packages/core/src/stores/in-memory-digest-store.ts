@@ -6,9 +6,16 @@ import {
   type PassStatus,
 } from "@context-cleaner/assembler/internal";
 import { STORE_INPUT_CODES, StoreInputError } from "../errors";
-import type { DigestStore, PassUpdate, ThreadClaimRequest, ThreadClaimResult } from "../ports";
+import type {
+  DigestStore,
+  LatestTurnUpdate,
+  PassUpdate,
+  ThreadClaimRequest,
+  ThreadClaimResult,
+} from "../ports";
 import {
   checkedMicroUsd,
+  requireDate,
   requireDay,
   requireOrganization,
   requirePass,
@@ -203,6 +210,28 @@ export function createInMemoryDigestStore(): DigestStore & {
         rawToolChars: pass.rawToolChars ?? 0,
         digestsWritten: pass.digestsWritten ?? 0,
         at: pass.at,
+      });
+    },
+
+    async recordLatestTurn(orgId, threadId, update: LatestTurnUpdate) {
+      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      const turn = requireDate(update.turnEndedAt, "turnEndedAt");
+      const at = requireDate(update.at, "at");
+      const existing = passes.get(passKey);
+      if (existing) {
+        existing.latestTurnEndedAt = later(existing.latestTurnEndedAt, turn);
+        return;
+      }
+      passes.set(passKey, {
+        orgId,
+        threadId,
+        status: "skipped",
+        reason: "claimed",
+        coveredTurnEndedAt: null,
+        latestTurnEndedAt: turn,
+        rawToolChars: 0,
+        digestsWritten: 0,
+        at,
       });
     },
 

@@ -112,6 +112,14 @@ export function requireRow(row: DigestRow, at: string): void {
   );
 }
 
+/** @throws {StoreInputError} unless `value` is a valid Date. */
+export function requireDate(value: unknown, field: string): Date {
+  if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
+    throw new StoreInputError(field, `expected a valid Date, got ${String(value)}`);
+  }
+  return new Date(value);
+}
+
 /** @throws {StoreInputError} for a pass the repository would refuse. */
 export function requirePass(pass: PassUpdate): void {
   if (!PASS_STATUSES.includes(pass.status)) {
@@ -127,9 +135,7 @@ export function requirePass(pass: PassUpdate): void {
       if (field === "at") throw new StoreInputError("at", "required");
       continue;
     }
-    if (!(value instanceof Date) || Number.isNaN(value.getTime())) {
-      throw new StoreInputError(field, `expected a valid Date, got ${String(value)}`);
-    }
+    requireDate(value, field);
   }
   refuse("rawToolChars", countProblem(pass.rawToolChars ?? 0));
   refuse("digestsWritten", countProblem(pass.digestsWritten ?? 0));

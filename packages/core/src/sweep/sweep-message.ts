@@ -1,19 +1,14 @@
-import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import { turnEventMessage } from "@context-cleaner/assembler/events";
 import type { DigestQueueMessage } from "../queue/digest-queue";
 
 /**
- * The queue message of a swept thread: the body a runtime's publisher sends for a turn
- * (`{ orgId, threadId, rawToolChars, turnEndedAt }`), under the group and deduplication
- * ids the publisher gives the same thread and turn.
+ * The queue message of a swept thread: the turn-ended event's own message (the body,
+ * group and deduplication ids a runtime's publisher sends for the same thread and turn).
  */
 export function sweepMessage(
   thread: { orgId: string; threadId: string; turnEndedAt: string },
   rawToolChars: number,
 ): DigestQueueMessage {
   const { orgId, threadId, turnEndedAt } = thread;
-  return {
-    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt }),
-    groupId: turnEventGroupId(orgId, threadId),
-    deduplicationId: turnEventDeduplicationId(orgId, threadId, turnEndedAt),
-  };
+  return turnEventMessage({ orgId, threadId, rawToolChars, turnEndedAt });
 }

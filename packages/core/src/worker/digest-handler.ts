@@ -143,6 +143,12 @@ function parseRecord(record: SQSRecord, clock: TurnClockCheck): DigestJobPayload
   }
 }
 
+/** The record's SQS `SentTimestamp`, when it has a valid one: what the job coalesces turns on. */
+function sentAt(record: SQSRecord): { queuedAt?: Date } {
+  const sent = Number(record.attributes.SentTimestamp);
+  return Number.isFinite(sent) && sent > 0 ? { queuedAt: new Date(sent) } : {};
+}
+
 function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
   return {
     status: outcome.status,
@@ -175,10 +181,11 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
  * - skipped because another run holds the thread's lease: the same, counted as
- *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is recorded as the
- *   thread's latest (unless already covered), so the sweep finds it uncovered;
- * - a job that throws: logged, counted (`FailedJobs`), its pass recorded as failed (best
- *   effort, so the sweep finds it even if the message dead-letters), and handed back for
+ *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is raised as the
+ *   thread's latest (nothing else of the holder's record changes), so the sweep finds it
+ *   uncovered;
+ * - a job that throws: logged, counted (`FailedJobs`) and handed back (the job itself
+ *   recorded a failed pass, once its org was admitted) for
  *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
  *
  * A failed job, a poison record, a job refused as `not_owner` and a finished job whose
@@ -281,35 +288,14 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
   }
 
   /**
-   * Records the job's turn as the thread's latest seen (a skipped `claimed` pass; the latest
-   * turn never moves back, and the lease holder's own record, written later, wins). A
-   * turn already covered is left alone.
+   * Raises the thread's latest seen turn to the job's (never back), leaving the lease
+   * holder's status, covered turn and record time alone: its own pass still records.
    */
   async function recordSeenTurn(job: DigestJobPayload): Promise<void> {
-    const turnEndedAt = new Date(job.turnEndedAt);
-    const pass = await ports.store.getPass(job.orgId, job.threadId);
-    if (pass?.coveredTurnEndedAt && pass.coveredTurnEndedAt >= turnEndedAt) return;
-    await ports.store.recordPass(job.orgId, job.threadId, {
-      status: "skipped",
-      reason: "claimed",
-      turnEndedAt,
-      rawToolChars: job.rawToolChars,
+    await ports.store.recordLatestTurn(job.orgId, job.threadId, {
+      turnEndedAt: new Date(job.turnEndedAt),
       at: ports.clock.now(),
     });
-  }
-
-  async function recordFailedPass(job: DigestJobPayload, log: Record<string, unknown>): Promise<void> {
-    try {
-      await ports.store.recordPass(job.orgId, job.threadId, {
-        status: "failed",
-        reason: null,
-        turnEndedAt: new Date(job.turnEndedAt),
-        rawToolChars: job.rawToolChars,
-        at: ports.clock.now(),
-      });
-    } catch (error) {
-      logger.warn("failed pass not recorded", { ...log, ...describeError(error) });
-    }
   }
 
   async function handleRecord(
@@ -366,6 +352,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       outcome = await runJob(job, jobPorts, {
         options: { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
         remainingTimeMs: () => context.getRemainingTimeInMillis(),
+        ...sentAt(record),
       });
     } catch (error) {
       const retryInSeconds = retryDelaySeconds(error, receiveCount, retry);
@@ -383,7 +370,6 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
           { cause: error },
         ),
       );
-      await recordFailedPass(job, log);
       await giveBack(retryInSeconds);
       throw error;
     }

@@ -15,6 +15,8 @@ export interface JobRun {
    * so the job stops starting model calls that would not finish and writes what it has.
    */
   remainingTimeMs?: () => number;
+  /** When the queue accepted the job's event (SQS `SentTimestamp`): turns are coalesced on it. */
+  queuedAt?: Date;
 }
 
 /**
@@ -30,5 +32,5 @@ export function runJob(
   const timed: DigestJobPorts = run.remainingTimeMs
     ? { ...ports, remainingTimeMs: run.remainingTimeMs }
     : ports;
-  return runDigestJob(payload, timed, run.options);
+  return runDigestJob(payload, timed, run.options, run.queuedAt ? { queuedAt: run.queuedAt } : {});
 }

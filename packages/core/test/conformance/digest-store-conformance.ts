@@ -272,5 +272,45 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
       await store().claimThread(org, "old", { owner: "run-c", at, leaseMs: 60_000, turnEndedAt: covered });
       expect(await store().getPass(org, "old")).toMatchObject({ latestTurnEndedAt: turn });
     });
+
+    it("raises a thread's latest turn without touching its status, reason, covered turn or lease", async () => {
+      const org = uniqueOrg("latest-turn");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const covered = new Date("2026-11-30T09:00:00Z");
+      const newer = new Date("2026-11-30T09:59:00Z");
+      await store().recordPass(org, "t", { status: "done", coveredTurnEndedAt: covered, at: covered });
+      await store().claimThread(org, "t", { owner: "holder", at, leaseMs: 60_000, turnEndedAt: covered });
+      // A run that found the lease held raises the latest turn; the holder's record stays its own.
+      await store().recordLatestTurn(org, "t", { turnEndedAt: newer, at });
+      expect(await store().getPass(org, "t")).toMatchObject({
+        status: "done",
+        reason: null,
+        coveredTurnEndedAt: covered,
+        latestTurnEndedAt: newer,
+        at: covered,
+      });
+      // Never backwards; the holder still holds the lease and its later pass still records.
+      await store().recordLatestTurn(org, "t", { turnEndedAt: covered, at });
+      expect(await store().getPass(org, "t")).toMatchObject({ latestTurnEndedAt: newer });
+      expect((await store().claimThread(org, "t", { owner: "other", at, leaseMs: 60_000 })).claimed).toBe(
+        false,
+      );
+      await store().recordPass(org, "t", {
+        status: "partial",
+        reason: "call_cap",
+        at: new Date("2026-11-30T10:01:00Z"),
+      });
+      expect(await store().getPass(org, "t")).toMatchObject({ status: "partial", latestTurnEndedAt: newer });
+      // A thread with no record gets one the sweep sees: skipped / claimed, nothing covered.
+      await store().recordLatestTurn(org, "new", { turnEndedAt: newer, at });
+      expect(await store().getPass(org, "new")).toMatchObject({
+        status: "skipped",
+        reason: "claimed",
+        coveredTurnEndedAt: null,
+        latestTurnEndedAt: newer,
+      });
+      await refusal(store().recordLatestTurn(org, " t", { turnEndedAt: newer, at }));
+      await refusal(store().recordLatestTurn(org, "t", { turnEndedAt: new Date(Number.NaN), at }));
+    });
   });
 }

@@ -1,9 +1,9 @@
+export type { ThreadTurnEnded } from "../../events/turn-event";
 export type {
   LoadDigests,
   PublishTurnEnded,
   RuntimeTurnLock,
   TurnContext,
-  TurnEndedEvent,
   TurnErrorHandler,
   TurnLease,
   TurnStage,

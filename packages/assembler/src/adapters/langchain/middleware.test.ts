@@ -13,7 +13,8 @@ import {
   resultOf,
   ScriptedReaderModel,
 } from "#test/assembler/fixtures/scripted-agent";
-import type { RuntimeTurnLock, TurnContext, TurnEndedEvent } from "../../turn-ports";
+import type { ThreadTurnEnded } from "../../events/turn-event";
+import type { RuntimeTurnLock, TurnContext } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { contextCleanerMiddleware } from "./middleware";
 
@@ -27,7 +28,7 @@ function harness() {
   const checkpointer = new MemorySaver();
   let digests: DigestMap = new Map();
   const loads: TurnContext[] = [];
-  const published: TurnEndedEvent[] = [];
+  const published: ThreadTurnEnded[] = [];
   const turnLock: RuntimeTurnLock = {
     acquire: async (threadId) => {
       log.push(`acquire ${threadId}`);

@@ -121,12 +121,12 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
   });
 }
 
+export type { ThreadTurnEnded } from "../../events/turn-event";
 export type {
   LoadDigests,
   PublishTurnEnded,
   RuntimeTurnLock,
   TurnContext,
-  TurnEndedEvent,
   TurnErrorHandler,
   TurnLease,
   TurnStage,

@@ -1,7 +1,8 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AssembleOptions } from "../../assemble";
+import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
-import type { LoadDigests, TurnEndedEvent, TurnErrorHandler } from "../../turn-ports";
+import type { LoadDigests, TurnErrorHandler } from "../../turn-ports";
 import { TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
 import { type LangGraphRunInfo, langGraphTurn, rawToolCharsOf } from "./turn-context";
@@ -86,6 +87,6 @@ export function langChainTurnEndedEvent(
   threadId: string,
   messages: readonly BaseMessage[],
   now: Date = new Date(),
-): TurnEndedEvent {
+): ThreadTurnEnded {
   return { threadId, rawToolChars: rawToolCharsOf(messages), turnEndedAt: now.toISOString() };
 }
