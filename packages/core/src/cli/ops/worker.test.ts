@@ -161,10 +161,25 @@ describe("context-cleaner worker", () => {
             Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
           )
         : Promise.resolve({});
-    await expect(requireWorkerPackages(missing)).rejects.toThrow(
-      "the worker needs packages that are not installed: npm install @upstash/redis pg",
+    const redis = { redis: { url: "http://127.0.0.1:8079", token: "token" } };
+    await expect(requireWorkerPackages(redis, missing)).rejects.toThrow(
+      "the worker needs packages that are not installed: npm install pg @upstash/redis",
     );
-    await expect(requireWorkerPackages(() => Promise.resolve({}))).resolves.toBeUndefined();
+    await expect(requireWorkerPackages(redis, () => Promise.resolve({}))).resolves.toBeUndefined();
+  });
+
+  it("needs @upstash/redis only when Redis is configured", async () => {
+    const loaded: string[] = [];
+    const withoutRedis = (name: string) => {
+      loaded.push(name);
+      return name === "@upstash/redis"
+        ? Promise.reject(
+            Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
+          )
+        : Promise.resolve({});
+    };
+    await expect(requireWorkerPackages({}, withoutRedis)).resolves.toBeUndefined();
+    expect(loaded).not.toContain("@upstash/redis");
   });
 });
 

@@ -44,25 +44,28 @@ export function loggedMetrics(logger: Pick<FunctionLogger, "info">): FunctionMet
   };
 }
 
-/** Packages the worker loads, with why: optional peers of this package. */
+/** Packages the worker loads: optional peers of this package. */
 const WORKER_PACKAGES = [
   "@aws-sdk/client-sqs",
   "@aws-lambda-powertools/batch",
-  "@upstash/redis",
   "pg",
   "@langchain/core",
   "@langchain/langgraph-checkpoint-postgres",
 ] as const;
 
+/** The turn-lock peek's client, needed only when Redis is configured. */
+const REDIS_PACKAGE = "@upstash/redis";
+
 /**
- * @throws {UsageError} naming every package the worker needs that is not installed, with
- *   the command that installs them.
+ * @throws {UsageError} naming every package the worker needs with these settings that is
+ *   not installed, with the command that installs them.
  */
 export async function requireWorkerPackages(
+  settings: Pick<WorkerSettings, "redis">,
   load: (name: string) => Promise<unknown> = (name) => import(name),
 ): Promise<void> {
   const missing: string[] = [];
-  for (const name of WORKER_PACKAGES) {
+  for (const name of [...WORKER_PACKAGES, ...(settings.redis ? [REDIS_PACKAGE] : [])]) {
     try {
       await load(name);
     } catch (error) {
@@ -80,7 +83,7 @@ export async function requireWorkerPackages(
 
 /** The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash, Anthropic. */
 export const openWorker: OpenWorker = async (settings, { logger, metrics, environment }) => {
-  await requireWorkerPackages();
+  await requireWorkerPackages(settings);
   const [{ SQSClient }, { createSqsDigestQueue }, { createDigestDependencies }] = await Promise.all([
     import("@aws-sdk/client-sqs"),
     import("../../queue/sqs-queue"),
