@@ -1,9 +1,10 @@
 import { UsageError } from "../../errors";
 import type { Metric } from "../../ports";
+import type { DigestConfig } from "../../worker/digest-dependencies";
 import type { FunctionLogger, FunctionMetrics } from "../../worker/observability";
 import type { CliIo } from "../cli-io";
 import type { OpsContext } from "./ops-context";
-import type { OpenWorker } from "./worker-host";
+import type { OpenWorker, WorkerReporting } from "./worker-host";
 import { parseWorkerSettings, type WorkerSettings, workerSettingsUsage } from "./worker-settings";
 
 /**
@@ -81,7 +82,43 @@ export async function requireWorkerPackages(
   }
 }
 
-/** The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash, Anthropic. */
+/**
+ * The digest dependencies' configuration from the worker's settings, as the digest function
+ * builds it from its environment: the databases, the message table, the digester, Redis,
+ * the queues, the kill switch (read per record) and `read_original`.
+ */
+export function digestConfigOf(
+  settings: WorkerSettings,
+  { logger, metrics, environment }: WorkerReporting,
+  sqs: DigestConfig["sqs"],
+): DigestConfig {
+  return {
+    databaseUrl: settings.databaseUrl,
+    ...(settings.databaseDriver ? { databaseDriver: settings.databaseDriver } : {}),
+    checkpointDatabaseUrl: settings.checkpointDatabaseUrl,
+    ...(settings.checkpointSchema ? { checkpointSchema: settings.checkpointSchema } : {}),
+    ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
+    ...(settings.threadOwner ? { threadOwner: settings.threadOwner } : {}),
+    ...(settings.messageTable ? { messageTable: settings.messageTable } : {}),
+    ...(settings.digestModel ? { digestModel: settings.digestModel } : {}),
+    ...(settings.anthropicApiKey ? { anthropicApiKey: settings.anthropicApiKey } : {}),
+    ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
+    ...(settings.openAiCompatible ? { openAiCompatible: settings.openAiCompatible } : {}),
+    ...(settings.redis ? { redis: settings.redis } : {}),
+    queueUrl: settings.queueUrl,
+    ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
+    sqs,
+    logger,
+    metrics,
+    disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
+    ...(settings.readOriginal ? { jobOptions: { readOriginal: true } } : {}),
+  };
+}
+
+/**
+ * The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash when
+ * configured, the chosen digester.
+ */
 export const openWorker: OpenWorker = async (settings, { logger, metrics, environment }) => {
   await requireWorkerPackages(settings);
   const [{ SQSClient }, { createSqsDigestQueue }, { createDigestDependencies }] = await Promise.all([
@@ -99,24 +136,12 @@ export const openWorker: OpenWorker = async (settings, { logger, metrics, enviro
     ...(settings.deadLetterQueueUrl ? { dlqUrl: settings.deadLetterQueueUrl } : {}),
   });
   try {
-    const { close, ...dependencies } = await createDigestDependencies({
-      databaseUrl: settings.databaseUrl,
-      ...(settings.databaseDriver ? { databaseDriver: settings.databaseDriver } : {}),
-      checkpointDatabaseUrl: settings.checkpointDatabaseUrl,
-      ...(settings.checkpointSchema ? { checkpointSchema: settings.checkpointSchema } : {}),
-      ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
-      ...(settings.threadOwner ? { threadOwner: settings.threadOwner } : {}),
-      ...(settings.anthropicApiKey ? { anthropicApiKey: settings.anthropicApiKey } : {}),
-      ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
-      ...(settings.redis ? { redis: settings.redis } : {}),
-      queueUrl: settings.queueUrl,
-      ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
-      sqs: client,
-      logger,
-      metrics,
-      disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
-    });
-    if (!settings.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
+    const { close, ...dependencies } = await createDigestDependencies(
+      digestConfigOf(settings, { logger, metrics, environment }, client),
+    );
+    if ((settings.digestModel ?? "anthropic") === "anthropic" && !settings.anthropicApiKey) {
+      logger.warn("no Anthropic API key: digests are extractive only");
+    }
     return {
       queue,
       dependencies,
