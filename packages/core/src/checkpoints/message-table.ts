@@ -118,6 +118,17 @@ function settingsOf(options: MessageTableReaderOptions) {
   return { table, threadId, messages, orgId, updatedAt };
 }
 
+/**
+ * Checks a message table's names and format as {@link createMessageTableReader} does,
+ * without a connection: an edge can refuse bad settings before it opens anything.
+ * @throws {InvalidOptionError} naming the option (`field`) that is not valid.
+ */
+export function checkMessageTableNames(
+  options: Omit<MessageTableReaderOptions, "pool" | "connectionString">,
+): void {
+  settingsOf(options);
+}
+
 function storeFailed(message: string, error: unknown, threadId?: string): CheckpointReadError {
   return new CheckpointReadError(message, {
     reason: CHECKPOINT_READ_REASONS.storeFailed,

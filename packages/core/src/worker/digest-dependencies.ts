@@ -1,6 +1,5 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { createDigestRepository } from "@context-cleaner/db/server";
-import { Redis } from "@upstash/redis";
 import {
   createMessageTableReader,
   createPostgresThreadOwner,
@@ -109,12 +108,16 @@ export function lazyPostgresCheckpointReader(
   };
 }
 
-/** The turn-lock peek over Upstash, each request cut off after `timeoutMs`; failures are logged. */
-function upstashLock(
+/**
+ * The turn-lock peek over Upstash, each request cut off after `timeoutMs`; failures are
+ * logged. Its client loads here, so a function configured without Redis runs without it.
+ */
+async function upstashLock(
   redis: { url: string; token: string },
   timeoutMs: number,
   logger: FunctionLogger,
-): TurnLock {
+): Promise<TurnLock> {
+  const { Redis } = await import("@upstash/redis");
   const client = new Redis({
     url: redis.url,
     token: redis.token,
@@ -185,6 +188,13 @@ export async function createDigestDependencies(
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
   // Built first: a digester that cannot be configured fails the function before any connection opens.
   const digester = await digesterFor(config);
+  const lock = config.redis
+    ? await upstashLock(
+        config.redis,
+        config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs,
+        config.logger,
+      )
+    : NO_TURN_LOCK;
   const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
   // Checked before the database opens; their pools open on first use.
   const { checkpoints, checkpointOwner } = checkpointSources(config, ownerSource);
@@ -197,13 +207,7 @@ export async function createDigestDependencies(
       threadOwner: checkpointOwner ?? createTableThreadOwner(store),
       digester,
       clock: systemClock,
-      lock: config.redis
-        ? upstashLock(
-            config.redis,
-            config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs,
-            config.logger,
-          )
-        : NO_TURN_LOCK,
+      lock,
     },
     queue: createSqsDigestQueue({
       client: config.sqs,

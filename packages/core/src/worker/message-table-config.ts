@@ -1,4 +1,5 @@
-import type { MessageTableReaderOptions } from "../checkpoints/message-table";
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import { checkMessageTableNames, type MessageTableReaderOptions } from "../checkpoints/message-table";
 
 /**
  * Where an app that keeps its own message history stores it: the functions then read
@@ -42,4 +43,25 @@ export function messageTableFromEnvironment(
     return undefined;
   }
   return config as MessageTableConfig;
+}
+
+/**
+ * {@link messageTableFromEnvironment}, its names and format checked as the reader checks
+ * them, so an edge that opens nothing yet (a command line) can refuse bad settings first.
+ * @throws {Error} when a column is named without `CHECKPOINT_MESSAGE_TABLE`.
+ * @throws {InvalidOptionError} naming the variable (`field`) whose value is not valid.
+ */
+export function checkedMessageTableFromEnvironment(
+  environment: Record<string, string | undefined>,
+): MessageTableConfig | undefined {
+  const config = messageTableFromEnvironment(environment);
+  if (config === undefined) return undefined;
+  try {
+    checkMessageTableNames(config);
+  } catch (error) {
+    if (!(error instanceof InvalidOptionError)) throw error;
+    const variable = MESSAGE_TABLE_ENVIRONMENT[error.field as keyof MessageTableConfig] ?? error.field;
+    throw new InvalidOptionError(`${variable} ${error.message.replace(/^\w+: /, "")}`, variable);
+  }
+  return config;
 }

@@ -3,8 +3,17 @@ import type { Database } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory, ThreadOwner } from "../../ports";
 import type { DigestQueue } from "../../queue/digest-queue";
+import type { MessageTableConfig } from "../../worker/message-table-config";
 import type { CliIo } from "../cli-io";
 import type { OpenWorker } from "./worker-host";
+
+/** Where the checkpoint store keeps threads: LangGraph's tables, or the app's message table. */
+export interface CheckpointTables {
+  url: string;
+  schema?: string;
+  orgMetadataKey?: string;
+  messageTable?: MessageTableConfig;
+}
 
 /**
  * What the operations commands reach: the database, the queue and the checkpoint store,
@@ -20,17 +29,13 @@ export interface OpsContext {
     endpoint?: string;
     region?: string;
   }): Promise<DigestQueue>;
-  openDirectory(options: {
-    url: string;
-    schema?: string;
-    orgMetadataKey?: string;
-  }): Promise<ThreadDirectory & { close(): Promise<void> }>;
-  /** `sweep`: threads' owners on the checkpoint tables. @default a pool on `url` */
-  openThreadOwner?(options: {
-    url: string;
-    schema?: string;
-    orgMetadataKey?: string;
-  }): Promise<ThreadOwner & { close(): Promise<void> }>;
+  /** With `messageTable`, the app's message table (its org and updated-at columns) is listed. */
+  openDirectory(options: CheckpointTables): Promise<ThreadDirectory & { close(): Promise<void> }>;
+  /**
+   * `sweep`: threads' owners on the checkpoint tables, or on the message table's org column.
+   * @default a pool on `url`
+   */
+  openThreadOwner?(options: CheckpointTables): Promise<ThreadOwner & { close(): Promise<void> }>;
   /** `worker`: what it opens. @default SQS and the databases of its settings */
   openWorker?: OpenWorker;
   /** `worker`: when it stops. @default at the process's first SIGTERM or SIGINT */
@@ -64,7 +69,16 @@ export function defaultOpsContext(io: CliIo): OpsContext {
         ...(dlqUrl ? { dlqUrl } : {}),
       });
     },
-    async openThreadOwner({ url, schema, orgMetadataKey }) {
+    async openThreadOwner({ url, schema, orgMetadataKey, messageTable }) {
+      if (messageTable) {
+        const reader = await openMessageTable(url, messageTable);
+        const owner = reader.threadOwner;
+        if (owner === undefined) {
+          await reader.close();
+          throw new UsageError("the message table names no org column (CHECKPOINT_ORG_ID_COLUMN)");
+        }
+        return { ownerOf: (id) => owner.ownerOf(id), close: () => reader.close() };
+      }
       const { createPostgresThreadOwner } = await import("../../checkpoints/postgres-thread-owner");
       return createPostgresThreadOwner({
         connectionString: url,
@@ -72,7 +86,21 @@ export function defaultOpsContext(io: CliIo): OpsContext {
         ...(orgMetadataKey ? { orgMetadataKey } : {}),
       });
     },
-    async openDirectory({ url, schema, orgMetadataKey }) {
+    async openDirectory({ url, schema, orgMetadataKey, messageTable }) {
+      if (messageTable) {
+        const reader = await openMessageTable(url, messageTable);
+        const directory = reader.directory;
+        if (directory === undefined) {
+          await reader.close();
+          throw new UsageError(
+            "the message table names no org or updated-at column (CHECKPOINT_ORG_ID_COLUMN, CHECKPOINT_UPDATED_AT_COLUMN)",
+          );
+        }
+        return {
+          listActiveThreads: (query) => directory.listActiveThreads(query),
+          close: () => reader.close(),
+        };
+      }
       const { createPostgresThreadDirectory } = await import("../../checkpoints/postgres-thread-directory");
       return createPostgresThreadDirectory({
         connectionString: url,
@@ -81,6 +109,12 @@ export function defaultOpsContext(io: CliIo): OpsContext {
       });
     },
   };
+}
+
+/** A reader of the app's message table on the checkpoint store, its pool opened on first use. */
+async function openMessageTable(url: string, messageTable: MessageTableConfig) {
+  const { createMessageTableReader } = await import("../../checkpoints/message-table");
+  return createMessageTableReader({ connectionString: url, ...messageTable });
 }
 
 /** The database URL of an operation: `--database`, else `DATABASE_URL`. */

@@ -28,7 +28,11 @@ function context(
   run: ReturnType<typeof capture>,
   options: { queue?: ReturnType<typeof createInProcessDigestQueue>; active?: ActiveThread[] } = {},
 ) {
-  const opened = { databases: [] as string[], queues: [] as { queueUrl?: string; dlqUrl?: string }[] };
+  const opened = {
+    databases: [] as string[],
+    queues: [] as { queueUrl?: string; dlqUrl?: string }[],
+    directories: [] as Parameters<OpsContext["openDirectory"]>[0][],
+  };
   const clock = manualClock(NOW);
   const queue = options.queue ?? createInProcessDigestQueue({ clock });
   const ops: OpsContext = {
@@ -43,7 +47,8 @@ function context(
       opened.queues.push(urls);
       return queue;
     },
-    async openDirectory() {
+    async openDirectory(tables) {
+      opened.directories.push(tables);
       return {
         listActiveThreads: async () => ({ threads: options.active ?? [], nextCursor: null }),
         close: async () => {},
@@ -396,6 +401,65 @@ describe("context-cleaner sweep", () => {
     expect(refused.stderr()).toContain(
       "--thread-owner (or THREAD_OWNER_SOURCE) must be one of checkpoint, table",
     );
+  });
+
+  it("reads the app's message table as the function does: its directory and its org column", async () => {
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      CHECKPOINT_DATABASE_URL: "postgres://reader@x/agent",
+      CHECKPOINT_MESSAGE_TABLE: "app.thread_messages",
+      CHECKPOINT_ORG_ID_COLUMN: "org",
+      CHECKPOINT_UPDATED_AT_COLUMN: "updated_at",
+    });
+    const { ops, opened } = context(run, { active: [lost] });
+    const owners: Parameters<NonNullable<OpsContext["openThreadOwner"]>>[0][] = [];
+    ops.openThreadOwner = async (tables) => {
+      owners.push(tables);
+      return { ownerOf: async () => ({ status: "owned", orgId: "globex" }), close: async () => {} };
+    };
+    expect(await runOpsCommand(["sweep", "--dry-run", "--json"], run.io, ops)).toBe(0);
+    const tables = {
+      url: "postgres://reader@x/agent",
+      messageTable: { table: "app.thread_messages", orgIdColumn: "org", updatedAtColumn: "updated_at" },
+    };
+    expect(opened.directories).toEqual([tables]);
+    expect(owners).toEqual([tables]);
+    expect(JSON.parse(run.stdout()).threads).toContainEqual(
+      expect.objectContaining({ orgId: "globex", threadId: "lost", reason: "lost_event" }),
+    );
+  });
+
+  it("without the message table's org and updated-at columns, looks for no lost events, and says so", async () => {
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      CHECKPOINT_DATABASE_URL: "postgres://reader@x/agent",
+      CHECKPOINT_MESSAGE_TABLE: "thread_messages",
+      THREAD_OWNER_SOURCE: "table",
+    });
+    const { ops, opened } = context(run, { active: [lost] });
+    expect(await runOpsCommand(["sweep", "--dry-run"], run.io, ops)).toBe(0);
+    expect(opened.directories).toEqual([]);
+    expect(run.stdout()).not.toContain("globex/lost");
+    expect(run.stderr()).toContain("the message table names no org or updated-at column");
+  });
+
+  it.each([
+    [{ CHECKPOINT_ORG_ID_COLUMN: "org" }, "CHECKPOINT_ORG_ID_COLUMN set without CHECKPOINT_MESSAGE_TABLE"],
+    [
+      { CHECKPOINT_MESSAGE_TABLE: "thread_messages", CHECKPOINT_THREAD_ID_COLUMN: "thread-id" },
+      "CHECKPOINT_THREAD_ID_COLUMN must be a plain identifier",
+    ],
+  ])("refuses a bad message-table setting %# before opening anything", async (settings, message) => {
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      DIGEST_QUEUE_URL: "queue",
+      CHECKPOINT_DATABASE_URL: "postgres://reader@x/agent",
+      ...settings,
+    });
+    const { ops, opened } = context(run);
+    expect(await runOpsCommand(["sweep"], run.io, ops)).toBe(2);
+    expect(run.stderr()).toContain(message);
+    expect(opened).toEqual({ databases: [], queues: [], directories: [] });
   });
 
   it("sends to the queue at the SQS-compatible endpoint it is given", async () => {

@@ -4,6 +4,10 @@ import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner"
 import { UsageError } from "../../errors";
 import type { ThreadDirectory, ThreadOwner } from "../../ports";
 import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
+import {
+  checkedMessageTableFromEnvironment,
+  type MessageTableConfig,
+} from "../../worker/message-table-config";
 import { databaseUrlOf, type OpsContext, positiveInteger, withDatabase } from "./ops-context";
 
 function render(report: SweepReport): string {
@@ -30,7 +34,9 @@ const OWNER_SOURCES = ["checkpoint", "table"] as const;
  * tables when they are given, or `table`). Database from `--database`/`DATABASE_URL`
  * (driver: `CONTEXT_CLEANER_DB_DRIVER`, else by URL), checkpoint store from
  * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, owner from `--thread-owner`/`THREAD_OWNER_SOURCE`,
- * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`.
+ * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`; the app's
+ * message table from `CHECKPOINT_MESSAGE_TABLE` and its `CHECKPOINT_*_COLUMN` settings, checked
+ * before anything opens.
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
   const { values } = parseArgs({
@@ -61,6 +67,12 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
       `--thread-owner (or THREAD_OWNER_SOURCE) must be one of ${OWNER_SOURCES.join(", ")}, got ${JSON.stringify(ownerValue)}`,
     );
   }
+  let messageTable: MessageTableConfig | undefined;
+  try {
+    messageTable = checkedMessageTableFromEnvironment(io.environment);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const databaseUrl = databaseUrlOf(values.database, io);
   const endpoint = values.endpoint ?? (io.environment.AWS_ENDPOINT_URL_SQS || undefined);
   const region = values.region ?? (io.environment.AWS_REGION || undefined);
@@ -77,13 +89,26 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
     if (checkpointsUrl) {
       const schema = values["checkpoint-schema"] ?? io.environment.CHECKPOINT_SCHEMA;
       const orgMetadataKey = values["org-key"] ?? io.environment.CHECKPOINT_ORG_METADATA_KEY;
-      const tables = {
-        url: checkpointsUrl,
-        ...(schema ? { schema } : {}),
-        ...(orgMetadataKey ? { orgMetadataKey } : {}),
-      };
-      directory = await context.openDirectory(tables);
-      if (ownerSource === "checkpoint" && context.openThreadOwner) {
+      const tables = messageTable
+        ? { url: checkpointsUrl, messageTable }
+        : {
+            url: checkpointsUrl,
+            ...(schema ? { schema } : {}),
+            ...(orgMetadataKey ? { orgMetadataKey } : {}),
+          };
+      // As the function: a message table lists threads by its org and updated-at columns, and names owners by its org column.
+      if (!messageTable || (messageTable.orgIdColumn && messageTable.updatedAtColumn)) {
+        directory = await context.openDirectory(tables);
+      } else {
+        io.stderr(
+          "context-cleaner: the message table names no org or updated-at column: threads whose event was lost are not looked for\n",
+        );
+      }
+      if (
+        ownerSource === "checkpoint" &&
+        context.openThreadOwner &&
+        (!messageTable || messageTable.orgIdColumn)
+      ) {
         checkpointOwner = await context.openThreadOwner(tables);
       }
     }

@@ -1,6 +1,17 @@
 import { parseArgs } from "node:util";
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import {
+  OPENAI_COMPATIBLE_SETTINGS,
+  openAiCompatibleSettings,
+} from "../../digesters/openai-compatible/settings";
 import { UsageError } from "../../errors";
+import { DIGEST_MODELS, type DigestModelChoice } from "../../worker/digest-model";
 import { DATABASE_DRIVER_CHOICES } from "../../worker/function-database";
+import {
+  checkedMessageTableFromEnvironment,
+  MESSAGE_TABLE_ENVIRONMENT,
+  type MessageTableConfig,
+} from "../../worker/message-table-config";
 
 /** A setting of `context-cleaner worker`: its flag, its environment variable, and what it is. */
 interface SettingSpec {
@@ -65,8 +76,42 @@ export const WORKER_SETTINGS = {
     env: "CONTEXT_CLEANER_CONCURRENCY",
     about: "batches run at once, default 1",
   },
+  messageTable: {
+    env: MESSAGE_TABLE_ENVIRONMENT.table,
+    about: "the app's message table or view (name or schema.name), read instead of LangGraph's tables",
+  },
+  messageThreadIdColumn: { env: MESSAGE_TABLE_ENVIRONMENT.threadIdColumn, about: "default thread_id" },
+  messagesColumn: { env: MESSAGE_TABLE_ENVIRONMENT.messagesColumn, about: "default messages" },
+  messagesFormat: { env: MESSAGE_TABLE_ENVIRONMENT.format, about: "default detected per row" },
+  messageOrgIdColumn: {
+    env: MESSAGE_TABLE_ENVIRONMENT.orgIdColumn,
+    about: "the thread's org; required with the checkpoint owner source",
+  },
+  messageUpdatedAtColumn: {
+    env: MESSAGE_TABLE_ENVIRONMENT.updatedAtColumn,
+    about: "the sweep's, not needed here",
+  },
+  digestModel: { env: "DIGEST_MODEL", about: "anthropic (default) or openai-compatible" },
   anthropicApiKey: { env: "ANTHROPIC_API_KEY", about: "without it, digests are extractive only" },
   anthropicBaseUrl: { env: "ANTHROPIC_BASE_URL", about: "default Anthropic's" },
+  openAiCompatibleBaseUrl: {
+    env: OPENAI_COMPATIBLE_SETTINGS.baseURL,
+    about: "with DIGEST_MODEL=openai-compatible (required): the Chat Completions server",
+  },
+  openAiCompatibleApiKey: { env: OPENAI_COMPATIBLE_SETTINGS.apiKey, about: "its key (required)" },
+  openAiCompatibleModel: { env: OPENAI_COMPATIBLE_SETTINGS.model, about: "its model (required)" },
+  openAiCompatibleOutputLimitField: {
+    env: OPENAI_COMPATIBLE_SETTINGS.outputLimitField,
+    about: "max_tokens (default) or max_completion_tokens",
+  },
+  openAiCompatiblePrices: {
+    env: OPENAI_COMPATIBLE_SETTINGS.prices,
+    about: '"input,output[,cached input]" USD per million tokens; default none',
+  },
+  readOriginal: {
+    env: "CONTEXT_CLEANER_READ_ORIGINAL",
+    about: "1: the runtime gives the model read_original, so time-varying output is digested too",
+  },
   redisUrl: { env: "UPSTASH_REDIS_REST_URL", about: "with the token: the turn-lock peek" },
   redisToken: { env: "UPSTASH_REDIS_REST_TOKEN", about: "with the URL: the turn-lock peek" },
   disabled: { env: "CONTEXT_CLEANER_DISABLED", about: "1: the kill switch, read per record" },
@@ -89,9 +134,17 @@ export interface WorkerSettings {
   visibilityTimeoutSeconds?: number;
   functionTimeoutMs: number;
   concurrency: number;
+  /** The app's message table, read instead of LangGraph's tables. */
+  messageTable?: MessageTableConfig;
+  /** Absent: `anthropic`. */
+  digestModel?: DigestModelChoice;
   anthropicApiKey?: string;
   anthropicBaseUrl?: string;
+  /** With `openai-compatible`: its settings by name, checked. */
+  openAiCompatible?: Readonly<Record<string, string>>;
   redis?: { url: string; token: string };
+  /** The runtime gives the model `read_original`: time-varying output may be digested. */
+  readOriginal?: true;
 }
 
 /** Defaults of {@link WorkerSettings}, as the digest function is deployed. */
@@ -246,6 +299,14 @@ export function parseWorkerSettings(
     );
   }
   if (redisUrl !== undefined) urlSetting(redisUrl, "redisUrl", ["http:", "https:"]);
+  const messageTable = messageTableSetting(environment, threadOwner);
+  const digestModelValue = read("digestModel");
+  const digestModel =
+    digestModelValue === undefined ? undefined : oneOf(digestModelValue, "digestModel", DIGEST_MODELS);
+  const openAiCompatible = digestModel === "openai-compatible" ? openAiCompatibleSetting(read) : undefined;
+  const readOriginalValue = read("readOriginal");
+  const readOriginal =
+    readOriginalValue !== undefined && oneOf(readOriginalValue, "readOriginal", ["1", "0"] as const) === "1";
   const optional = <K extends SettingName>(name: K, key: keyof WorkerSettings) => {
     const value = read(name);
     return value === undefined ? {} : { [key]: value };
@@ -266,10 +327,64 @@ export function parseWorkerSettings(
     ...(visibilityTimeoutSeconds !== undefined ? { visibilityTimeoutSeconds } : {}),
     functionTimeoutMs: functionTimeoutSeconds * 1000,
     concurrency: integer("concurrency", 1, 100, WORKER_DEFAULTS.concurrency),
+    ...(messageTable !== undefined ? { messageTable } : {}),
+    ...(digestModel !== undefined ? { digestModel } : {}),
     ...optional("anthropicApiKey", "anthropicApiKey"),
     ...optional("anthropicBaseUrl", "anthropicBaseUrl"),
+    ...(openAiCompatible !== undefined ? { openAiCompatible } : {}),
     ...(redisUrl !== undefined && redisToken !== undefined
       ? { redis: { url: redisUrl, token: redisToken } }
       : {}),
+    ...(readOriginal ? { readOriginal } : {}),
   };
+}
+
+/**
+ * The message table the `CHECKPOINT_*` variables name, checked as the digest function
+ * checks it when it starts: its names, and an org column when owners are read from it.
+ */
+function messageTableSetting(
+  environment: Record<string, string | undefined>,
+  threadOwner: WorkerSettings["threadOwner"],
+): MessageTableConfig | undefined {
+  let messageTable: MessageTableConfig | undefined;
+  try {
+    messageTable = checkedMessageTableFromEnvironment(environment);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (
+    messageTable !== undefined &&
+    (threadOwner ?? "checkpoint") === "checkpoint" &&
+    !messageTable.orgIdColumn
+  ) {
+    throw new UsageError(
+      `the message table names no org column (${MESSAGE_TABLE_ENVIRONMENT.orgIdColumn}): name it, or read owners from the owner table (THREAD_OWNER_SOURCE=table)`,
+    );
+  }
+  return messageTable;
+}
+
+/** The `OPENAI_COMPATIBLE_*` settings by name, checked as the digester checks them. */
+function openAiCompatibleSetting(read: (name: SettingName) => string | undefined): Record<string, string> {
+  const names = [
+    "openAiCompatibleBaseUrl",
+    "openAiCompatibleApiKey",
+    "openAiCompatibleModel",
+    "openAiCompatibleOutputLimitField",
+    "openAiCompatiblePrices",
+  ] as const;
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    const value = read(name);
+    if (value !== undefined) values[WORKER_SETTINGS[name].env] = value;
+  }
+  try {
+    openAiCompatibleSettings(values);
+  } catch (error) {
+    if (error instanceof InvalidOptionError)
+      throw new UsageError(`DIGEST_MODEL=openai-compatible: ${error.message}`);
+    throw error;
+  }
+  return values;
 }

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "#test/core/fakes/manual-clock";
@@ -6,14 +8,15 @@ import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../../clock";
 import { createExtractiveDigester } from "../../digesters/extractive-digester";
+import { UsageError } from "../../errors";
 import type { CheckpointReader } from "../../ports";
 import { createInProcessDigestQueue } from "../../queue/in-process-queue";
 import { inProcessSqsClient } from "../../worker/in-process-sqs-client";
 import { runOpsCommand } from ".";
 import type { OpsContext } from "./ops-context";
-import { requireWorkerPackages, runWorker } from "./worker";
+import { digestConfigOf, jsonLineLogger, loggedMetrics, requireWorkerPackages, runWorker } from "./worker";
 import type { OpenWorker } from "./worker-host";
-import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
+import { parseWorkerSettings, WORKER_SETTINGS, type WorkerSettings } from "./worker-settings";
 
 const storage = usePgliteRepository();
 
@@ -112,6 +115,90 @@ describe("parseWorkerSettings", () => {
     expect(() => parseWorkerSettings(args, environment)).toThrow(message);
   });
 
+  it("reads the digest function's digester, message table and read_original settings", () => {
+    const settings = parseWorkerSettings([], {
+      ...REQUIRED,
+      DIGEST_MODEL: "openai-compatible",
+      OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1",
+      OPENAI_COMPATIBLE_API_KEY: "key",
+      OPENAI_COMPATIBLE_MODEL: "qwen3:8b",
+      OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: "max_completion_tokens",
+      OPENAI_COMPATIBLE_PRICES: "0.1,0.4",
+      CHECKPOINT_MESSAGE_TABLE: "app.thread_messages",
+      CHECKPOINT_THREAD_ID_COLUMN: "id",
+      CHECKPOINT_ORG_ID_COLUMN: "org",
+      CHECKPOINT_MESSAGES_FORMAT: "openai",
+      CONTEXT_CLEANER_READ_ORIGINAL: "1",
+    });
+    expect(settings).toMatchObject({
+      digestModel: "openai-compatible",
+      openAiCompatible: {
+        OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1",
+        OPENAI_COMPATIBLE_API_KEY: "key",
+        OPENAI_COMPATIBLE_MODEL: "qwen3:8b",
+        OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: "max_completion_tokens",
+        OPENAI_COMPATIBLE_PRICES: "0.1,0.4",
+      },
+      messageTable: {
+        table: "app.thread_messages",
+        threadIdColumn: "id",
+        orgIdColumn: "org",
+        format: "openai",
+      },
+      readOriginal: true,
+    });
+    const plain = parseWorkerSettings([], { ...REQUIRED, CONTEXT_CLEANER_READ_ORIGINAL: "0" });
+    for (const key of ["digestModel", "openAiCompatible", "messageTable", "readOriginal"])
+      expect(plain).not.toHaveProperty(key);
+    // The Anthropic choice reads no OpenAI-compatible settings, as the function does.
+    expect(
+      parseWorkerSettings([], { ...REQUIRED, DIGEST_MODEL: "anthropic", OPENAI_COMPATIBLE_PRICES: "x" }),
+    ).not.toHaveProperty("openAiCompatible");
+  });
+
+  const OPENAI = {
+    ...REQUIRED,
+    DIGEST_MODEL: "openai-compatible",
+    OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1",
+    OPENAI_COMPATIBLE_API_KEY: "key",
+    OPENAI_COMPATIBLE_MODEL: "qwen3:8b",
+  };
+  const TABLE = { ...REQUIRED, CHECKPOINT_MESSAGE_TABLE: "thread_messages", CHECKPOINT_ORG_ID_COLUMN: "org" };
+
+  it.each([
+    [
+      { ...REQUIRED, DIGEST_MODEL: "gpt" },
+      'DIGEST_MODEL must be one of anthropic, openai-compatible, got "gpt"',
+    ],
+    [{ ...OPENAI, OPENAI_COMPATIBLE_MODEL: "" }, "needs OPENAI_COMPATIBLE_MODEL"],
+    [
+      { ...OPENAI, OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD: "max_output" },
+      "OPENAI_COMPATIBLE_OUTPUT_LIMIT_FIELD must be max_tokens or max_completion_tokens",
+    ],
+    [{ ...OPENAI, OPENAI_COMPATIBLE_PRICES: "cheap" }, "OPENAI_COMPATIBLE_PRICES must be"],
+    [
+      { ...REQUIRED, CHECKPOINT_ORG_ID_COLUMN: "org" },
+      "CHECKPOINT_ORG_ID_COLUMN set without CHECKPOINT_MESSAGE_TABLE",
+    ],
+    [{ ...TABLE, CHECKPOINT_MESSAGE_TABLE: "messages; drop" }, "CHECKPOINT_MESSAGE_TABLE must be name or"],
+    [{ ...TABLE, CHECKPOINT_THREAD_ID_COLUMN: "thread-id" }, "CHECKPOINT_THREAD_ID_COLUMN must be a plain"],
+    [{ ...TABLE, CHECKPOINT_MESSAGES_FORMAT: "xml" }, "CHECKPOINT_MESSAGES_FORMAT must be one of"],
+    [{ ...TABLE, CHECKPOINT_ORG_ID_COLUMN: undefined }, "no org column (CHECKPOINT_ORG_ID_COLUMN)"],
+    [
+      { ...REQUIRED, CONTEXT_CLEANER_READ_ORIGINAL: "yes" },
+      "CONTEXT_CLEANER_READ_ORIGINAL must be one of 1, 0",
+    ],
+  ])("refuses the function's setting %# with a line naming it", (environment, message) => {
+    expect(() => parseWorkerSettings([], environment)).toThrow(UsageError);
+    expect(() => parseWorkerSettings([], environment)).toThrow(message);
+  });
+
+  it("takes a message table without an org column when owners come from the owner table", () => {
+    expect(
+      parseWorkerSettings([], { ...REQUIRED, CHECKPOINT_MESSAGE_TABLE: "m", THREAD_OWNER_SOURCE: "table" }),
+    ).toMatchObject({ messageTable: { table: "m" }, threadOwner: "table" });
+  });
+
   it("does not show a database password in an error", () => {
     expect(() =>
       parseWorkerSettings([], { ...REQUIRED, DATABASE_URL: "postgres//app:s3cret@db:5432/app" }),
@@ -138,6 +225,12 @@ describe("context-cleaner worker", () => {
     expect(run.stderr()).toBe("context-cleaner: worker needs --queue-url (or DIGEST_QUEUE_URL)\n");
     expect(await runOpsCommand(["worker", "--batch-size", "0"], capture(REQUIRED).io, context)).toBe(2);
     expect(await runOpsCommand(["worker", "--no-such-flag"], capture(REQUIRED).io, context)).toBe(2);
+    const badModel = capture({ ...REQUIRED, DIGEST_MODEL: "openai-compatible" });
+    expect(await runOpsCommand(["worker"], badModel.io, { ...context, io: badModel.io })).toBe(2);
+    expect(badModel.stderr()).toContain("OPENAI_COMPATIBLE_BASE_URL");
+    const badTable = capture({ ...REQUIRED, CHECKPOINT_MESSAGES_COLUMN: "body" });
+    expect(await runOpsCommand(["worker"], badTable.io, { ...context, io: badTable.io })).toBe(2);
+    expect(badTable.stderr()).toContain("CHECKPOINT_MESSAGES_COLUMN set without CHECKPOINT_MESSAGE_TABLE");
     expect(opened).toEqual([]);
   });
 
@@ -150,8 +243,63 @@ describe("context-cleaner worker", () => {
       "CONTEXT_CLEANER_DB_DRIVER",
       "AWS_ENDPOINT_URL_SQS",
       "--endpoint",
+      "DIGEST_MODEL",
+      "OPENAI_COMPATIBLE_PRICES",
+      "CHECKPOINT_MESSAGE_TABLE",
+      "CHECKPOINT_UPDATED_AT_COLUMN",
+      "CONTEXT_CLEANER_READ_ORIGINAL",
     ])
       expect(out.join("")).toContain(name);
+  });
+
+  it("hands the digest function's settings to its dependencies as the function does", () => {
+    const reporting = {
+      logger: jsonLineLogger(() => {}, "test"),
+      metrics: loggedMetrics({ info: () => {} }),
+    };
+    // Constructing a client sends nothing.
+    const sqs = new SQSClient({ region: "us-east-1" });
+    const settings = parseWorkerSettings([], {
+      ...REQUIRED,
+      DIGEST_MODEL: "openai-compatible",
+      OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:11434/v1",
+      OPENAI_COMPATIBLE_API_KEY: "key",
+      OPENAI_COMPATIBLE_MODEL: "qwen3:8b",
+      CHECKPOINT_MESSAGE_TABLE: "thread_messages",
+      CHECKPOINT_ORG_ID_COLUMN: "org",
+      CONTEXT_CLEANER_READ_ORIGINAL: "1",
+    });
+    const config = digestConfigOf(settings, { ...reporting, environment: {} }, sqs);
+    expect(config).toMatchObject({
+      digestModel: "openai-compatible",
+      openAiCompatible: { OPENAI_COMPATIBLE_MODEL: "qwen3:8b", OPENAI_COMPATIBLE_API_KEY: "key" },
+      messageTable: { table: "thread_messages", orgIdColumn: "org" },
+      jobOptions: { readOriginal: true },
+      queueUrl: REQUIRED.DIGEST_QUEUE_URL,
+      sqs,
+    });
+    const plain = digestConfigOf(parseWorkerSettings([], REQUIRED), { ...reporting, environment: {} }, sqs);
+    for (const key of ["digestModel", "openAiCompatible", "messageTable", "jobOptions"])
+      expect(plain).not.toHaveProperty(key);
+    expect(config.disabled()).toBe(false);
+    expect(
+      digestConfigOf(
+        settings,
+        { ...reporting, environment: { CONTEXT_CLEANER_DISABLED: "1" } },
+        sqs,
+      ).disabled(),
+    ).toBe(true);
+    sqs.destroy();
+  });
+
+  it("README's table lists every setting of the worker", async () => {
+    const readme = await readFile(new URL("../../../../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("## Run the worker outside Lambda"));
+    const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| flag | variable |")));
+    for (const spec of Object.values(WORKER_SETTINGS) as { flag?: string; env: string }[]) {
+      expect(table).toContain(`\`${spec.env}`);
+      if (spec.flag) expect(table).toContain(`| \`--${spec.flag}\` | \`${spec.env}\``);
+    }
   });
 
   it("names every missing package with the command that installs it", async () => {
@@ -161,10 +309,25 @@ describe("context-cleaner worker", () => {
             Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
           )
         : Promise.resolve({});
-    await expect(requireWorkerPackages(missing)).rejects.toThrow(
-      "the worker needs packages that are not installed: npm install @upstash/redis pg",
+    const redis = { redis: { url: "http://127.0.0.1:8079", token: "token" } };
+    await expect(requireWorkerPackages(redis, missing)).rejects.toThrow(
+      "the worker needs packages that are not installed: npm install pg @upstash/redis",
     );
-    await expect(requireWorkerPackages(() => Promise.resolve({}))).resolves.toBeUndefined();
+    await expect(requireWorkerPackages(redis, () => Promise.resolve({}))).resolves.toBeUndefined();
+  });
+
+  it("needs @upstash/redis only when Redis is configured", async () => {
+    const loaded: string[] = [];
+    const withoutRedis = (name: string) => {
+      loaded.push(name);
+      return name === "@upstash/redis"
+        ? Promise.reject(
+            Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
+          )
+        : Promise.resolve({});
+    };
+    await expect(requireWorkerPackages({}, withoutRedis)).resolves.toBeUndefined();
+    expect(loaded).not.toContain("@upstash/redis");
   });
 });
 

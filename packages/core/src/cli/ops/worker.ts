@@ -1,9 +1,10 @@
 import { UsageError } from "../../errors";
 import type { Metric } from "../../ports";
+import type { DigestConfig } from "../../worker/digest-dependencies";
 import type { FunctionLogger, FunctionMetrics } from "../../worker/observability";
 import type { CliIo } from "../cli-io";
 import type { OpsContext } from "./ops-context";
-import type { OpenWorker } from "./worker-host";
+import type { OpenWorker, WorkerReporting } from "./worker-host";
 import { parseWorkerSettings, type WorkerSettings, workerSettingsUsage } from "./worker-settings";
 
 /**
@@ -44,25 +45,28 @@ export function loggedMetrics(logger: Pick<FunctionLogger, "info">): FunctionMet
   };
 }
 
-/** Packages the worker loads, with why: optional peers of this package. */
+/** Packages the worker loads: optional peers of this package. */
 const WORKER_PACKAGES = [
   "@aws-sdk/client-sqs",
   "@aws-lambda-powertools/batch",
-  "@upstash/redis",
   "pg",
   "@langchain/core",
   "@langchain/langgraph-checkpoint-postgres",
 ] as const;
 
+/** The turn-lock peek's client, needed only when Redis is configured. */
+const REDIS_PACKAGE = "@upstash/redis";
+
 /**
- * @throws {UsageError} naming every package the worker needs that is not installed, with
- *   the command that installs them.
+ * @throws {UsageError} naming every package the worker needs with these settings that is
+ *   not installed, with the command that installs them.
  */
 export async function requireWorkerPackages(
+  settings: Pick<WorkerSettings, "redis">,
   load: (name: string) => Promise<unknown> = (name) => import(name),
 ): Promise<void> {
   const missing: string[] = [];
-  for (const name of WORKER_PACKAGES) {
+  for (const name of [...WORKER_PACKAGES, ...(settings.redis ? [REDIS_PACKAGE] : [])]) {
     try {
       await load(name);
     } catch (error) {
@@ -78,9 +82,45 @@ export async function requireWorkerPackages(
   }
 }
 
-/** The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash, Anthropic. */
+/**
+ * The digest dependencies' configuration from the worker's settings, as the digest function
+ * builds it from its environment: the databases, the message table, the digester, Redis,
+ * the queues, the kill switch (read per record) and `read_original`.
+ */
+export function digestConfigOf(
+  settings: WorkerSettings,
+  { logger, metrics, environment }: WorkerReporting,
+  sqs: DigestConfig["sqs"],
+): DigestConfig {
+  return {
+    databaseUrl: settings.databaseUrl,
+    ...(settings.databaseDriver ? { databaseDriver: settings.databaseDriver } : {}),
+    checkpointDatabaseUrl: settings.checkpointDatabaseUrl,
+    ...(settings.checkpointSchema ? { checkpointSchema: settings.checkpointSchema } : {}),
+    ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
+    ...(settings.threadOwner ? { threadOwner: settings.threadOwner } : {}),
+    ...(settings.messageTable ? { messageTable: settings.messageTable } : {}),
+    ...(settings.digestModel ? { digestModel: settings.digestModel } : {}),
+    ...(settings.anthropicApiKey ? { anthropicApiKey: settings.anthropicApiKey } : {}),
+    ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
+    ...(settings.openAiCompatible ? { openAiCompatible: settings.openAiCompatible } : {}),
+    ...(settings.redis ? { redis: settings.redis } : {}),
+    queueUrl: settings.queueUrl,
+    ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
+    sqs,
+    logger,
+    metrics,
+    disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
+    ...(settings.readOriginal ? { jobOptions: { readOriginal: true } } : {}),
+  };
+}
+
+/**
+ * The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash when
+ * configured, the chosen digester.
+ */
 export const openWorker: OpenWorker = async (settings, { logger, metrics, environment }) => {
-  await requireWorkerPackages();
+  await requireWorkerPackages(settings);
   const [{ SQSClient }, { createSqsDigestQueue }, { createDigestDependencies }] = await Promise.all([
     import("@aws-sdk/client-sqs"),
     import("../../queue/sqs-queue"),
@@ -96,24 +136,12 @@ export const openWorker: OpenWorker = async (settings, { logger, metrics, enviro
     ...(settings.deadLetterQueueUrl ? { dlqUrl: settings.deadLetterQueueUrl } : {}),
   });
   try {
-    const { close, ...dependencies } = await createDigestDependencies({
-      databaseUrl: settings.databaseUrl,
-      ...(settings.databaseDriver ? { databaseDriver: settings.databaseDriver } : {}),
-      checkpointDatabaseUrl: settings.checkpointDatabaseUrl,
-      ...(settings.checkpointSchema ? { checkpointSchema: settings.checkpointSchema } : {}),
-      ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
-      ...(settings.threadOwner ? { threadOwner: settings.threadOwner } : {}),
-      ...(settings.anthropicApiKey ? { anthropicApiKey: settings.anthropicApiKey } : {}),
-      ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
-      ...(settings.redis ? { redis: settings.redis } : {}),
-      queueUrl: settings.queueUrl,
-      ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
-      sqs: client,
-      logger,
-      metrics,
-      disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
-    });
-    if (!settings.anthropicApiKey) logger.warn("no Anthropic API key: digests are extractive only");
+    const { close, ...dependencies } = await createDigestDependencies(
+      digestConfigOf(settings, { logger, metrics, environment }, client),
+    );
+    if ((settings.digestModel ?? "anthropic") === "anthropic" && !settings.anthropicApiKey) {
+      logger.warn("no Anthropic API key: digests are extractive only");
+    }
     return {
       queue,
       dependencies,
