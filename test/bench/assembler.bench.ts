@@ -9,9 +9,12 @@
  *     6,000-char result), over the first call (target ≤ 0.25×);
  *   - heap growth during each of the three (after a GC), and the heap the first call leaves
  *     kept for the thread; the process's peak RSS;
- *   - assembled chars over raw chars, and what the cleaning did.
+ *   - assembled chars over raw chars, and what the cleaning did;
+ *   - the same threads with every turn's answer naming the document it read (its file id),
+ *     one call each: the view over raw with and without the echoed ids.
  *
  *   npm run bench:assembler      (node --expose-gc gives the memory figures)
+ *   npm run bench:assembler -- --echo-only      (the echoed-id table alone)
  */
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -59,6 +62,8 @@ interface ThreadPlan {
   name: string;
   targetChars: number;
   seed: number;
+  /** Whether each turn's closing answer names the document being read, as real agents do. */
+  echoDocumentIds?: boolean;
 }
 
 /** Varied page text: sentences of legal vocabulary with figures, numbered clauses. */
@@ -180,17 +185,22 @@ function buildThread(plan: ThreadPlan): { messages: Message[]; reads: ToolMessag
         });
       }
     }
-    push({ role: "assistant", content: "Here is what I found so far; the key figures are noted above." });
+    push({
+      role: "assistant",
+      content: plan.echoDocumentIds
+        ? `Here is what I found so far in ${document.id}; the key figures are noted above.`
+        : "Here is what I found so far; the key figures are noted above.",
+    });
   }
   return { messages, reads };
 }
 
-/** Digest rows with correct hashes for about half of the read pages (offset > 0). */
-function buildDigests(reads: readonly ToolMessage[], seed: number): DigestMap {
+/** Digest rows with correct hashes for about `share` (half) of the read pages (offset > 0). */
+function buildDigests(reads: readonly ToolMessage[], seed: number, share = 0.5): DigestMap {
   const random = seededRandom(seed);
   const digests = new Map<string, DigestEntry>();
   for (const read of reads) {
-    if (random() >= 0.5 || (read.content as string).includes("page 1.")) continue;
+    if (random() >= share || (read.content as string).includes("page 1.")) continue;
     const digest = [
       DIGEST_HEADER,
       "tool: read_document",
@@ -364,7 +374,9 @@ const plans: Array<[ThreadPlan, number]> = [
   [{ name: "5 M chars", targetChars: 5_000_000, seed: 11 }, 15],
 ];
 
-const rows = plans.map(([plan, samples]) => measure(plan, samples));
+// `-- --echo-only` prints the echoed-id table alone (no timings).
+const echoOnly = process.argv.includes("--echo-only");
+const rows = echoOnly ? [] : plans.map(([plan, samples]) => measure(plan, samples));
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
 const lines = [
   "| thread | messages | raw chars | digest rows | sha256 pass (ms) | first call (ms) | first / sha256 (≤ 3×) | repeat (ms) | repeat / first (≤ 0.2×) | +1 exchange (ms) | +1 exchange / first (≤ 0.25×) | heap Δ first / repeat / +1 (MB) | index kept (MB) | assembled / raw | subst. / dup / err stubs | compaction |",
@@ -375,13 +387,82 @@ const lines = [
   ),
 ];
 const peakRssMb = process.resourceUsage().maxRSS / 1024;
-console.log(
-  `\nassembleModelView benchmark — node ${process.version}, ${gc ? "with" : "without"} --expose-gc\n`,
-);
-console.log(lines.join("\n"));
-console.log(
-  `\nPeak RSS of the whole run (threads, clones and all): ${fixed(peakRssMb, 0)} MB. Medians. ` +
-    "First call: fresh message objects (nothing kept for them yet). Repeat: the same objects again. " +
-    "+1 exchange: the same objects and one more assistant call with its 6,000-char result. " +
-    "Heap Δ: growth during the call (after a GC). Index kept: heap still held after a GC by what the first call keeps for the thread.",
-);
+if (!echoOnly) reportTimings();
+
+function reportTimings(): void {
+  console.log(
+    `\nassembleModelView benchmark — node ${process.version}, ${gc ? "with" : "without"} --expose-gc\n`,
+  );
+  console.log(lines.join("\n"));
+  console.log(
+    `\nPeak RSS of the whole run (threads, clones and all): ${fixed(peakRssMb, 0)} MB. Medians. ` +
+      "First call: fresh message objects (nothing kept for them yet). Repeat: the same objects again. " +
+      "+1 exchange: the same objects and one more assistant call with its 6,000-char result. " +
+      "Heap Δ: growth during the call (after a GC). Index kept: heap still held after a GC by what the first call keeps for the thread.",
+  );
+}
+
+// Answers that echo the file id: the referenced-by-window keep-rule keeps what the window
+// refers to (the document's latest page, a page named by offset, a quoted passage), so an
+// echoed id should cost about one page, not the whole document.
+/**
+ * One long contract read page by page over three turns (8 pages of 8,000 chars a turn),
+ * each turn's answer naming it (`contract_7`) or not, with a digest row for every page: the
+ * case where an echoed id used to keep every page raw.
+ */
+function contractTurns(echo: boolean): { messages: Message[]; reads: ToolMessage[] } {
+  const random = seededRandom(3);
+  const messages: Message[] = [{ role: "system", content: "You are a careful legal assistant." }];
+  const reads: ToolMessage[] = [];
+  let page = 0;
+  for (let turn = 0; turn < 3; turn++) {
+    messages.push({ role: "user", content: `Turn ${turn + 1}: read the next part of the contract.` });
+    for (let step = 0; step < 8; step++, page++) {
+      const call: ToolCall = {
+        id: `c_${page}`,
+        name: "read_document",
+        args: { file_id: "contract_7", offset: page * 8_000 },
+      };
+      const result: ToolMessage = {
+        role: "tool",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: pageText(random, "contract_7", page, 8_000),
+      };
+      messages.push({ role: "assistant", content: "", toolCalls: [call] }, result);
+      reads.push(result);
+    }
+    messages.push({
+      role: "assistant",
+      content: echo
+        ? "Per contract_7, the rent is $1,250,000 with a 2.5% escalator."
+        : "The rent is $1,250,000 with a 2.5% escalator.",
+    });
+  }
+  messages.push({ role: "user", content: "What does the assignment clause require?" });
+  return { messages, reads };
+}
+
+const echoLines = [
+  "| thread | view / raw, plain answers | view / raw, answers echo the file id | echoed / plain | protected results plain / echoed |",
+  "|---|---:|---:|---:|---|",
+  ...[...plans.map(([plan]) => plan), { name: "one contract over 3 turns", targetChars: 0, seed: 0 }].map(
+    (plan) => {
+      const contract = plan.targetChars === 0;
+      const plain = contract ? contractTurns(false) : buildThread(plan);
+      const echoed = contract ? contractTurns(true) : buildThread({ ...plan, echoDocumentIds: true });
+      const share = contract ? 1 : 0.5;
+      const plainReport = assembleModelView(
+        plain.messages,
+        buildDigests(plain.reads, plan.seed + 1, share),
+      ).report;
+      const echoedReport = assembleModelView(
+        echoed.messages,
+        buildDigests(echoed.reads, plan.seed + 1, share),
+      ).report;
+      return `| ${plan.name} | ${fixed((100 * plainReport.assembledChars) / plainReport.rawChars, 1)} % (${plainReport.assembledChars.toLocaleString("en-US")}) | ${fixed((100 * echoedReport.assembledChars) / echoedReport.rawChars, 1)} % (${echoedReport.assembledChars.toLocaleString("en-US")}) | ${fixed(echoedReport.assembledChars / plainReport.assembledChars, 3)}× | ${plainReport.protected} / ${echoedReport.protected} |`;
+    },
+  ),
+];
+console.log("\nAnswers that echo the file id (one call each, fresh threads):\n");
+console.log(echoLines.join("\n"));

@@ -169,10 +169,19 @@ describe("assembleModelView on a realistic thread", () => {
 });
 
 describe("assembleModelView keep-rules in the pipeline", () => {
-  it("keeps every page of a document the latest user message names raw, rows or not", () => {
+  it("keeps the latest page of a document the latest user message names raw, rows or not, and condenses the pages before it", () => {
     const thread = realisticThread("What does lease_445 say about assignment?");
     const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
+    expect(view[resultIndex(thread, "r3")]).toBe(thread[resultIndex(thread, "r3")]);
+    expect(view[resultIndex(thread, "r2")]?.content).toBe(digestText("page 2"));
+    expect(report).toMatchObject({ substitutions: 1, stale: 0 });
+  });
+
+  it("keeps every page the latest user message names by call id raw", () => {
+    const thread = realisticThread("What do r2 and r3 say about assignment?");
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
     expect(view[resultIndex(thread, "r2")]).toBe(thread[resultIndex(thread, "r2")]);
+    expect(view[resultIndex(thread, "r3")]).toBe(thread[resultIndex(thread, "r3")]);
     expect(report).toMatchObject({ substitutions: 0, stale: 0 });
   });
 
@@ -367,8 +376,10 @@ describe("assembleModelView history backstop holds its budget", () => {
   const PAGE_CHARS = 48_000;
   const PAGES = 25;
 
-  /** Every page of lease_445, three small exchanges, then a question naming lease_445. */
-  function pinnedThread(question = "What does lease_445 say about assignment?"): Message[] {
+  /** Every page of lease_445, three small exchanges, then a question naming every page by its call id. */
+  function pinnedThread(
+    question = `What do ${Array.from({ length: PAGES }, (_, page) => `p${page}`).join(", ")} say about assignment?`,
+  ): Message[] {
     const pages = Array.from({ length: PAGES }, (_, page) =>
       toolExchange(
         `p${page}`,
@@ -1038,7 +1049,7 @@ describe("assembleModelView report counts", () => {
 });
 
 describe("assembleModelView counts each protected result once", () => {
-  it("counts a mentioned ledger page once, and the page of its source the window rule keeps", () => {
+  it("counts a mentioned ledger page once, and keeps no other page of its document for it", () => {
     const thread = [
       userMessage("Review the lease."),
       ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, LEDGER_PAGE),
@@ -1047,7 +1058,7 @@ describe("assembleModelView counts each protected result once", () => {
       userMessage("What did l0 say about the cap?"),
     ];
     const { report } = assembleModelView(thread, null, { recencyKeepExchanges: 0 });
-    expect(report.protected).toBe(2);
+    expect(report.protected).toBe(1);
   });
 });
 

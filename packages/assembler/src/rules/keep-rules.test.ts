@@ -416,23 +416,23 @@ describe("protectMessages", () => {
     expect(reasons[messages.length - 1]).toBe(KEEP_REASONS.conversational);
   });
 
-  it("protects every page of a source whose tool call id the window mentions", () => {
+  it("keeps the result the window names by call id and the latest page of the document it names", () => {
     const messages = thread();
     const { reasons } = protectMessages(messages, policy, 3);
     expect(reasons[resultIndex(messages, "p1")]).toBe(KEEP_REASONS.referencedByWindow);
     expect(reasons[resultIndex(messages, "p2")]).toBe(KEEP_REASONS.referencedByWindow);
   });
 
-  it("protects the source of a mentioned result even when another rule already keeps that result", () => {
+  it("records a result another rule keeps as referred to, without keeping the rest of its document", () => {
     const messages = thread();
     messages[messages.length - 1] = userMessage("What do the redlines in s1 change?");
     const { reasons, mentioned } = protectMessages(messages, policy, 3);
     expect(reasons[resultIndex(messages, "s1")]).toBe(KEEP_REASONS.ledgerFirstPage);
     expect(mentioned.has(resultIndex(messages, "s1"))).toBe(true);
-    expect(reasons[resultIndex(messages, "s2")]).toBe(KEEP_REASONS.referencedByWindow);
+    expect(reasons[resultIndex(messages, "s2")]).toBeUndefined();
   });
 
-  it("protects every page of a document the window names, and only that document", () => {
+  it("keeps the latest page of a document the window names, and nothing of another document", () => {
     const messages = thread();
     messages[messages.length - 1] = userMessage("Compare with side please.");
     const { reasons } = protectMessages(messages, policy, 3);
@@ -646,5 +646,71 @@ describe("protectMessages", () => {
     const { reasons } = protectMessages(messages, policy, 3);
     expect(reasons[resultIndex(messages, "p1")]).toBeUndefined();
     expect(reasons[resultIndex(messages, "p2")]).toBeUndefined();
+  });
+});
+
+describe("referenced-by-window: a window naming a document keeps what it refers to, not every page", () => {
+  const NOTICE = "The Tenant shall give the Landlord three months' written notice.";
+  // Five pages of lease_445 read before the wall; page 3 holds the notice clause.
+  function leaseThread(window: Message[]): Message[] {
+    const pages = [0, 5_000, 10_000, 15_000, 20_000].flatMap((offset, index) =>
+      toolExchange(
+        `r${index + 1}`,
+        "read_document",
+        { file_id: "lease_445", offset },
+        index === 2
+          ? `${documentPage("p3", 3, 2_000)}\n${NOTICE.replace("three months'", "three\nmonths'")}`
+          : documentPage(`p${index + 1}`, index + 1, 2_000),
+      ),
+    );
+    return [userMessage("Review lease_445."), ...pages, ...window];
+  }
+  const kept = (messages: Message[]) => {
+    const { reasons, mentioned } = protectMessages(messages, policy, 0);
+    const ids = ["r1", "r2", "r3", "r4", "r5"].filter(
+      (id) => reasons[resultIndex(messages, id)] === KEEP_REASONS.referencedByWindow,
+    );
+    expect([...mentioned].sort((a, b) => a - b)).toEqual(ids.map((id) => resultIndex(messages, id)));
+    return ids;
+  };
+
+  it("keeps only the document's latest page when the window echoes its id", () => {
+    expect(kept(leaseThread([userMessage("Per lease_445, what is the rent?")]))).toEqual(["r5"]);
+  });
+
+  it("keeps a page the window names by offset, beside the latest", () => {
+    expect(kept(leaseThread([userMessage("In lease_445 at offset 10,000 — what changed?")]))).toEqual([
+      "r3",
+      "r5",
+    ]);
+    expect(kept(leaseThread([userMessage("lease_445 offset: 5000 please")]))).toEqual(["r2", "r5"]);
+  });
+
+  it("keeps a page holding a passage the window quotes, whitespace aside", () => {
+    const quoting = userMessage(`lease_445 says "three months' written notice" — is that binding?`);
+    expect(kept(leaseThread([quoting]))).toEqual(["r3", "r5"]);
+    const short = userMessage(`lease_445 says "notice" — is that binding?`);
+    expect(kept(leaseThread([short]))).toEqual(["r5"]);
+  });
+
+  it("keeps the latest older page while the wall gains pages of the document: what a turn's start pinned stays pinned mid-turn", () => {
+    const start = leaseThread([userMessage("Read the last page of lease_445.")]);
+    expect(kept(start)).toEqual(["r5"]);
+    const midTurn = [
+      ...start,
+      ...toolExchange(
+        "r6",
+        "read_document",
+        { file_id: "lease_445", offset: 25_000 },
+        documentPage("p6", 6, 2_000),
+      ),
+    ];
+    expect(kept(midTurn)).toEqual(["r5"]);
+    const { reasons } = protectMessages(midTurn, policy, 0);
+    expect(reasons[resultIndex(midTurn, "r6")]).toBe(KEEP_REASONS.recencyWall);
+  });
+
+  it("keeps a result the window names by its call id, and not the rest of its document", () => {
+    expect(kept(leaseThread([userMessage("What did r2 return?")]))).toEqual(["r2"]);
   });
 });

@@ -87,3 +87,55 @@ export function windowText(window: readonly Message[], isDocumentRead: IsDocumen
   }
   return parts.join("\n");
 }
+
+/** The fewest chars a quoted span holds for the window to quote a page by it. */
+export const MIN_QUOTE_CHARS = 16;
+
+const QUOTED = /"([^"\n]+)"|“([^”\n]+)”|«([^»\n]+)»|^>[ \t]?(.+)$/gm;
+
+/** Text with each run of whitespace made one space, trimmed: how quotes and pages are compared. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * The passages the window quotes: spans of its text within double quotes (`"…"`, `“…”`,
+ * `«…»`) or on `>` lines, of at least {@link MIN_QUOTE_CHARS} chars, whitespace collapsed.
+ */
+export function windowQuotes(text: string): string[] {
+  const quotes: string[] = [];
+  for (const match of text.matchAll(QUOTED)) {
+    const quoted = collapseWhitespace(match[1] ?? match[2] ?? match[3] ?? match[4] ?? "");
+    if (quoted.length >= MIN_QUOTE_CHARS) quotes.push(quoted);
+  }
+  return quotes;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The offsets the window names with the offset arg's name: `offset 24000`, `offset: 24,000`,
+ * `offset=24000`, `"offset":24000` (in the args of a call that is no document read).
+ */
+export function namedOffsets(text: string, offsetArg: string): Set<number> {
+  const named = new Set<number>();
+  const pattern = new RegExp(`\\b${escapeRegExp(offsetArg)}\\b["']?\\s*[:=]?\\s*(\\d[\\d,_]*)`, "gi");
+  for (const match of text.matchAll(pattern)) {
+    const value = Number((match[1] as string).replace(/[,_]/g, ""));
+    if (Number.isFinite(value)) named.add(value);
+  }
+  return named;
+}
+
+/** The one-token spans of what the window refers to (see {@link forEachReferenceSpan}). */
+export function windowTokens(window: readonly Message[], isDocumentRead: IsDocumentRead): Set<string> {
+  const tokens = new Set<string>();
+  for (const message of window) {
+    forEachReferenceSpan(message, isDocumentRead, (text, start, end) => {
+      tokens.add(text.slice(start, end));
+    });
+  }
+  return tokens;
+}

@@ -468,8 +468,8 @@ export function cleanView(
       wallStart: options.wallStart,
     },
     // The referenced-by-window keep-rule outlives the backstop: dropping a referenced
-    // result would also unpin the rest of its source, so assembling the view again would
-    // clean what this pass kept. A kept stub keeps what it points to; the targets come
+    // result would change what the window refers to (another page would become its
+    // document's latest), so assembling the view again would keep what this pass cleaned. A kept stub keeps what it points to; the targets come
     // from this assembly's decisions.
     hints: {
       pinned,

@@ -1,6 +1,14 @@
+import { contentText } from "../content";
 import type { ToolPolicy } from "../policy";
 import { KEEP_REASONS, type KeepReason, recencyWallStart } from "../rules/keep-rules";
-import { isSingleToken, windowText } from "../rules/window-references";
+import {
+  collapseWhitespace,
+  isSingleToken,
+  namedOffsets,
+  windowQuotes,
+  windowText,
+  windowTokens,
+} from "../rules/window-references";
 import type { ThreadFacts } from "../thread/thread-facts";
 import type { ThreadIndex } from "../thread/thread-index";
 import { indexedThreadOf, threadFactsOf } from "../thread/thread-state";
@@ -14,14 +22,14 @@ export interface Protection {
   readonly reasons: readonly (KeepReason | undefined)[];
   /** The thread's tool calls by id, for callers that go on to clean the same thread. */
   readonly threadIndex: ThreadIndex;
-  /** Indices of results the window mentions (by call id or document id), whatever rule keeps them. */
+  /** Indices of results the window refers to (see the referenced-by-window keep-rule), whatever rule keeps them. */
   readonly mentioned: ReadonlySet<number>;
 }
 
 /** The keep-rules' verdict on a thread for one recency wall, asked message by message. */
 export interface WindowProtection {
   readonly wallStart: number;
-  /** Results before the wall the window mentions (by call id or document id), whatever rule keeps them. */
+  /** Results before the wall the window refers to (by call id, or pages of a document it names), whatever rule keeps them. */
   readonly mentioned: ReadonlySet<number>;
   /** Results before the wall no other rule keeps that the referenced-by-window keep-rule keeps. */
   readonly referenced: ReadonlySet<number>;
@@ -55,31 +63,62 @@ function mentionedResults(facts: ThreadFacts, wallStart: number, windowEnd: numb
 }
 
 /**
- * Every result of a source the window mentions stays raw, not only the mentioned one: the
- * results before the wall that no other keep-rule keeps and the referenced-by-window one does.
+ * What the window refers to among the results it mentions: a result it names by its tool
+ * call id; and, of a document it names by id, its latest page before the wall (kept even
+ * when the turn has since read a page of it into the wall, so what a turn's start pins
+ * stays pinned on its later calls), a page it names by offset (`offset 24000`), and a page
+ * holding a passage it quotes. The other pages of a named document are not referred to:
+ * agents echo the id of the document they work on in every answer.
  */
-function referencedResults(
+function referredResults(
   facts: ThreadFacts,
   wallStart: number,
+  windowEnd: number,
   mentioned: ReadonlySet<number>,
 ): Set<number> {
-  const referenced = new Set<number>();
-  const sources = new Set<string>();
+  const referred = new Set<number>();
+  if (mentioned.size === 0) return referred;
+  const { thread, keep, policy } = facts;
+  const window = thread.messages.slice(wallStart, windowEnd);
+  const tokens = windowTokens(window, keep.isDocumentRead);
+  let text: string | undefined;
+  const windowString = () => {
+    text ??= windowText(window, keep.isDocumentRead);
+    return text;
+  };
+  const names = (key: string) => (isSingleToken(key) ? tokens.has(key) : windowString().includes(key));
+  const documents = new Set<string>();
   for (const result of mentioned) {
-    const resultFacts = facts.at(result);
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
-    if (resultFacts?.reason === undefined) referenced.add(result);
-    // Stryker disable next-line ConditionalExpression,OptionalChaining: equivalent — no source lists members under `undefined`; every result has its facts
-    if (resultFacts?.source !== undefined) sources.add(resultFacts.source);
+    const resultFacts = facts.at(result);
+    const callId = facts.message(result).toolCallId;
+    if (callId !== "" && names(callId)) referred.add(result);
+    if (
+      resultFacts?.source !== undefined &&
+      resultFacts.document !== undefined &&
+      names(resultFacts.document)
+    )
+      documents.add(resultFacts.source);
   }
-  for (const source of sources) {
-    for (const result of facts.keep.sourceMembers(source)) {
-      if (result >= wallStart) break;
-      // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
-      if (facts.at(result)?.reason === undefined) referenced.add(result);
+  let quotes: string[] | undefined;
+  for (const source of documents) {
+    const members = keep.sourceMembers(source);
+    const before = members.filter((member) => member < wallStart);
+    const latest = before.at(-1);
+    if (latest !== undefined) referred.add(latest);
+    const offsetArg = policy.ruleFor(facts.message(members[0] as number).toolName).offsetArg;
+    const offsets = offsetArg === undefined ? undefined : namedOffsets(windowString(), offsetArg);
+    quotes ??= windowQuotes(windowString());
+    for (const member of before) {
+      const offset = facts.at(member)?.offset;
+      if (offset !== undefined && offsets?.has(offset)) referred.add(member);
+      else if (quotes.length > 0) {
+        const page = collapseWhitespace(contentText(facts.message(member).content));
+        if (quotes.some((quote) => page.includes(quote))) referred.add(member);
+      }
     }
   }
-  return referenced;
+  return referred;
 }
 
 /**
@@ -94,8 +133,10 @@ export function protectWindow(
   wallStart: number,
   windowEnd: number = facts.thread.length,
 ): WindowProtection {
-  const mentioned = mentionedResults(facts, wallStart, Math.min(windowEnd, facts.thread.length));
-  const referenced = referencedResults(facts, wallStart, mentioned);
+  const end = Math.min(windowEnd, facts.thread.length);
+  const mentioned = referredResults(facts, wallStart, end, mentionedResults(facts, wallStart, end));
+  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
+  const referenced = new Set([...mentioned].filter((result) => facts.at(result)?.reason === undefined));
   const { keep, thread } = facts;
   const resultsInWall = keep.resultsBefore(thread.length) - keep.resultsBefore(wallStart);
   return {

@@ -9,6 +9,7 @@ import {
   KEEP_REASONS,
   type KeepReason,
   provenanceKeys,
+  readOffset,
   sourceKey,
 } from "../rules/keep-rules";
 import type { ToolCall, ToolMessage } from "../types";
@@ -21,6 +22,10 @@ export interface ResultFacts {
   readonly keys: readonly string[];
   /** The tool and document the result came from, for "every result of that source". */
   readonly source: string | undefined;
+  /** The document id (the first provenance arg), when the result has one. */
+  readonly document: string | undefined;
+  /** The page's offset (the rule's `offsetArg`), when the call gives one. */
+  readonly offset: number | undefined;
   readonly failed: boolean;
   /** Same tool and canonical args; undefined for failed results and results without a call. */
   readonly groupKey: string | undefined;
@@ -51,6 +56,8 @@ export function readResultFacts(
     reason: staticReason(message, call, policy),
     keys: provenanceKeys(message, call, policy),
     source: document === undefined ? undefined : `${message.toolName}\u0000${document}`,
+    document,
+    offset: readOffset(call, policy.ruleFor(message.toolName).offsetArg),
     failed,
     groupKey: call && !failed ? `${message.toolName}\u0000${argsJson}` : undefined,
     retryKey: call

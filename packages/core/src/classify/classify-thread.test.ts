@@ -73,8 +73,10 @@ describe("classifyThread over golden threads", () => {
     expect(reasonOf("k_mail")).toEqual(["interrupt"]);
     expect(reasonOf("k_l0")).toEqual(["ledger-first-page"]);
     expect(reasonOf("k_l1")).toEqual([undefined]);
-    for (const id of ["k_r0", "k_r1", "k_r2", "k_s1", "k_s2", "k_ref"])
+    for (const id of ["k_r1", "k_r2", "k_s1", "k_ref"])
       expect(reasonOf(id)).toEqual(["referenced-by-window"]);
+    // The document's other pages: not what the window refers to.
+    for (const id of ["k_r0", "k_s2"]) expect(reasonOf(id)).toEqual([undefined]);
     expect(reasonOf("k_mem")).toEqual(["policy-keep"]);
     expect(reasonOf("k_skill")).toEqual(["policy-keep"]);
     expect(reasonOf("k_wall")).toEqual(["recency-wall"]);
