@@ -274,7 +274,9 @@ describe("faults: nothing is lost", () => {
     expect(calls).toBeGreaterThan(0);
     expect(metrics.metrics.filter((metric) => metric.name === "DigestCalls")).toHaveLength(1);
     expect(metrics.count("SkippedJobs", { reason: "below_min_chars" })).toBe(1);
-    expect(await repository.getPass(first.orgId, THREAD)).toMatchObject({ coveredTurnEndedAt: laterEnd });
+    // A queued job's pass covers what the queue had accepted when it started: both turns.
+    const covered = (await repository.getPass(first.orgId, THREAD))?.coveredTurnEndedAt;
+    expect(covered?.getTime()).toBeGreaterThanOrEqual(laterEnd.getTime());
     // The queue's copies: the first is covered by then, the second too.
     expect(await drain(handler)).toBe(2);
     expect(await rowsOf(first.orgId)).toEqual(rows);

@@ -248,9 +248,9 @@ describe("the sweep recovers what the turn path lost", () => {
 
     await drainDigests();
     expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(10);
-    expect(await repository.getPass(orgId, threadId)).toMatchObject({
-      status: "done",
-      coveredTurnEndedAt: turnEndedAt,
-    });
+    const pass = await repository.getPass(orgId, threadId);
+    expect(pass?.status).toBe("done");
+    // Covered as of the pass's start, after the re-enqueued event was sent: the latest turn too.
+    expect(pass?.coveredTurnEndedAt?.getTime()).toBeGreaterThanOrEqual(turnEndedAt.getTime());
   });
 });

@@ -134,7 +134,8 @@ export async function runWorkerScenario(
       const record = await repository.getPass(orgId, threadId);
       return record?.status === "done" ? record : undefined;
     });
-    expect(pass.coveredTurnEndedAt?.toISOString()).toBe("2026-11-30T10:00:00.000Z");
+    // Covered as of the pass's start (the worker's clock), which is after the turn's end.
+    expect(pass.coveredTurnEndedAt?.getTime()).toBeGreaterThanOrEqual(Date.parse("2026-11-30T10:00:00.000Z"));
     expect((await repository.loadThreadDigests(orgId, threadId)).size).toBeGreaterThan(10);
     const dead = await until("the poison record in the dead letters", async () => {
       const output = await services.sqs.send(
