@@ -15,33 +15,7 @@ import { UnsupportedDatabaseUrlError } from "./errors";
 import { publicDatabase } from "./public-handle";
 import type { Database } from "./public-types";
 
-export type { NeonSettings } from "./drivers/neon-settings";
-export {
-  ConstraintViolationError,
-  DatabaseConnectionError,
-  DatabaseNotMigratedError,
-  DatabaseQueryError,
-  DataExceptionError,
-  InvalidStorageInputError,
-  MigrationPrivilegeError,
-  MissingDatabaseUrlError,
-  MissingOrganizationError,
-  RowSecurityError,
-  StorageError,
-  UnsupportedDatabaseUrlError,
-} from "./errors";
-export { createDigestRepository } from "./public-database";
-export type { Database, ScopedTransaction } from "./public-types";
-export type {
-  DigestRepository,
-  LeftBehindPage,
-  LeftBehindQuery,
-  LeftBehindReason,
-  LeftBehindThread,
-  PassRecord,
-  ThreadDigestSummary,
-  ThreadKey,
-} from "./repository-types";
+export * from "./entry-exports";
 
 /** The server drivers: node-postgres, or Neon's serverless driver over WebSocket. */
 export type ServerDatabaseDriver = "pg" | "neon";
