@@ -10,6 +10,7 @@ import { checkInteger } from "@context-cleaner/assembler/internal";
 import { DigestModelError } from "../../errors";
 import type { DigestModel, DigestRequest, DigestResult, DigestUsage } from "../../ports";
 import { parsePageDigests } from "../digest-prompt";
+import { digestModelErrorForStatus } from "../status-error";
 import {
   buildMessagesRequest,
   DIGEST_SYSTEM_PROMPT,
@@ -70,27 +71,8 @@ export function toDigestModelError(error: unknown): DigestModelError {
   if (error instanceof APIConnectionError) {
     return new DigestModelError("digest call could not connect", { reason: "connection", cause: error });
   }
-  if (error instanceof APIError && typeof error.status === "number") {
-    const status = error.status;
-    if (status === 429)
-      return new DigestModelError("digest call rate limited (429)", {
-        reason: "rate_limited",
-        status,
-        cause: error,
-      });
-    if (status >= 500)
-      return new DigestModelError(`digest call failed (${status})`, {
-        reason: "server_error",
-        status,
-        cause: error,
-      });
-    return new DigestModelError(`digest call rejected (${status})`, {
-      reason: "client_error",
-      status,
-      cause: error,
-      retryable: status === 408 || status === 409,
-    });
-  }
+  if (error instanceof APIError && typeof error.status === "number")
+    return digestModelErrorForStatus(error.status, error);
   return new DigestModelError("digest call returned an unreadable response", {
     reason: "malformed",
     cause: error,
