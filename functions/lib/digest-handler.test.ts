@@ -22,7 +22,7 @@ import {
   sqsEvent,
 } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { type ManualClock, manualClock } from "../../packages/core/test/fakes/manual-clock";
 import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
 import { heavyThread, rawToolChars } from "../test/threads";
@@ -58,16 +58,20 @@ function setup(
     deadLetters?: NonNullable<DigestHandlerDependencies["queue"]["deadLetters"]>;
     onJobFinished?: DigestHandlerDependencies["onJobFinished"];
     jobOptions?: DigestHandlerDependencies["jobOptions"];
+    checkpoints?: DigestJobPorts["checkpoints"];
+    clock?: ManualClock;
   } = {},
 ) {
-  const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
+  const clock = options.clock ?? manualClock(new Date("2026-11-30T10:05:00Z"));
   const queue = createInProcessDigestQueue({ clock, visibilityTimeoutSeconds: 600 });
   const logger = recordingLogger();
   const metrics = recordingMetrics();
   const issues: FunctionIssue[] = [];
   const dependencies: DigestHandlerDependencies = {
     ports: {
-      checkpoints: createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]])),
+      checkpoints:
+        options.checkpoints ??
+        createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]])),
       store: options.store ?? storage.repository,
       digester: options.digester ?? createExtractiveDigester(),
       clock,
@@ -176,6 +180,78 @@ describe("createDigestHandler", () => {
     }
   });
 
+  it("times every record it handles by outcome, the skipped, handed-back, failed and poison ones too", async () => {
+    // Each port a record reaches moves the clock by its own step, so each record's time is known.
+    const clock = manualClock(new Date("2026-11-30T10:05:00Z"));
+    const finished = turn();
+    const skipped = turn("gone");
+    const failed = turn();
+    const requeued = turn();
+    const extractive = createExtractiveDigester();
+    const readable = createInMemoryCheckpointReader(new Map([["ground-lease", heavyThread().messages]]));
+    const { queue, metrics, handler } = setup({
+      clock,
+      digester: {
+        id: extractive.id,
+        async digest(request, options) {
+          clock.advance(2);
+          return extractive.digest(request, options);
+        },
+      },
+      checkpoints: {
+        async readThread(threadId) {
+          if (threadId === "gone") clock.advance(5);
+          return readable.readThread(threadId);
+        },
+      },
+      store: {
+        ...storage.repository,
+        getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
+        recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
+        async upsertDigests(orgId, rows) {
+          if (orgId !== failed.orgId) return storage.repository.upsertDigests(orgId, rows);
+          clock.advance(7);
+          throw new Error("connection reset");
+        },
+      },
+      lock: {
+        async isHeld(orgId) {
+          if (orgId !== requeued.orgId) return false;
+          clock.advance(13);
+          return true;
+        },
+      },
+      deadLetters: {
+        async send() {
+          clock.advance(1);
+          return { messageId: "dead-1" };
+        },
+      },
+    });
+    await queue.send({ body: "{not json", groupId: "poison", deduplicationId: "p" });
+    for (const record of [finished, skipped, failed, requeued]) await queue.send(record.message);
+
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.received).toHaveLength(5);
+    expect(batch?.failed).toHaveLength(2);
+    const timed = metrics.metrics
+      .filter((metric) => metric.name === "RecordDuration")
+      .map((metric) => [metric.dimensions?.outcome, metric.value, metric.unit]);
+    expect(timed.sort()).toEqual(
+      [
+        ["failed", 11_000, "Milliseconds"], // two digest calls, then the write that throws
+        ["partial", 4_000, "Milliseconds"], // two digest calls (the call cap)
+        ["poison", 1_000, "Milliseconds"],
+        ["requeued", 13_000, "Milliseconds"],
+        ["skipped", 5_000, "Milliseconds"], // no checkpoint
+      ].sort(),
+    );
+    // The job's own duration covers only the pass that committed.
+    expect(
+      metrics.metrics.filter((metric) => metric.name === "JobDuration").map((metric) => metric.value),
+    ).toEqual([4_000]);
+  });
+
   it("tries the valid later records of a poison record's thread in the same batch, never dead-lettering them", async () => {
     const { queue, metrics, handler } = setup();
     const thread = turn();
@@ -255,6 +331,9 @@ describe("createDigestHandler", () => {
     expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
     expect(await queue.receive(10)).toEqual([]);
     expect(metrics.count("SkippedJobs", { reason: "disabled" })).toBe(1);
+    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")).toEqual([
+      { name: "RecordDuration", value: 0, unit: "Milliseconds", dimensions: { outcome: "skipped" } },
+    ]);
     expect(storeCalls).toBe(0);
     expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
   });
@@ -569,6 +648,9 @@ describe("createDigestHandler", () => {
     const batch = await deliverOnce(queue, handler, { functionTimeoutMs: 10_000 });
     expect(batch?.failed).toHaveLength(1);
     expect(metrics.count("RecordsNotStarted")).toBe(1);
+    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")).toEqual([
+      { name: "RecordDuration", value: 0, unit: "Milliseconds", dimensions: { outcome: "requeued" } },
+    ]);
     expect(await storage.repository.getPass(orgId, threadId)).toBeNull();
     const retry = await deliverOnce(queue, handler);
     expect(retry?.received[0]?.receiveCount).toBe(2);

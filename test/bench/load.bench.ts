@@ -5,8 +5,9 @@
  * invocations) → the job with the extractive digester → the digest store on embedded
  * PGlite (real Postgres semantics, row-level security, one process). Every thread ends
  * several turns; all events are published first, then the worker starts and drains the queue. Reports
- * events/s through the handler and the jobs' `JobDuration` (p50, p99, max). Not a test:
- * nothing here asserts a figure.
+ * events/s through the handler, the time per record (`RecordDuration`, p50 and p99 over
+ * every record the handler started and by outcome, the skipped ones included) and the
+ * committed passes' `JobDuration` (p50, p99, max). Not a test: nothing here asserts a figure.
  *
  *   npm run bench:load
  *   LOAD_BENCH_THREADS=500 LOAD_BENCH_TURNS=2 LOAD_BENCH_CONCURRENCY=8 npm run bench:load
@@ -15,7 +16,7 @@
  * Everything here is in memory, so a batch runs as one chain of promise callbacks and a
  * timer cannot interrupt it: the bound is checked as each job finishes. Several loops
  * (LOAD_BENCH_CONCURRENCY, default 1) share this one thread and one PGlite, so they add no
- * throughput and stretch each job's JobDuration: the deployed function runs one batch per
+ * throughput and stretch each record's time: the deployed function runs one batch per
  * process.
  */
 import { cpus, loadavg } from "node:os";
@@ -63,6 +64,8 @@ const store = createDigestRepository(database);
 const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 900 });
 
 const jobDurations: number[] = [];
+/** Each record's `RecordDuration`, by its `outcome` dimension. */
+const recordDurations = new Map<string, number[]>();
 const counts = new Map<string, number>();
 const statuses = new Map<string, number>();
 const silent = { info: () => {}, warn: () => {}, error: () => {} };
@@ -113,6 +116,12 @@ const worker = startLocalWorker({
     metrics: {
       record(metric: Metric) {
         if (metric.name === "JobDuration") jobDurations.push(metric.value);
+        if (metric.name === "RecordDuration") {
+          const outcome = metric.dimensions?.outcome ?? "unknown";
+          const values = recordDurations.get(outcome) ?? [];
+          values.push(metric.value);
+          recordDurations.set(outcome, values);
+        }
         counts.set(metric.name, (counts.get(metric.name) ?? 0) + metric.value);
       },
       flush() {},
@@ -133,6 +142,7 @@ const cpu = process.cpuUsage(cpuAtStart);
 // Counted at the bound: the batch in progress then finishes, uncounted.
 const handled = [...statuses.values()].reduce((sum, count) => sum + count, 0);
 const durations = [...jobDurations];
+const perRecord = [...recordDurations].map(([outcome, values]) => [outcome, [...values]] as const);
 const outcomes = [...statuses];
 await worker.stop();
 await database.close();
@@ -153,6 +163,15 @@ console.log(
 console.log(
   `  handler: ${handled.toLocaleString("en-US")} jobs in ${seconds.toFixed(1)} s → ${(handled / seconds).toFixed(1)} events/s${drained ? "" : ` (cut at the ${TIME_LIMIT_S} s bound: ${sent - handled} left)`}`,
 );
+const timing = (values: readonly number[]) =>
+  `p50 ${percentile(values, 50).toFixed(0)} ms, p99 ${percentile(values, 99).toFixed(0)} ms`;
+const allRecords = perRecord.flatMap(([, values]) => values);
+console.log(
+  `  time per record (RecordDuration) over ${allRecords.length.toLocaleString("en-US")} records: ${timing(allRecords)}`,
+);
+for (const [outcome, values] of perRecord.sort(([a], [b]) => a.localeCompare(b))) {
+  console.log(`    ${outcome}: ${values.length.toLocaleString("en-US")} records, ${timing(values)}`);
+}
 console.log(
   `  JobDuration over ${durations.length.toLocaleString("en-US")} passes: p50 ${percentile(durations, 50).toFixed(0)} ms, p99 ${percentile(durations, 99).toFixed(0)} ms, max ${Math.max(...durations).toFixed(0)} ms`,
 );

@@ -97,6 +97,14 @@ export interface DigestHandlerDependencies {
   onJobFinished?: (outcome: DigestJobOutcome, messageId: string) => void;
 }
 
+/**
+ * How a record the handler started ended, the `outcome` dimension of its `RecordDuration`:
+ * its job's status (`done`, `partial`, `skipped`, including the lock and claim skips acked
+ * past their cap), `requeued` (handed back to the queue on purpose: a turn running,
+ * another run's lease, too little time left), `failed` (its job threw) or `poison`.
+ */
+export type RecordOutcome = DigestJobOutcome["status"] | "requeued" | "failed" | "poison";
+
 /** A Lambda handler of SQS FIFO batches with partial batch responses. */
 export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -187,6 +195,11 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  * - a job that throws: logged, counted (`FailedJobs`) and handed back (the job itself
  *   recorded a failed pass, once its org was admitted) for
  *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
+ *
+ * Every record it starts is timed on the ports' clock, from its start to its ack or hand-back
+ * (the dead letters, the visibility change included), as `RecordDuration{outcome}` in
+ * milliseconds (see {@link RecordOutcome}): unlike the job's `JobDuration`, which only a
+ * pass that commits emits, it covers the skipped, handed-back, failed and poison records.
  *
  * A failed job, a poison record, a job refused as `not_owner` and a finished job whose
  * fallback rate is over `fallbackAlarmRate` are also reported to `issues` as Error objects
@@ -298,10 +311,38 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     });
   }
 
+  /** Runs {@link handleRecord} and records its `RecordDuration{outcome}`, whatever the outcome. */
+  async function timeRecord(
+    record: SQSRecord,
+    context: Context,
+    handedBack: Map<string, number>,
+  ): Promise<DigestJobOutcome | undefined> {
+    const startedAt = ports.clock.now().getTime();
+    const seen = { poison: false };
+    let outcome: RecordOutcome = "failed";
+    try {
+      const finishedJob = await handleRecord(record, context, handedBack, seen);
+      outcome = finishedJob === undefined ? "poison" : finishedJob.status;
+      return finishedJob;
+    } catch (error) {
+      outcome = seen.poison ? "poison" : error instanceof RecordHandedBack ? "requeued" : "failed";
+      throw error;
+    } finally {
+      metrics.record({
+        name: "RecordDuration",
+        value: Math.max(0, ports.clock.now().getTime() - startedAt),
+        unit: "Milliseconds",
+        dimensions: { outcome },
+      });
+    }
+  }
+
+  /** One record: returns its job's outcome, or nothing for a poison record dead-lettered; throws to leave it to the queue. */
   async function handleRecord(
     record: SQSRecord,
     context: Context,
     handedBack: Map<string, number>,
+    seen: { poison: boolean },
   ): Promise<DigestJobOutcome | undefined> {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
     const groupId = record.attributes.MessageGroupId ?? "";
@@ -320,6 +361,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
           : {}),
       });
     } catch (error) {
+      seen.poison = true;
       const reason = error instanceof PoisonRecordError ? error.reason : String(error);
       logger.error("poison record: not a valid turn event, for the dead letters", {
         ...log,
@@ -464,7 +506,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         event,
         (record: SQSRecord) => {
           started.add(record.messageId);
-          return handleRecord(record, context, handedBack);
+          return timeRecord(record, context, handedBack);
         },
         processor,
         { context, skipGroupOnError: true, throwOnFullBatchFailure: false },
