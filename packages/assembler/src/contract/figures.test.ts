@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { adversarialFigureInputs } from "#test/assembler/fixtures/adversarial-figures";
 import type { Message } from "../types";
 import {
   checkFigureProvenance,
@@ -181,23 +182,24 @@ describe("extractFigures", () => {
     expect(extractFigures("")).toEqual([]);
   });
 
-  // A correctness test of "no catastrophic backtracking": each input would take minutes
-  // with a quadratic pattern; the bound is generous and this is not a benchmark.
-  it.each([
-    ["digits", "1".repeat(200_000)],
-    ["grouped digits", "1,000".repeat(40_000)],
-    ["dollar digits", `$${"9".repeat(199_999)}`],
-    ["capital words", "Aa ".repeat(66_667)],
-    ["quote words", '"A '.repeat(66_667)],
-    ["section keywords", "Section ".repeat(25_000)],
-    ["section numbers", `§${"1.".repeat(99_999)}`],
-    ["months", "July 1 ".repeat(28_572)],
-    ["spaces", `"A${" ".repeat(200_000)}`],
-  ])("finishes on a 200k-char adversarial input (%s)", (_label, text) => {
-    const started = performance.now();
-    extractFigures(text);
-    expect(performance.now() - started).toBeLessThan(10_000);
-  });
+  // Each input would take minutes with a pattern that backtracks catastrophically; that the
+  // scan stays linear is measured by `npm run bench:figures`, not timed here. Here: the scan
+  // ends, takes nothing of a run for a figure (no run completes an amount, a term or a
+  // party), and still finds the amount written after it.
+  const figuresOfRun: Record<string, string[]> = {
+    // A reference takes at most five sub-sections: the first six numbers of the run.
+    "section numbers": ["§1.1.1.1.1.1"],
+  };
+  it.each(adversarialFigureInputs(200_000))(
+    "scans a 200k-char adversarial input to its end (%s)",
+    (label, run) => {
+      expect(run.length).toBeGreaterThanOrEqual(199_999);
+      expect(extractFigures(`${run} and a fee of $1,250,000 due`)).toEqual([
+        ...(figuresOfRun[label] ?? []),
+        "$1,250,000",
+      ]);
+    },
+  );
 });
 
 describe("the figure grammar: a figure is the whole expression", () => {
