@@ -100,26 +100,46 @@ describe("createTurnEventPublisher on SQS FIFO (fauxqs)", () => {
     expect(outcome).toMatchObject({ status: "failed", reason: "send_error" });
   });
 
-  it("returns failed at the deadline when SQS accepts the connection but never answers", async () => {
-    const held: Server = createServer(() => {});
+  it("returns failed as a timeout when SQS accepts the connection but never answers, and aborts the request", async () => {
+    // The server reads each request and never answers: only the client can close it.
+    const seen: { target: string | undefined; body: Promise<string>; closed: Promise<void> }[] = [];
+    const held: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      seen.push({
+        target: request.headers["x-amz-target"]?.toString(),
+        body: new Promise((resolve) => request.on("end", () => resolve(Buffer.concat(chunks).toString()))),
+        closed: new Promise((resolve) => response.on("close", () => resolve())),
+      });
+    });
     await new Promise<void>((resolve) => held.listen(0, "127.0.0.1", resolve));
     const endpoint = `http://127.0.0.1:${(held.address() as AddressInfo).port}`;
     const silentSqs = client(endpoint);
 
-    const started = Date.now();
+    // A deadline long enough for the request to reach the server on a loaded machine.
     const outcome = await createTurnEventPublisher({
       queueUrl: `${endpoint}/000000000000/turns.fifo`,
       sqs: silentSqs,
-      timeoutMs: 300,
+      timeoutMs: 1_000,
       logger: silent,
     }).publishTurnEnded(TURN);
-    const elapsed = Date.now() - started;
+
+    expect(outcome).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(outcome.status === "failed" ? outcome.error : undefined).toMatchObject({
+      name: "DeadlineExceededError",
+      message: "SQS SendMessage did not finish within 1000 ms",
+    });
+    // The send reached the server, and the deadline's abort closed it from the client's side
+    // (the server has not closed anything yet; without the abort this would never settle).
+    const [request] = seen;
+    expect(request?.target).toBe("AmazonSQS.SendMessage");
+    expect(JSON.parse((await request?.body) ?? "{}")).toMatchObject({
+      MessageGroupId: turnEventGroupId("org_1", "thread_1"),
+    });
+    await request?.closed;
 
     silentSqs.destroy();
     held.closeAllConnections();
     await new Promise<void>((resolve) => held.close(() => resolve()));
-    expect(outcome).toMatchObject({ status: "failed", reason: "timeout" });
-    expect(elapsed).toBeGreaterThanOrEqual(250);
-    expect(elapsed).toBeLessThan(1_500);
   });
 });
