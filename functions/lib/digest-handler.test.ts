@@ -295,6 +295,9 @@ describe("createDigestHandler", () => {
       attributes: { error: "dead-letter queue unreachable" },
     });
     expect(metrics.count("PoisonRecords")).toBe(1);
+    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")).toEqual([
+      { name: "RecordDuration", value: 0, unit: "Milliseconds", dimensions: { outcome: "poison" } },
+    ]);
     const again = await deliverOnce(queue, handler);
     expect(again?.received[0]?.receiveCount).toBe(2);
   });
