@@ -14,7 +14,10 @@ import { optionalDate, requireId, requireInteger } from "./validation";
 
 const DEFAULTS = { limit: 100, maxLimit: 1_000, maxThreadsPerLookup: 1_000 } as const;
 
+// `no_checkpoint` is terminal: the thread's checkpoint is gone, so retrying finds nothing.
+// A new turn records a new pass (or, if its event is lost, the directory finds the activity).
 const reason = sql<LeftBehindReason | null>`case
+  when ${threadPass.status} = 'skipped' and ${threadPass.reason} = 'no_checkpoint' then null
   when ${threadPass.status} = 'failed' then 'failed'
   when ${threadPass.status} = 'partial' then 'partial'
   when ${threadPass.status} = 'skipped' and ${threadPass.reason} in ('turn_lock', 'budget') then ${threadPass.reason}
@@ -25,7 +28,7 @@ const reason = sql<LeftBehindReason | null>`case
 /**
  * Threads the nightly sweep should re-enqueue, across orgs, in (org, thread) pages:
  * skipped for the turn lock or the budget, failed, partial, or active since their last
- * covered turn. Runs as `app_sweeper`, which can read only these routing columns.
+ * covered turn; never a thread whose last pass found no checkpoint. Runs as `app_sweeper`, which can read only these routing columns.
  * @throws {InvalidStorageInputError} for a bad limit or cursor.
  */
 export async function listLeftBehind(

@@ -380,6 +380,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         at,
       });
       await repository().recordPass(orgA, "nothing-new", { status: "skipped", reason: "nothing_new", at });
+      // The checkpoint is gone (the thread was deleted): terminal, though a turn is uncovered.
+      await repository().recordPass(orgA, "deleted", {
+        status: "skipped",
+        reason: "no_checkpoint",
+        turnEndedAt: later,
+        at,
+      });
       await repository().recordPass(orgB, "budget", { status: "skipped", reason: "budget", at });
       await repository().recordPass(orgB, "partial", { status: "partial", reason: "call_cap", at });
       await repository().recordPass(orgB, "clean", { status: "done", coveredTurnEndedAt: covered, at });
