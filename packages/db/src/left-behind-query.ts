@@ -25,10 +25,16 @@ const reason = sql<LeftBehindReason | null>`case
     then 'active_since_pass'
   end`;
 
+/** The record time as the cursor keeps it: UTC, to the microsecond the column holds. */
+const recordedKey = sql<string>`to_char(${threadPass.recordedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /**
- * Threads the nightly sweep should re-enqueue, across orgs, in (org, thread) pages:
- * skipped for the turn lock or the budget, failed, partial, or active since their last
- * covered turn; never a thread whose last pass found no checkpoint. Runs as `app_sweeper`, which can read only these routing columns.
+ * Threads the nightly sweep should re-enqueue, across orgs: skipped for the turn lock or
+ * the budget, failed, partial, or active since their last covered turn; never a thread
+ * whose last pass found no checkpoint. Pages come oldest record first, (record time, org,
+ * thread): a thread whose retry records a new pass goes behind every thread not tried
+ * since, so a bounded sweep reaches each in turn whatever its key. Runs as `app_sweeper`,
+ * which can read only these routing columns.
  * @throws {InvalidStorageInputError} for a bad limit or cursor.
  */
 export async function listLeftBehind(
@@ -41,7 +47,9 @@ export async function listLeftBehind(
   const since = optionalDate(query.recordedSince, "recordedSince");
   const conditions: SQL[] = [isNotNull(reason)];
   if (after !== null) {
-    conditions.push(sql`(${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}, ${after[1]})`);
+    conditions.push(
+      sql`(${threadPass.recordedAt}, ${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}::timestamptz, ${after[1]}, ${after[2]})`,
+    );
   }
   if (before !== null) {
     conditions.push(lt(threadPass.recordedAt, before));
@@ -57,23 +65,26 @@ export async function listLeftBehind(
         reason,
         latestTurnEndedAt: threadPass.latestTurnEndedAt,
         recordedAt: threadPass.recordedAt,
+        recordedKey: recordedKey.as("recorded_key"),
       })
       .from(threadPass)
       .where(and(...conditions))
-      .orderBy(asc(threadPass.orgId), asc(threadPass.threadId))
+      .orderBy(asc(threadPass.recordedAt), asc(threadPass.orgId), asc(threadPass.threadId))
       .limit(limit + 1),
   );
-  const page = rows.slice(0, limit).map((row) => ({
+  const kept = rows.slice(0, limit);
+  const page = kept.map((row) => ({
     orgId: row.orgId,
     threadId: row.threadId,
     reason: row.reason as LeftBehindReason,
     latestTurnEndedAt: row.latestTurnEndedAt,
     recordedAt: row.recordedAt,
   }));
-  const last = page.at(-1);
+  const last = kept.at(-1);
   return {
     threads: page,
-    nextCursor: rows.length > limit && last ? encodePageCursor([last.orgId, last.threadId]) : null,
+    nextCursor:
+      rows.length > limit && last ? encodePageCursor([last.recordedKey, last.orgId, last.threadId]) : null,
   };
 }
 
@@ -113,10 +124,13 @@ export async function threadsWithPass(
   });
 }
 
-function decodeCursor(cursor: string): [string, string] {
-  const key = decodePageCursor(cursor, 2);
-  if (key === undefined) {
+/** A cursor's record time, to the microsecond (a `Date` keeps milliseconds only). */
+const RECORDED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+function decodeCursor(cursor: string): [string, string, string] {
+  const key = decodePageCursor(cursor, 3);
+  if (key === undefined || !RECORDED_KEY.test(key[0] ?? "")) {
     throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
   }
-  return key as [string, string];
+  return key as [string, string, string];
 }

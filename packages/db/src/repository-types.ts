@@ -112,7 +112,7 @@ export interface LeftBehindThread {
   recordedAt: Date;
 }
 
-/** One page of left-behind threads, in (org, thread) order. */
+/** One page of left-behind threads, oldest record first: (record time, org, thread). */
 export interface LeftBehindPage {
   threads: LeftBehindThread[];
   nextCursor: string | null;

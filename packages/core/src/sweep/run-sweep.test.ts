@@ -93,9 +93,10 @@ describe("runSweep", () => {
     );
 
     expect(report.threads.map((thread) => `${thread.orgId}/${thread.threadId}:${thread.reason}`)).toEqual([
+      // Oldest record first.
+      "acme/no-turn:partial",
       "acme/failed:failed",
       "acme/locked:turn_lock",
-      "acme/no-turn:partial",
       // The directory pages by thread id.
       "globex/clean:lost_event",
       "acme/lost:lost_event",
@@ -164,7 +165,7 @@ describe("runSweep", () => {
       { store: storage.repository, directory, clock },
       { dryRun: true, maxThreads: 2 },
     );
-    expect(report.threads.map((thread) => thread.threadId)).toEqual(["failed", "locked"]);
+    expect(report.threads.map((thread) => thread.threadId)).toEqual(["no-turn", "failed"]);
     expect(report.truncated).toBe(true);
     expect(directory.pages).toBe(0);
   });
@@ -181,9 +182,9 @@ describe("runSweep", () => {
     };
     const report = await runSweep({ store: storage.repository, queue, clock });
     expect(report.failed).toBe(1);
-    expect(report.threads[0]).toMatchObject({ threadId: "failed", error: "SQS unreachable" });
+    expect(report.threads[0]).toMatchObject({ threadId: "no-turn", error: "SQS unreachable" });
     expect(report.threads.slice(1).map((thread) => thread.messageId)).toEqual(["m-2", "m-3"]);
-    expect(report.byReason).toEqual({ turn_lock: 1, partial: 1 });
+    expect(report.byReason).toEqual({ failed: 1, turn_lock: 1 });
   });
 
   it("needs a queue unless it is a dry run, and sane bounds", async () => {

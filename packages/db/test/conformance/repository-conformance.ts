@@ -433,6 +433,46 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       );
     });
 
+    it("lists threads left behind oldest record first, so a thread tried again goes behind the rest", async () => {
+      const org = uniqueOrg("sweep-order");
+      // A window no other test writes in.
+      const since = new Date("2031-01-01T00:00:00Z");
+      const hour = (hours: number) => new Date(since.getTime() + hours * 3_600_000);
+      const listed = async (limit: number): Promise<string[]> => {
+        const found: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page = await repository().listLeftBehind({ limit, cursor, recordedSince: since });
+          pages += 1;
+          for (const thread of page.threads) if (thread.orgId === org) found.push(thread.threadId);
+          cursor = page.nextCursor;
+        } while (cursor !== null && pages < 1_000);
+        return found;
+      };
+      await repository().recordPass(org, "z", { status: "failed", at: hour(1) });
+      await repository().recordPass(org, "a", { status: "failed", at: hour(2) });
+      await repository().recordPass(org, "m", { status: "partial", reason: "call_cap", at: hour(2) });
+      // The key does not decide; the record time does, then (org, thread).
+      expect(await listed(1)).toEqual(["z", "a", "m"]);
+      // "z" is tried again and fails again: it goes behind the threads not tried since.
+      await repository().recordPass(org, "z", { status: "failed", at: hour(3) });
+      expect(await listed(1)).toEqual(["a", "m", "z"]);
+      // Record times finer than a millisecond page exactly: each thread once.
+      await harness().ownerTransaction([
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000700Z' where org_id = '${org}' and thread_id = 'a'`,
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000300Z' where org_id = '${org}' and thread_id = 'm'`,
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000500Z' where org_id = '${org}' and thread_id = 'z'`,
+      ]);
+      expect(await listed(1)).toEqual(["m", "z", "a"]);
+      // A cursor of another listing is refused.
+      await expect(
+        repository().listLeftBehind({
+          cursor: Buffer.from(JSON.stringify([org, "a"])).toString("base64url"),
+        }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
     it("says which threads have a pass record and what it covers, across orgs, in the order asked", async () => {
       const orgA = uniqueOrg("known-a");
       const orgB = uniqueOrg("known-b");
