@@ -40,6 +40,7 @@ describe("createSweepHandler", () => {
       enqueued: 2,
       failed: 0,
       notOwned: 0,
+      givenUp: 0,
       truncated: false,
       byReason: { failed: 1, turn_lock: 1 },
     });

@@ -1,8 +1,9 @@
-import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import { decodePageCursor, encodePageCursor } from "./page-cursor";
 import type {
+  LeftBehindFilter,
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,
@@ -43,19 +44,11 @@ export async function listLeftBehind(
 ): Promise<LeftBehindPage> {
   const limit = requireInteger(query.limit ?? DEFAULTS.limit, "limit", 1, DEFAULTS.maxLimit);
   const after = query.cursor ? decodeCursor(query.cursor) : null;
-  const before = optionalDate(query.recordedBefore, "recordedBefore");
-  const since = optionalDate(query.recordedSince, "recordedSince");
-  const conditions: SQL[] = [isNotNull(reason)];
+  const conditions = leftBehindConditions(query);
   if (after !== null) {
     conditions.push(
       sql`(${threadPass.recordedAt}, ${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}::timestamptz, ${after[1]}, ${after[2]})`,
     );
-  }
-  if (before !== null) {
-    conditions.push(lt(threadPass.recordedAt, before));
-  }
-  if (since !== null) {
-    conditions.push(gte(threadPass.recordedAt, since));
   }
   const rows = await database.withSweeper((transaction) =>
     transaction
@@ -86,6 +79,43 @@ export async function listLeftBehind(
     nextCursor:
       rows.length > limit && last ? encodePageCursor([last.recordedKey, last.orgId, last.threadId]) : null,
   };
+}
+
+/**
+ * How many threads {@link listLeftBehind} would list with these bounds, across orgs, as
+ * `app_sweeper`: the sweep counts the threads it gave up on (`turnEndedBefore`).
+ * @throws {InvalidStorageInputError} for an invalid date.
+ */
+export async function countLeftBehind(database: Database, query: LeftBehindFilter = {}): Promise<number> {
+  const conditions = leftBehindConditions(query);
+  const rows = await database.withSweeper((transaction) =>
+    transaction
+      .select({ count: sql<number>`count(*)::int` })
+      .from(threadPass)
+      .where(and(...conditions)),
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** The turn a left-behind thread waits on: its record's latest turn, or the record time without one. */
+const leftBehindTurn = sql`coalesce(${threadPass.latestTurnEndedAt}, ${threadPass.recordedAt})`;
+
+/** The conditions of a left-behind listing or count with `filter`'s bounds. */
+function leftBehindConditions(filter: LeftBehindFilter): SQL[] {
+  const conditions: SQL[] = [isNotNull(reason)];
+  const bounds = [
+    ["recordedBefore", threadPass.recordedAt, "before"],
+    ["recordedSince", threadPass.recordedAt, "since"],
+    ["turnEndedBefore", leftBehindTurn, "before"],
+    ["turnEndedSince", leftBehindTurn, "since"],
+  ] as const;
+  for (const [field, column, side] of bounds) {
+    const at = optionalDate(filter[field], field);
+    if (at === null) continue;
+    const instant = sql`${at.toISOString()}::timestamptz`;
+    conditions.push(side === "before" ? sql`${column} < ${instant}` : sql`${column} >= ${instant}`);
+  }
+  return conditions;
 }
 
 /**

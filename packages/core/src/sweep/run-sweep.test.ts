@@ -274,6 +274,7 @@ describe("runSweep: with a thread owner", () => {
             return { ...page, threads: page.threads.filter((thread) => thread.orgId !== "acme") };
           },
           threadsWithPass: (threads) => storage.repository.threadsWithPass(threads),
+          countLeftBehind: (filter) => storage.repository.countLeftBehind(filter),
         },
         directory: listDirectory([
           { orgId: "victim", threadId: "hooli-lost", lastActivityAt: hoursAgo(3) },

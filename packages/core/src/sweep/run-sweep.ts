@@ -10,7 +10,13 @@ export type SweepReason = LeftBehindReason | "lost_event";
 
 /** The part of the storage repository the sweep reads, as the sweeper role. */
 export interface SweepStore {
-  listLeftBehind(query: { limit?: number; cursor?: string | null; recordedBefore?: Date }): Promise<{
+  /** Threads left behind, oldest record first (the record time is the sweep's cursor). */
+  listLeftBehind(query: {
+    limit?: number;
+    cursor?: string | null;
+    recordedBefore?: Date;
+    turnEndedSince?: Date;
+  }): Promise<{
     threads: {
       orgId: string;
       threadId: string;
@@ -20,6 +26,8 @@ export interface SweepStore {
     }[];
     nextCursor: string | null;
   }>;
+  /** How many threads left behind there are within these bounds (the given-up ones). */
+  countLeftBehind(filter: { recordedBefore?: Date; turnEndedBefore?: Date }): Promise<number>;
   /** The pass records of `threads` that have one, with the latest turn end they saw. */
   threadsWithPass(
     threads: readonly { orgId: string; threadId: string }[],
@@ -60,6 +68,12 @@ export const SWEEP_DEFAULTS = {
   /** How far back the directory scan looks for activity. */
   lookbackHours: 48,
   /**
+   * Nights a thread left behind is retried: once the turn it waits on (its pass record's
+   * latest turn, or the record's time without one) ended this many days before the run, the
+   * sweep gives up on it, counts it in `givenUp`, and leaves it until a new turn arrives.
+   */
+  giveUpAfterNights: 5,
+  /**
    * The `rawToolChars` of a swept job. The sweep cannot see a thread's size (the sweeper
    * role reads routing columns only; the directory reads no messages), so it sends the
    * trigger: the job then reads the checkpoint and judges the thread by its content.
@@ -98,6 +112,11 @@ export interface SweepReport {
   failed: number;
   /** Threads passed over because their org is not their owner's (only with a `threadOwner`). */
   notOwned: number;
+  /**
+   * Threads left behind that the sweep gave up on: the turn they wait on ended more than
+   * `giveUpAfterNights` days ago. Not enqueued until a new turn arrives.
+   */
+  givenUp: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
 }
@@ -110,6 +129,7 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
     "maxThreads",
     "settleMinutes",
     "lookbackHours",
+    "giveUpAfterNights",
     "rawToolChars",
   ] as const) {
     const value = resolved[field];
@@ -133,6 +153,13 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * Bounded: at most `maxPages` pages per scan and `maxThreads` jobs per run. A failed send
  * is reported in `failed` and the run goes on.
  *
+ * Fair across runs without state: the left-behind scan reads oldest record first, and a
+ * retried thread's new pass record moves it behind every thread not tried since, so
+ * threads that always fail take turns with the rest. A thread left behind on a turn that
+ * ended more than `giveUpAfterNights` days ago is given up (counted in `givenUp`, never
+ * enqueued) until a new turn moves its record's latest turn on; so a thread whose retries
+ * record nothing cannot hold the front of the scan either.
+ *
  * @throws {InvalidOptionError} for an option out of range, or a run that is not a dry run
  *   but has no queue.
  */
@@ -143,6 +170,7 @@ export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): P
   }
   const now = ports.clock.now().getTime();
   const run = new SweepRun(ports, settings, new Date(now - settings.settleMinutes * 60_000));
+  await run.countGivenUp(new Date(now - settings.giveUpAfterNights * 86_400_000));
   await run.sweepLeftBehind();
   if (ports.directory !== undefined) {
     await run.sweepLostEvents(ports.directory, new Date(now - settings.lookbackHours * 3_600_000));
@@ -168,8 +196,21 @@ class SweepRun {
       byReason: {},
       failed: 0,
       notOwned: 0,
+      givenUp: 0,
       truncated: false,
     };
+  }
+
+  /** Threads whose turn ended before `giveUpBefore` are given up: counted, never enqueued. */
+  private giveUpBefore = new Date(0);
+
+  async countGivenUp(giveUpBefore: Date): Promise<void> {
+    this.giveUpBefore = giveUpBefore;
+    this.report.givenUp = await this.ports.store.countLeftBehind({
+      recordedBefore: this.settledBefore,
+      turnEndedBefore: giveUpBefore,
+    });
+    this.ports.metrics?.record({ name: "SweepGivenUpThreads", value: this.report.givenUp, unit: "Count" });
   }
 
   /** Threads enqueued (or attempted) so far, so the second scan never sends one twice. */
@@ -261,6 +302,7 @@ class SweepRun {
           limit: this.settings.pageSize,
           cursor,
           recordedBefore: this.settledBefore,
+          turnEndedSince: this.giveUpBefore,
         });
         return { threads: await this.owned(found.threads, "keep"), nextCursor: found.nextCursor };
       },

@@ -473,6 +473,41 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
 
+    it("bounds threads left behind by the turn they wait on, and counts them", async () => {
+      const org = uniqueOrg("sweep-turn");
+      // A window no other test writes in.
+      const since = new Date("2032-01-01T00:00:00Z");
+      const hour = (hours: number) => new Date(since.getTime() + hours * 3_600_000);
+      const ids = async (query: { turnEndedSince?: Date }): Promise<string[]> =>
+        (await repository().listLeftBehind({ limit: 1000, recordedSince: since, ...query })).threads
+          .filter((thread) => thread.orgId === org)
+          .map((thread) => thread.threadId);
+      // Retried long after its turn; retried soon after; no turn at all (its record time stands in).
+      await repository().recordPass(org, "old", { status: "failed", turnEndedAt: hour(0), at: hour(30) });
+      await repository().recordPass(org, "new", { status: "failed", turnEndedAt: hour(20), at: hour(21) });
+      await repository().recordPass(org, "no-turn", { status: "partial", reason: "call_cap", at: hour(5) });
+      await repository().recordPass(org, "done", {
+        status: "done",
+        coveredTurnEndedAt: hour(1),
+        at: hour(1),
+      });
+      expect(await ids({})).toEqual(["no-turn", "new", "old"]);
+      expect(await ids({ turnEndedSince: hour(4) })).toEqual(["no-turn", "new"]);
+      expect(await ids({ turnEndedSince: hour(10) })).toEqual(["new"]);
+      expect(await repository().countLeftBehind({ recordedSince: since })).toBe(3);
+      expect(await repository().countLeftBehind({ recordedSince: since, turnEndedBefore: hour(10) })).toBe(2);
+      expect(
+        await repository().countLeftBehind({
+          recordedSince: since,
+          recordedBefore: hour(21),
+          turnEndedBefore: hour(10),
+        }),
+      ).toBe(1);
+      await expect(
+        repository().countLeftBehind({ turnEndedBefore: new Date("not a date") }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
     it("says which threads have a pass record and what it covers, across orgs, in the order asked", async () => {
       const orgA = uniqueOrg("known-a");
       const orgB = uniqueOrg("known-b");

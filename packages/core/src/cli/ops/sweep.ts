@@ -16,6 +16,8 @@ function render(report: SweepReport): string {
     `sweep ${verb} ${report.threads.length - report.failed} thread${report.threads.length === 1 ? "" : "s"}${report.truncated ? " (stopped at its bound; more remain)" : ""}`,
   ];
   for (const [reason, count] of Object.entries(report.byReason)) lines.push(`  ${reason}: ${count}`);
+  if (report.givenUp > 0)
+    lines.push(`  given up (left behind too many nights; back at a new turn): ${report.givenUp}`);
   for (const thread of report.threads) {
     lines.push(
       `  ${thread.orgId}/${thread.threadId}  ${thread.reason}  turn ${thread.turnEndedAt}${thread.error ? `  FAILED: ${thread.error}` : ""}`,
