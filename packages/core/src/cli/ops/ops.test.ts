@@ -370,6 +370,17 @@ describe("context-cleaner sweep", () => {
     expect(run.stdout()).toContain("sweep would enqueue 2 threads");
     expect(run.stdout()).toContain("given up (left behind too many nights; back at a new turn): 1");
     expect(run.stdout()).not.toContain("abandoned");
+    // Retried longer, it is enqueued again.
+    const patient = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(
+        ["sweep", "--dry-run", "--give-up-after-nights", "60"],
+        patient.io,
+        context(patient).ops,
+      ),
+    ).toBe(0);
+    expect(patient.stdout()).toContain("acme/abandoned  failed  turn 2026-11-01T10:00:00.000Z");
+    expect(patient.stdout()).not.toContain("given up");
     expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
     expect(opened.queues).toEqual([]);
