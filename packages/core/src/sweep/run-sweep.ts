@@ -149,9 +149,9 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * partial, was skipped for the turn lock or the budget, or the thread was active after it)
  * and, with a directory, threads whose checkpoint activity is later than any turn their
  * pass record saw, or that have no pass record at all (their turn event was lost). A thread
- * both scans find is enqueued once. Each job carries the same group and deduplication ids the runtime's
- * publisher gives that thread and turn, so a sweep retried within the queue's window sends
- * nothing twice, and the job's coalescing skips a turn a pass already covered.
+ * both scans find is enqueued once. Each job carries the same group and deduplication ids
+ * the runtime's publisher gives that thread and turn, so a sweep retried within the queue's
+ * window sends nothing twice, and the job's coalescing skips a turn a pass already covered.
  *
  * Bounded: at most `maxPages` pages per scan and `maxThreads` jobs per run, half for each
  * scan (what one leaves unused passes to the other). A failed send is reported in `failed`
