@@ -40,6 +40,7 @@ describe("createSweepHandler", () => {
       enqueued: 2,
       failed: 0,
       notOwned: 0,
+      givenUp: 0,
       truncated: false,
       byReason: { failed: 1, turn_lock: 1 },
     });
@@ -69,7 +70,8 @@ describe("createSweepHandler", () => {
     const error = await handler({}, context).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SweepSendError);
     expect(error).toMatchObject({ failed: 2 });
-    expect(logger.at("error").map((entry) => entry.attributes.threadId)).toEqual(["failed", "locked"]);
+    // Oldest record first.
+    expect(logger.at("error").map((entry) => entry.attributes.threadId)).toEqual(["locked", "failed"]);
     expect(metrics.count("SweepSendFailures")).toBe(2);
     expect(metrics.flushes).toBe(1);
   });

@@ -8,7 +8,7 @@ import {
   upsertDigests,
 } from "./digest-queries";
 import { claimThread, releaseThread } from "./lease-queries";
-import { listLeftBehind, threadsWithPass } from "./left-behind-query";
+import { countLeftBehind, listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordLatestTurn, recordPass } from "./pass-queries";
 import {
@@ -24,7 +24,7 @@ import { getSpend, reserveSpend, settleSpend } from "./spend-queries";
 
 /**
  * The storage port over a {@link Database}. Every method but `listLeftBehind`,
- * `threadsWithPass` and `getThreadOwner` (read across orgs, as `app_sweeper`) takes an org id
+ * `countLeftBehind`, `threadsWithPass` and `getThreadOwner` (read across orgs, as `app_sweeper`) takes an org id
  * and runs in a transaction scoped to it under row-level security.
  * @example
  * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));
@@ -52,6 +52,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     claimThread: (orgId, threadId, claim) => claimThread(database, orgId, threadId, claim),
     releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
     listLeftBehind: (query) => listLeftBehind(database, query),
+    countLeftBehind: (filter) => countLeftBehind(database, filter),
     threadsWithPass: (threads) => threadsWithPass(database, threads),
     recordThreadOwner: (orgId, threadId) => recordThreadOwner(database, orgId, threadId),
     getThreadOwner: (threadId) => getThreadOwner(database, threadId),

@@ -24,6 +24,7 @@ export type {
   DigestRepository,
   DigestRowInput,
   LatestTurnInput,
+  LeftBehindFilter,
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,

@@ -1,8 +1,9 @@
-import { and, asc, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, isNotNull, type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import { decodePageCursor, encodePageCursor } from "./page-cursor";
 import type {
+  LeftBehindFilter,
   LeftBehindPage,
   LeftBehindQuery,
   LeftBehindReason,
@@ -14,7 +15,10 @@ import { optionalDate, requireId, requireInteger } from "./validation";
 
 const DEFAULTS = { limit: 100, maxLimit: 1_000, maxThreadsPerLookup: 1_000 } as const;
 
+// `no_checkpoint` is terminal: the thread's checkpoint is gone, so retrying finds nothing.
+// A new turn records a new pass (or, if its event is lost, the directory finds the activity).
 const reason = sql<LeftBehindReason | null>`case
+  when ${threadPass.status} = 'skipped' and ${threadPass.reason} = 'no_checkpoint' then null
   when ${threadPass.status} = 'failed' then 'failed'
   when ${threadPass.status} = 'partial' then 'partial'
   when ${threadPass.status} = 'skipped' and ${threadPass.reason} in ('turn_lock', 'budget') then ${threadPass.reason}
@@ -22,10 +26,16 @@ const reason = sql<LeftBehindReason | null>`case
     then 'active_since_pass'
   end`;
 
+/** The record time as the cursor keeps it: UTC, to the microsecond the column holds. */
+const recordedKey = sql<string>`to_char(${threadPass.recordedAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 /**
- * Threads the nightly sweep should re-enqueue, across orgs, in (org, thread) pages:
- * skipped for the turn lock or the budget, failed, partial, or active since their last
- * covered turn. Runs as `app_sweeper`, which can read only these routing columns.
+ * Threads the nightly sweep should re-enqueue, across orgs: skipped for the turn lock or
+ * the budget, failed, partial, or active since their last covered turn; never a thread
+ * whose last pass found no checkpoint. Pages come oldest record first, (record time, org,
+ * thread): a thread whose retry records a new pass goes behind every thread not tried
+ * since, so a bounded sweep reaches each in turn whatever its key. Runs as `app_sweeper`,
+ * which can read only these routing columns.
  * @throws {InvalidStorageInputError} for a bad limit or cursor.
  */
 export async function listLeftBehind(
@@ -34,17 +44,11 @@ export async function listLeftBehind(
 ): Promise<LeftBehindPage> {
   const limit = requireInteger(query.limit ?? DEFAULTS.limit, "limit", 1, DEFAULTS.maxLimit);
   const after = query.cursor ? decodeCursor(query.cursor) : null;
-  const before = optionalDate(query.recordedBefore, "recordedBefore");
-  const since = optionalDate(query.recordedSince, "recordedSince");
-  const conditions: SQL[] = [isNotNull(reason)];
+  const conditions = leftBehindConditions(query);
   if (after !== null) {
-    conditions.push(sql`(${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}, ${after[1]})`);
-  }
-  if (before !== null) {
-    conditions.push(lt(threadPass.recordedAt, before));
-  }
-  if (since !== null) {
-    conditions.push(gte(threadPass.recordedAt, since));
+    conditions.push(
+      sql`(${threadPass.recordedAt}, ${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}::timestamptz, ${after[1]}, ${after[2]})`,
+    );
   }
   const rows = await database.withSweeper((transaction) =>
     transaction
@@ -54,24 +58,64 @@ export async function listLeftBehind(
         reason,
         latestTurnEndedAt: threadPass.latestTurnEndedAt,
         recordedAt: threadPass.recordedAt,
+        recordedKey: recordedKey.as("recorded_key"),
       })
       .from(threadPass)
       .where(and(...conditions))
-      .orderBy(asc(threadPass.orgId), asc(threadPass.threadId))
+      .orderBy(asc(threadPass.recordedAt), asc(threadPass.orgId), asc(threadPass.threadId))
       .limit(limit + 1),
   );
-  const page = rows.slice(0, limit).map((row) => ({
+  const kept = rows.slice(0, limit);
+  const page = kept.map((row) => ({
     orgId: row.orgId,
     threadId: row.threadId,
     reason: row.reason as LeftBehindReason,
     latestTurnEndedAt: row.latestTurnEndedAt,
     recordedAt: row.recordedAt,
   }));
-  const last = page.at(-1);
+  const last = kept.at(-1);
   return {
     threads: page,
-    nextCursor: rows.length > limit && last ? encodePageCursor([last.orgId, last.threadId]) : null,
+    nextCursor:
+      rows.length > limit && last ? encodePageCursor([last.recordedKey, last.orgId, last.threadId]) : null,
   };
+}
+
+/**
+ * How many threads {@link listLeftBehind} would list with these bounds, across orgs, as
+ * `app_sweeper`: the sweep counts the threads it gave up on (`turnEndedBefore`).
+ * @throws {InvalidStorageInputError} for an invalid date.
+ */
+export async function countLeftBehind(database: Database, query: LeftBehindFilter = {}): Promise<number> {
+  const conditions = leftBehindConditions(query);
+  const rows = await database.withSweeper((transaction) =>
+    transaction
+      .select({ count: sql<number>`count(*)::int` })
+      .from(threadPass)
+      .where(and(...conditions)),
+  );
+  return Number(rows[0]?.count ?? 0);
+}
+
+/** The turn a left-behind thread waits on: its record's latest turn, or the record time without one. */
+const leftBehindTurn = sql`coalesce(${threadPass.latestTurnEndedAt}, ${threadPass.recordedAt})`;
+
+/** The conditions of a left-behind listing or count with `filter`'s bounds. */
+function leftBehindConditions(filter: LeftBehindFilter): SQL[] {
+  const conditions: SQL[] = [isNotNull(reason)];
+  const bounds = [
+    ["recordedBefore", threadPass.recordedAt, "before"],
+    ["recordedSince", threadPass.recordedAt, "since"],
+    ["turnEndedBefore", leftBehindTurn, "before"],
+    ["turnEndedSince", leftBehindTurn, "since"],
+  ] as const;
+  for (const [field, column, side] of bounds) {
+    const at = optionalDate(filter[field], field);
+    if (at === null) continue;
+    const instant = sql`${at.toISOString()}::timestamptz`;
+    conditions.push(side === "before" ? sql`${column} < ${instant}` : sql`${column} >= ${instant}`);
+  }
+  return conditions;
 }
 
 /**
@@ -110,10 +154,13 @@ export async function threadsWithPass(
   });
 }
 
-function decodeCursor(cursor: string): [string, string] {
-  const key = decodePageCursor(cursor, 2);
-  if (key === undefined) {
+/** A cursor's record time, to the microsecond (a `Date` keeps milliseconds only). */
+const RECORDED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+function decodeCursor(cursor: string): [string, string, string] {
+  const key = decodePageCursor(cursor, 3);
+  if (key === undefined || !RECORDED_KEY.test(key[0] ?? "")) {
     throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
   }
-  return key as [string, string];
+  return key as [string, string, string];
 }

@@ -3,8 +3,8 @@ import type { Database } from "./public-types";
 import type { DigestRepository } from "./repository-types";
 
 /**
- * The storage port over a {@link Database}. Every method but `listLeftBehind` and
- * `threadsWithPass` (the sweep's, as `app_sweeper`) takes an org id and runs in a
+ * The storage port over a {@link Database}. Every method but `listLeftBehind`,
+ * `countLeftBehind`, `threadsWithPass` and `getThreadOwner` (the sweep's, as `app_sweeper`) takes an org id and runs in a
  * transaction scoped to it under row-level security.
  * @example
  * const repository = createDigestRepository(await createDatabase(process.env.DATABASE_URL));

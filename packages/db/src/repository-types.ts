@@ -89,16 +89,27 @@ export type ThreadClaim =
       heldUntil: Date;
     };
 
-/** A page request of {@link DigestRepository.listLeftBehind}. */
-export interface LeftBehindQuery {
-  /** @default 100 (max 1000) */
-  limit?: number;
-  /** The previous page's `nextCursor`. */
-  cursor?: string | null;
+/** The bounds of {@link DigestRepository.listLeftBehind} and {@link DigestRepository.countLeftBehind}. */
+export interface LeftBehindFilter {
   /** Only passes recorded before this instant (leave room for passes in flight). @default no bound */
   recordedBefore?: Date;
   /** Only passes recorded at or after this instant. @default no bound */
   recordedSince?: Date;
+  /**
+   * Only threads whose turn (the record's latest turn, or its record time without one) ended
+   * before this instant. @default no bound
+   */
+  turnEndedBefore?: Date;
+  /** Only threads whose turn ended at or after this instant: the sweep gives up on older ones. @default no bound */
+  turnEndedSince?: Date;
+}
+
+/** A page request of {@link DigestRepository.listLeftBehind}. */
+export interface LeftBehindQuery extends LeftBehindFilter {
+  /** @default 100 (max 1000) */
+  limit?: number;
+  /** The previous page's `nextCursor`. */
+  cursor?: string | null;
 }
 
 /** A thread the sweep should re-enqueue, with what it needs to rebuild the thread's event. */
@@ -112,7 +123,7 @@ export interface LeftBehindThread {
   recordedAt: Date;
 }
 
-/** One page of left-behind threads, in (org, thread) order. */
+/** One page of left-behind threads, oldest record first: (record time, org, thread). */
 export interface LeftBehindPage {
   threads: LeftBehindThread[];
   nextCursor: string | null;
@@ -196,6 +207,8 @@ export interface DigestRepository {
   /** Releases the lease if `owner` still holds it; returns whether it did. */
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
+  /** How many threads `listLeftBehind` would list within `filter`'s bounds, across orgs, as the sweeper role. */
+  countLeftBehind(filter?: LeftBehindFilter): Promise<number>;
   /**
    * Which of `threads` have a pass record, and the turns it covers and saw, across orgs, as
    * the sweeper role (which reads routing columns only): the sweep enqueues the others, and

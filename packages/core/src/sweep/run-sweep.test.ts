@@ -93,9 +93,10 @@ describe("runSweep", () => {
     );
 
     expect(report.threads.map((thread) => `${thread.orgId}/${thread.threadId}:${thread.reason}`)).toEqual([
+      // Oldest record first.
+      "acme/no-turn:partial",
       "acme/failed:failed",
       "acme/locked:turn_lock",
-      "acme/no-turn:partial",
       // The directory pages by thread id.
       "globex/clean:lost_event",
       "acme/lost:lost_event",
@@ -159,14 +160,41 @@ describe("runSweep", () => {
 
   it("stops at maxThreads and says so", async () => {
     const clock = manualClock(NOW);
-    const directory = listDirectory(directoryThreads);
-    const report = await runSweep(
-      { store: storage.repository, directory, clock },
-      { dryRun: true, maxThreads: 2 },
-    );
-    expect(report.threads.map((thread) => thread.threadId)).toEqual(["failed", "locked"]);
+    const report = await runSweep({ store: storage.repository, clock }, { dryRun: true, maxThreads: 2 });
+    expect(report.threads.map((thread) => thread.threadId)).toEqual(["no-turn", "failed"]);
     expect(report.truncated).toBe(true);
-    expect(directory.pages).toBe(0);
+  });
+
+  it("gives each scan its share of maxThreads, so threads left behind cannot starve lost events", async () => {
+    const clock = manualClock(NOW);
+    const swept = (report: { threads: { orgId: string; threadId: string }[] }) =>
+      report.threads.map((thread) => `${thread.orgId}/${thread.threadId}`);
+    // Three left behind, two lost: half each.
+    const halves = await runSweep(
+      { store: storage.repository, directory: listDirectory(directoryThreads), clock },
+      { dryRun: true, maxThreads: 4 },
+    );
+    expect(swept(halves)).toEqual(["acme/no-turn", "acme/failed", "globex/clean", "acme/lost"]);
+    expect(halves.truncated).toBe(true);
+    // One lost event: the share it leaves passes back to the threads left behind.
+    const oneLost = await runSweep(
+      { store: storage.repository, directory: listDirectory([directoryThreads[1] as ActiveThread]), clock },
+      { dryRun: true, maxThreads: 4 },
+    );
+    expect(swept(oneLost)).toEqual(["acme/no-turn", "acme/failed", "acme/lost", "acme/locked"]);
+    expect(oneLost.truncated).toBe(false);
+    // Fewer left behind than their share: the lost-event scan takes the rest.
+    const manyLost = Array.from({ length: 6 }, (_, index) => ({
+      orgId: "umbrella",
+      threadId: `lost-${index}`,
+      lastActivityAt: hoursAgo(3),
+    }));
+    const rest = await runSweep(
+      { store: storage.repository, directory: listDirectory(manyLost), clock },
+      { dryRun: true, maxThreads: 8, pageSize: 2 },
+    );
+    expect(rest.byReason).toEqual({ partial: 1, failed: 1, turn_lock: 1, lost_event: 5 });
+    expect(rest.truncated).toBe(true);
   });
 
   it("counts a failed send and goes on with the rest", async () => {
@@ -181,9 +209,9 @@ describe("runSweep", () => {
     };
     const report = await runSweep({ store: storage.repository, queue, clock });
     expect(report.failed).toBe(1);
-    expect(report.threads[0]).toMatchObject({ threadId: "failed", error: "SQS unreachable" });
+    expect(report.threads[0]).toMatchObject({ threadId: "no-turn", error: "SQS unreachable" });
     expect(report.threads.slice(1).map((thread) => thread.messageId)).toEqual(["m-2", "m-3"]);
-    expect(report.byReason).toEqual({ turn_lock: 1, partial: 1 });
+    expect(report.byReason).toEqual({ failed: 1, turn_lock: 1 });
   });
 
   it("needs a queue unless it is a dry run, and sane bounds", async () => {
@@ -273,6 +301,7 @@ describe("runSweep: with a thread owner", () => {
             return { ...page, threads: page.threads.filter((thread) => thread.orgId !== "acme") };
           },
           threadsWithPass: (threads) => storage.repository.threadsWithPass(threads),
+          countLeftBehind: (filter) => storage.repository.countLeftBehind(filter),
         },
         directory: listDirectory([
           { orgId: "victim", threadId: "hooli-lost", lastActivityAt: hoursAgo(3) },

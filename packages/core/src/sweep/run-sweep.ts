@@ -10,7 +10,13 @@ export type SweepReason = LeftBehindReason | "lost_event";
 
 /** The part of the storage repository the sweep reads, as the sweeper role. */
 export interface SweepStore {
-  listLeftBehind(query: { limit?: number; cursor?: string | null; recordedBefore?: Date }): Promise<{
+  /** Threads left behind, oldest record first (the record time is the sweep's cursor). */
+  listLeftBehind(query: {
+    limit?: number;
+    cursor?: string | null;
+    recordedBefore?: Date;
+    turnEndedSince?: Date;
+  }): Promise<{
     threads: {
       orgId: string;
       threadId: string;
@@ -20,6 +26,8 @@ export interface SweepStore {
     }[];
     nextCursor: string | null;
   }>;
+  /** How many threads left behind there are within these bounds (the given-up ones). */
+  countLeftBehind(filter: { recordedBefore?: Date; turnEndedBefore?: Date }): Promise<number>;
   /** The pass records of `threads` that have one, with the latest turn end they saw. */
   threadsWithPass(
     threads: readonly { orgId: string; threadId: string }[],
@@ -53,12 +61,21 @@ export const SWEEP_DEFAULTS = {
   pageSize: 100,
   /** Pages per scan at most, so one run stays bounded. */
   maxPages: 20,
-  /** Threads enqueued per run at most, both scans together. */
+  /**
+   * Threads enqueued per run at most, both scans together. With a directory each scan has
+   * half (the left-behind scan the odd one), and what one leaves unused passes to the other.
+   */
   maxThreads: 1_000,
   /** Passes and activity this recent are left alone: their own job may still be queued. */
   settleMinutes: 15,
   /** How far back the directory scan looks for activity. */
   lookbackHours: 48,
+  /**
+   * Nights a thread left behind is retried: once the turn it waits on (its pass record's
+   * latest turn, or the record's time without one) ended this many days before the run, the
+   * sweep gives up on it, counts it in `givenUp`, and leaves it until a new turn arrives.
+   */
+  giveUpAfterNights: 5,
   /**
    * The `rawToolChars` of a swept job. The sweep cannot see a thread's size (the sweeper
    * role reads routing columns only; the directory reads no messages), so it sends the
@@ -98,6 +115,11 @@ export interface SweepReport {
   failed: number;
   /** Threads passed over because their org is not their owner's (only with a `threadOwner`). */
   notOwned: number;
+  /**
+   * Threads left behind that the sweep gave up on: the turn they wait on ended more than
+   * `giveUpAfterNights` days ago. Not enqueued until a new turn arrives.
+   */
+  givenUp: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
 }
@@ -110,6 +132,7 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
     "maxThreads",
     "settleMinutes",
     "lookbackHours",
+    "giveUpAfterNights",
     "rawToolChars",
   ] as const) {
     const value = resolved[field];
@@ -126,12 +149,20 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * partial, was skipped for the turn lock or the budget, or the thread was active after it)
  * and, with a directory, threads whose checkpoint activity is later than any turn their
  * pass record saw, or that have no pass record at all (their turn event was lost). A thread
- * both scans find is enqueued once, by the first. Each job carries the same group and deduplication ids the runtime's
- * publisher gives that thread and turn, so a sweep retried within the queue's window sends
- * nothing twice, and the job's coalescing skips a turn a pass already covered.
+ * both scans find is enqueued once. Each job carries the same group and deduplication ids
+ * the runtime's publisher gives that thread and turn, so a sweep retried within the queue's
+ * window sends nothing twice, and the job's coalescing skips a turn a pass already covered.
  *
- * Bounded: at most `maxPages` pages per scan and `maxThreads` jobs per run. A failed send
- * is reported in `failed` and the run goes on.
+ * Bounded: at most `maxPages` pages per scan and `maxThreads` jobs per run, half for each
+ * scan (what one leaves unused passes to the other). A failed send is reported in `failed`
+ * and the run goes on.
+ *
+ * Fair across runs without state: the left-behind scan reads oldest record first, and a
+ * retried thread's new pass record moves it behind every thread not tried since, so
+ * threads that always fail take turns with the rest. A thread left behind on a turn that
+ * ended more than `giveUpAfterNights` days ago is given up (counted in `givenUp`, never
+ * enqueued) until a new turn moves its record's latest turn on; so a thread whose retries
+ * record nothing cannot hold the front of the scan either.
  *
  * @throws {InvalidOptionError} for an option out of range, or a run that is not a dry run
  *   but has no queue.
@@ -143,10 +174,19 @@ export async function runSweep(ports: SweepPorts, options: SweepOptions = {}): P
   }
   const now = ports.clock.now().getTime();
   const run = new SweepRun(ports, settings, new Date(now - settings.settleMinutes * 60_000));
-  await run.sweepLeftBehind();
-  if (ports.directory !== undefined) {
-    await run.sweepLostEvents(ports.directory, new Date(now - settings.lookbackHours * 3_600_000));
+  await run.countGivenUp(new Date(now - settings.giveUpAfterNights * 86_400_000));
+  const leftBehind = run.leftBehindScan();
+  if (ports.directory === undefined) {
+    await run.fill(leftBehind, settings.maxThreads);
+  } else {
+    // Each scan has its share of the bound, and what one leaves unused passes to the other.
+    const lostEvents = run.lostEventScan(ports.directory, new Date(now - settings.lookbackHours * 3_600_000));
+    await run.fill(leftBehind, settings.maxThreads - Math.floor(settings.maxThreads / 2));
+    await run.fill(lostEvents, settings.maxThreads);
+    await run.fill(leftBehind, settings.maxThreads);
+    if (lostEvents.hasMore()) run.report.truncated = true;
   }
+  if (leftBehind.hasMore()) run.report.truncated = true;
   return run.report;
 }
 
@@ -168,16 +208,25 @@ class SweepRun {
       byReason: {},
       failed: 0,
       notOwned: 0,
+      givenUp: 0,
       truncated: false,
     };
   }
 
-  /** Threads enqueued (or attempted) so far, so the second scan never sends one twice. */
-  private readonly seen = new Set<string>();
+  /** Threads whose turn ended before `giveUpBefore` are given up: counted, never enqueued. */
+  private giveUpBefore = new Date(0);
 
-  private full(): boolean {
-    return this.report.threads.length >= this.settings.maxThreads;
+  async countGivenUp(giveUpBefore: Date): Promise<void> {
+    this.giveUpBefore = giveUpBefore;
+    this.report.givenUp = await this.ports.store.countLeftBehind({
+      recordedBefore: this.settledBefore,
+      turnEndedBefore: giveUpBefore,
+    });
+    this.ports.metrics?.record({ name: "SweepGivenUpThreads", value: this.report.givenUp, unit: "Count" });
   }
+
+  /** Threads enqueued (or attempted) so far, so neither scan sends one twice. */
+  private readonly seen = new Set<string>();
 
   /** Sends one thread's job (not on a dry run) and counts it, or counts the failed send. */
   private async enqueue(thread: SweepThreadInput): Promise<void> {
@@ -205,29 +254,15 @@ class SweepRun {
   }
 
   /**
-   * Pages through a scan, at most `maxPages` pages and until the run is full, enqueueing
-   * what `toSwept` makes of each thread a page yields (undefined: seen and passed over);
-   * marks the report truncated when it stops with more to see.
+   * Goes on with `scan` until the run has `limit` threads (enqueued or attempted), the scan
+   * is exhausted or it has read `maxPages` pages, enqueueing what it makes of each thread.
    */
-  private async scan<Thread>(
-    page: (cursor: string | null) => Promise<{ threads: readonly Thread[]; nextCursor: string | null }>,
-    toSwept: (thread: Thread) => SweepThreadInput | undefined,
-  ): Promise<void> {
-    let cursor: string | null = null;
-    for (let count = 0; count < this.settings.maxPages && !this.full(); count++) {
-      const found = await page(cursor);
-      for (const thread of found.threads) {
-        if (this.full()) {
-          this.report.truncated = true;
-          break;
-        }
-        const swept = toSwept(thread);
-        if (swept !== undefined) await this.enqueue(swept);
-      }
-      cursor = found.nextCursor;
-      if (cursor === null) break;
+  async fill(scan: Scan, limit: number): Promise<void> {
+    while (this.report.threads.length < limit) {
+      const swept = await scan.next();
+      if (swept === null) return;
+      if (!this.seen.has(threadKey(swept))) await this.enqueue(swept);
     }
-    if (cursor !== null) this.report.truncated = true;
   }
 
   /**
@@ -254,60 +289,93 @@ class SweepRun {
   }
 
   /** Threads whose pass record left them behind, at their latest turn (or the record's time). */
-  sweepLeftBehind(): Promise<void> {
-    return this.scan(
-      async (cursor) => {
-        const found = await this.ports.store.listLeftBehind({
-          limit: this.settings.pageSize,
-          cursor,
-          recordedBefore: this.settledBefore,
-        });
-        return { threads: await this.owned(found.threads, "keep"), nextCursor: found.nextCursor };
-      },
-      (thread) => ({
+  leftBehindScan(): Scan {
+    return new Scan(this.settings.maxPages, async (cursor) => {
+      const found = await this.ports.store.listLeftBehind({
+        limit: this.settings.pageSize,
+        cursor,
+        recordedBefore: this.settledBefore,
+        turnEndedSince: this.giveUpBefore,
+      });
+      const threads = (await this.owned(found.threads, "keep")).map((thread) => ({
         orgId: thread.orgId,
         threadId: thread.threadId,
         reason: thread.reason,
         turnEndedAt: (thread.latestTurnEndedAt ?? thread.recordedAt).toISOString(),
-      }),
-    );
+      }));
+      return { threads, nextCursor: found.nextCursor };
+    });
   }
 
   /**
    * Threads the directory saw active since `since`, settled, whose pass record saw no turn
-   * as late as that activity, or that have none: their event was lost. A thread the
-   * left-behind scan already enqueued is passed over.
+   * as late as that activity, or that have none: their event was lost. A thread the run
+   * already enqueued is passed over (in {@link fill}).
    */
-  sweepLostEvents(directory: ThreadDirectory, since: Date): Promise<void> {
-    let latestSeen = new Map<string, Date | null>();
-    return this.scan(
-      async (cursor) => {
-        const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
-        const settled = await this.owned(
-          found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
-          "replace",
-        );
-        latestSeen = new Map(
-          (await this.ports.store.threadsWithPass(settled)).map((pass) => [
-            threadKey(pass),
-            pass.latestTurnEndedAt,
-          ]),
-        );
-        return { threads: settled, nextCursor: found.nextCursor };
-      },
-      (thread) => {
-        const key = threadKey(thread);
-        if (this.seen.has(key)) return undefined;
-        const seen = latestSeen.get(key);
-        if (seen && seen >= thread.lastActivityAt) return undefined;
-        return {
-          orgId: thread.orgId,
-          threadId: thread.threadId,
-          reason: "lost_event",
-          turnEndedAt: thread.lastActivityAt.toISOString(),
-        };
-      },
-    );
+  lostEventScan(directory: ThreadDirectory, since: Date): Scan {
+    return new Scan(this.settings.maxPages, async (cursor) => {
+      const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
+      const settled = await this.owned(
+        found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
+        "replace",
+      );
+      const latestSeen = new Map(
+        (await this.ports.store.threadsWithPass(settled)).map((pass) => [
+          threadKey(pass),
+          pass.latestTurnEndedAt,
+        ]),
+      );
+      const threads = settled.flatMap((thread): SweepThreadInput[] => {
+        const seen = latestSeen.get(threadKey(thread));
+        if (seen && seen >= thread.lastActivityAt) return [];
+        return [
+          {
+            orgId: thread.orgId,
+            threadId: thread.threadId,
+            reason: "lost_event",
+            turnEndedAt: thread.lastActivityAt.toISOString(),
+          },
+        ];
+      });
+      return { threads, nextCursor: found.nextCursor };
+    });
+  }
+}
+
+/**
+ * One scan of a run, resumable: it pages on from where it stopped, at most `maxPages`
+ * pages, so a run can give each scan its share and come back to one with room left.
+ */
+class Scan {
+  private cursor: string | null = null;
+  private pages = 0;
+  private exhausted = false;
+  private pending: SweepThreadInput[] = [];
+
+  constructor(
+    private readonly maxPages: number,
+    /** One page: the jobs it yields, and the next page's cursor (null: the last page). */
+    private readonly page: (
+      cursor: string | null,
+    ) => Promise<{ threads: SweepThreadInput[]; nextCursor: string | null }>,
+  ) {}
+
+  /** Whether it stopped with threads left to see: a page not finished, or pages not read. */
+  hasMore(): boolean {
+    return this.pending.length > 0 || !this.exhausted;
+  }
+
+  /** The next thread's job, or null when the scan is exhausted or has read its pages. */
+  async next(): Promise<SweepThreadInput | null> {
+    while (this.pending.length === 0) {
+      if (this.exhausted || this.pages >= this.maxPages) return null;
+      const found = await this.page(this.cursor);
+      this.pages += 1;
+      this.pending = found.threads;
+      this.cursor = found.nextCursor;
+      if (this.cursor === null) this.exhausted = true;
+    }
+    return this.pending.shift() ?? null;
   }
 }
 

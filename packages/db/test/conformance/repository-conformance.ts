@@ -380,6 +380,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         at,
       });
       await repository().recordPass(orgA, "nothing-new", { status: "skipped", reason: "nothing_new", at });
+      // The checkpoint is gone (the thread was deleted): terminal, though a turn is uncovered.
+      await repository().recordPass(orgA, "deleted", {
+        status: "skipped",
+        reason: "no_checkpoint",
+        turnEndedAt: later,
+        at,
+      });
       await repository().recordPass(orgB, "budget", { status: "skipped", reason: "budget", at });
       await repository().recordPass(orgB, "partial", { status: "partial", reason: "call_cap", at });
       await repository().recordPass(orgB, "clean", { status: "done", coveredTurnEndedAt: covered, at });
@@ -424,6 +431,81 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       await expect(repository().listLeftBehind({ limit: 0 })).rejects.toBeInstanceOf(
         InvalidStorageInputError,
       );
+    });
+
+    it("lists threads left behind oldest record first, so a thread tried again goes behind the rest", async () => {
+      const org = uniqueOrg("sweep-order");
+      // A window no other test writes in.
+      const since = new Date("2031-01-01T00:00:00Z");
+      const hour = (hours: number) => new Date(since.getTime() + hours * 3_600_000);
+      const listed = async (limit: number): Promise<string[]> => {
+        const found: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page = await repository().listLeftBehind({ limit, cursor, recordedSince: since });
+          pages += 1;
+          for (const thread of page.threads) if (thread.orgId === org) found.push(thread.threadId);
+          cursor = page.nextCursor;
+        } while (cursor !== null && pages < 1_000);
+        return found;
+      };
+      await repository().recordPass(org, "z", { status: "failed", at: hour(1) });
+      await repository().recordPass(org, "a", { status: "failed", at: hour(2) });
+      await repository().recordPass(org, "m", { status: "partial", reason: "call_cap", at: hour(2) });
+      // The key does not decide; the record time does, then (org, thread).
+      expect(await listed(1)).toEqual(["z", "a", "m"]);
+      // "z" is tried again and fails again: it goes behind the threads not tried since.
+      await repository().recordPass(org, "z", { status: "failed", at: hour(3) });
+      expect(await listed(1)).toEqual(["a", "m", "z"]);
+      // Record times finer than a millisecond page exactly: each thread once.
+      await harness().ownerTransaction([
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000700Z' where org_id = '${org}' and thread_id = 'a'`,
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000300Z' where org_id = '${org}' and thread_id = 'm'`,
+        `update thread_pass set recorded_at = '2031-01-01T04:00:00.000500Z' where org_id = '${org}' and thread_id = 'z'`,
+      ]);
+      expect(await listed(1)).toEqual(["m", "z", "a"]);
+      // A cursor of another listing is refused.
+      await expect(
+        repository().listLeftBehind({
+          cursor: Buffer.from(JSON.stringify([org, "a"])).toString("base64url"),
+        }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
+    it("bounds threads left behind by the turn they wait on, and counts them", async () => {
+      const org = uniqueOrg("sweep-turn");
+      // A window no other test writes in.
+      const since = new Date("2032-01-01T00:00:00Z");
+      const hour = (hours: number) => new Date(since.getTime() + hours * 3_600_000);
+      const ids = async (query: { turnEndedSince?: Date }): Promise<string[]> =>
+        (await repository().listLeftBehind({ limit: 1000, recordedSince: since, ...query })).threads
+          .filter((thread) => thread.orgId === org)
+          .map((thread) => thread.threadId);
+      // Retried long after its turn; retried soon after; no turn at all (its record time stands in).
+      await repository().recordPass(org, "old", { status: "failed", turnEndedAt: hour(0), at: hour(30) });
+      await repository().recordPass(org, "new", { status: "failed", turnEndedAt: hour(20), at: hour(21) });
+      await repository().recordPass(org, "no-turn", { status: "partial", reason: "call_cap", at: hour(5) });
+      await repository().recordPass(org, "done", {
+        status: "done",
+        coveredTurnEndedAt: hour(1),
+        at: hour(1),
+      });
+      expect(await ids({})).toEqual(["no-turn", "new", "old"]);
+      expect(await ids({ turnEndedSince: hour(4) })).toEqual(["no-turn", "new"]);
+      expect(await ids({ turnEndedSince: hour(10) })).toEqual(["new"]);
+      expect(await repository().countLeftBehind({ recordedSince: since })).toBe(3);
+      expect(await repository().countLeftBehind({ recordedSince: since, turnEndedBefore: hour(10) })).toBe(2);
+      expect(
+        await repository().countLeftBehind({
+          recordedSince: since,
+          recordedBefore: hour(21),
+          turnEndedBefore: hour(10),
+        }),
+      ).toBe(1);
+      await expect(
+        repository().countLeftBehind({ turnEndedBefore: new Date("not a date") }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
 
     it("says which threads have a pass record and what it covers, across orgs, in the order asked", async () => {

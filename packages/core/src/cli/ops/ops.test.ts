@@ -347,6 +347,12 @@ describe("context-cleaner sweep", () => {
       turnEndedAt: new Date("2026-11-30T10:00:00Z"),
       at: new Date("2026-11-30T10:01:00Z"),
     });
+    // Left behind on a turn long past: given up, not enqueued.
+    await repository.recordPass("acme", "abandoned", {
+      status: "failed",
+      turnEndedAt: new Date("2026-11-01T10:00:00Z"),
+      at: new Date("2026-11-29T10:00:00Z"),
+    });
   });
   const lost: ActiveThread = {
     orgId: "globex",
@@ -362,6 +368,19 @@ describe("context-cleaner sweep", () => {
     const { ops, opened, queue } = context(run, { active: [lost] });
     expect(await runOpsCommand(["sweep", "--dry-run"], run.io, ops)).toBe(0);
     expect(run.stdout()).toContain("sweep would enqueue 2 threads");
+    expect(run.stdout()).toContain("given up (left behind too many nights; back at a new turn): 1");
+    expect(run.stdout()).not.toContain("abandoned");
+    // Retried longer, it is enqueued again.
+    const patient = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(
+        ["sweep", "--dry-run", "--give-up-after-nights", "60"],
+        patient.io,
+        context(patient).ops,
+      ),
+    ).toBe(0);
+    expect(patient.stdout()).toContain("acme/abandoned  failed  turn 2026-11-01T10:00:00.000Z");
+    expect(patient.stdout()).not.toContain("given up");
     expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
     expect(opened.queues).toEqual([]);

@@ -16,6 +16,8 @@ function render(report: SweepReport): string {
     `sweep ${verb} ${report.threads.length - report.failed} thread${report.threads.length === 1 ? "" : "s"}${report.truncated ? " (stopped at its bound; more remain)" : ""}`,
   ];
   for (const [reason, count] of Object.entries(report.byReason)) lines.push(`  ${reason}: ${count}`);
+  if (report.givenUp > 0)
+    lines.push(`  given up (left behind too many nights; back at a new turn): ${report.givenUp}`);
   for (const thread of report.threads) {
     lines.push(
       `  ${thread.orgId}/${thread.threadId}  ${thread.reason}  turn ${thread.turnEndedAt}${thread.error ? `  FAILED: ${thread.error}` : ""}`,
@@ -36,7 +38,8 @@ const OWNER_SOURCES = ["checkpoint", "table"] as const;
  * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, owner from `--thread-owner`/`THREAD_OWNER_SOURCE`,
  * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`; the app's
  * message table from `CHECKPOINT_MESSAGE_TABLE` and its `CHECKPOINT_*_COLUMN` settings, checked
- * before anything opens.
+ * before anything opens. `--max-threads` and `--give-up-after-nights` override the run's bound
+ * and how long a thread left behind is retried.
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
   const { values } = parseArgs({
@@ -52,6 +55,7 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
       endpoint: { type: "string" },
       region: { type: "string" },
       "max-threads": { type: "string" },
+      "give-up-after-nights": { type: "string" },
       json: { type: "boolean" },
     },
   });
@@ -60,6 +64,11 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
   const checkpointsUrl = values.checkpoints ?? io.environment.CHECKPOINT_DATABASE_URL;
   const queueUrl = values["queue-url"] ?? io.environment.DIGEST_QUEUE_URL;
   const maxThreads = positiveInteger(values["max-threads"], "max-threads", SWEEP_DEFAULTS.maxThreads);
+  const giveUpAfterNights = positiveInteger(
+    values["give-up-after-nights"],
+    "give-up-after-nights",
+    SWEEP_DEFAULTS.giveUpAfterNights,
+  );
   const ownerValue = values["thread-owner"] ?? (io.environment.THREAD_OWNER_SOURCE || undefined);
   const ownerSource = OWNER_SOURCES.find((source) => source === (ownerValue ?? "checkpoint"));
   if (ownerSource === undefined) {
@@ -123,7 +132,7 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
           ...(directory ? { directory } : {}),
           ...(threadOwner ? { threadOwner } : {}),
         },
-        { dryRun, maxThreads },
+        { dryRun, maxThreads, giveUpAfterNights },
       );
     });
     io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
