@@ -29,6 +29,8 @@ export type {
   LeftBehindReason,
   LeftBehindThread,
   OrgDigestSummary,
+  OrgPurgeOptions,
+  OrgPurgeResult,
   PassInput,
   PassRecord,
   PassStatus,
