@@ -1,6 +1,6 @@
 import { InvalidOptionError } from "./errors";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import type { OrgPolicy, PolicyMode } from "./org-policy";
+import { type DigestsOrTurnState, type OrgPolicy, type PolicyMode, turnInputOf } from "./org-policy";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput, withToolRules } from "./policy";
 import { digestsWithHandles } from "./read-original/digest-handles";
 import { type ReadOriginalOption, resolveReadOriginal } from "./read-original/read-original";
@@ -41,7 +41,9 @@ export interface AssembleOptions extends CompactionOptions {
    * package's `loadTurnState`: its mode (`off` is the kill switch for the org; `shadow`
    * returns what `off` returns and reports the cleaned view in `report.shadow`), its
    * `recencyKeepExchanges` override (over this option's) and its tool rules (layered over
-   * `policy`'s). Null or undefined: the deployment's defaults, mode `on`.
+   * `policy`'s). Null or undefined: the deployment's defaults, mode `on`. Passing the turn
+   * state (`{ digests, policy }`) as the digests argument gives its policy, unless this
+   * option is set (null included).
    */
   orgPolicy?: OrgPolicy | null;
   /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
@@ -148,7 +150,7 @@ function latestUserIndex(messages: readonly Message[]): number {
 function checkDigests(digests: DigestMap | null | undefined): void {
   if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
     throw new InvalidOptionError(
-      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
+      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests), or the turn state { digests, policy } (from loadTurnState)",
       "digests",
     );
   }
@@ -208,6 +210,9 @@ function cleanWithOptions(
  * called again with the same message objects, grown by new messages, it reads only the new
  * ones, and answers exactly as a first call would.
  *
+ * `digests` may be the turn state (`{ digests, policy }`, the storage package's
+ * `loadTurnState`): its policy then applies as `options.orgPolicy` does.
+ *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
  * @example
  * const digests = await repository.loadThreadDigests(orgId, threadId);
@@ -215,10 +220,12 @@ function cleanWithOptions(
  */
 export function assembleModelView(
   messages: readonly Message[],
-  digests?: DigestMap | null,
+  digestsOrState?: DigestsOrTurnState | null,
   options: AssembleOptions = {},
 ): AssembledView {
-  const orgPolicy = options.orgPolicy ?? undefined;
+  const turn = turnInputOf(digestsOrState);
+  const digests = turn.digests;
+  const orgPolicy = (options.orgPolicy === undefined ? turn.policy : options.orgPolicy) ?? undefined;
   const killed = options.disabled ?? killSwitchFromEnvironment();
   const mode: PolicyMode = killed ? "off" : (orgPolicy?.mode ?? "on");
   const recencyKeepExchanges =

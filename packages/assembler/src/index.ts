@@ -13,7 +13,14 @@ export {
   InvalidToolPolicyError,
 } from "./errors";
 export { killSwitchFromEnvironment } from "./kill-switch";
-export type { OrgPolicy, OrgPolicyInput, PolicyMode, PolicyOverrides, TurnState } from "./org-policy";
+export type {
+  DigestsOrTurnState,
+  OrgPolicy,
+  OrgPolicyInput,
+  PolicyMode,
+  PolicyOverrides,
+  TurnState,
+} from "./org-policy";
 export { orgPolicyData, POLICY_MODES, validateOrgPolicy } from "./org-policy";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {
