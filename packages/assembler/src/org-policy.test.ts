@@ -359,6 +359,23 @@ describe("the budget refund under an org's mode", () => {
     }
   });
 
+  it("takes the turn state where the digests go, its policy as orgPolicy", () => {
+    const messages = thread();
+    const state = (mode: "on" | "shadow") => ({ digests: digests(), policy: validateOrgPolicy({ mode }) });
+    const on = effectiveToolChars(messages, state("on"), { disabled: false });
+    expect(on).toEqual(effectiveToolChars(messages, digests(), { disabled: false }));
+    expect(on.refundedChars).toBeGreaterThan(0);
+    expect(effectiveToolChars(messages, state("shadow"), { disabled: false })).toMatchObject({
+      refundedChars: 0,
+      refundActive: false,
+    });
+    const explicit = effectiveToolChars(messages, state("shadow"), {
+      disabled: false,
+      orgPolicy: validateOrgPolicy({ mode: "on" }),
+    });
+    expect(explicit.refundedChars).toBe(on.refundedChars);
+  });
+
   it("counts an org's protected tools raw, as the view shows them", () => {
     const messages = thread();
     const all = effectiveToolChars(messages, digests(), { disabled: false });
