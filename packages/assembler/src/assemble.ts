@@ -1,10 +1,11 @@
 import { InvalidOptionError } from "./errors";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import type { OrgPolicy, PolicyMode } from "./org-policy";
+import { type DigestsOrTurnState, type OrgPolicy, type PolicyMode, turnInputOf } from "./org-policy";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput, withToolRules } from "./policy";
 import { digestsWithHandles } from "./read-original/digest-handles";
 import { type ReadOriginalOption, resolveReadOriginal } from "./read-original/read-original";
 import { KEEP_RULE_DEFAULTS, recencyWallStart } from "./rules/keep-rules";
+import { type KeptFigure, keptFiguresOf } from "./shadow-figures";
 import { runBackstop } from "./steps/backstop/backstop-plan";
 import {
   backstopSettings,
@@ -18,6 +19,7 @@ import type { IndexedThread } from "./thread/indexed-thread";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
 
+export { type KeptFigure, SHADOW_KEPT_FIGURES_LIMIT } from "./shadow-figures";
 export { originalOfReplacement } from "./steps/clean-view";
 /** Defaults of {@link assembleModelView}. */
 export const ASSEMBLE_DEFAULTS = {
@@ -41,7 +43,9 @@ export interface AssembleOptions extends CompactionOptions {
    * package's `loadTurnState`: its mode (`off` is the kill switch for the org; `shadow`
    * returns what `off` returns and reports the cleaned view in `report.shadow`), its
    * `recencyKeepExchanges` override (over this option's) and its tool rules (layered over
-   * `policy`'s). Null or undefined: the deployment's defaults, mode `on`.
+   * `policy`'s). Null or undefined: the deployment's defaults, mode `on`. Passing the turn
+   * state (`{ digests, policy }`) as the digests argument gives its policy, unless this
+   * option is set (null included).
    */
   orgPolicy?: OrgPolicy | null;
   /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
@@ -100,13 +104,25 @@ export interface AssemblyReport {
    * In mode `shadow` only: the cleaned view's figures, which was computed and not sent
    * (the view sent is what `off` sends). `wouldSaveChars` is how many chars fewer it has
    * than the view sent; its `ledger` says what it would have condensed and what the
-   * rewrite would cost the prompt cache (`invalidatedChars`, the batch's `charsSaved`).
+   * rewrite would cost the prompt cache (`invalidatedChars`, the batch's `charsSaved`);
+   * `keptFigures` / `keptFigureCount` what facts it would have kept that the view sent lost.
    */
   shadow?: ShadowReport;
 }
 
 /** What a shadow assembly would have sent: the cleaned view's report figures. */
-export type ShadowReport = Omit<AssemblyReport, "disabled" | "mode" | "shadow"> & { wouldSaveChars: number };
+export type ShadowReport = Omit<AssemblyReport, "disabled" | "mode" | "shadow"> & {
+  wouldSaveChars: number;
+  /**
+   * The material figures (amounts, rates, dates, section references, …) the cleaned view's
+   * tool results carry that occur nowhere in the view sent (the backstop alone cut them),
+   * each with the tool call id of the result carrying it, in thread order: at most
+   * {@link SHADOW_KEPT_FIGURES_LIMIT} (20).
+   */
+  keptFigures: KeptFigure[];
+  /** How many distinct such figures there are (the list stops at the limit). */
+  keptFigureCount: number;
+};
 
 export interface AssembledView<M = Message> {
   messages: M[];
@@ -148,7 +164,7 @@ function latestUserIndex(messages: readonly Message[]): number {
 function checkDigests(digests: DigestMap | null | undefined): void {
   if (digests !== undefined && digests !== null && !(digests instanceof Map)) {
     throw new InvalidOptionError(
-      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests)",
+      "digests must be a Map of tool call id → { digest, contentSha256, digestChars } (e.g. from loadThreadDigests), or the turn state { digests, policy } (from loadTurnState)",
       "digests",
     );
   }
@@ -208,6 +224,9 @@ function cleanWithOptions(
  * called again with the same message objects, grown by new messages, it reads only the new
  * ones, and answers exactly as a first call would.
  *
+ * `digests` may be the turn state (`{ digests, policy }`, the storage package's
+ * `loadTurnState`): its policy then applies as `options.orgPolicy` does.
+ *
  * @throws {InvalidThreadError} when `messages` is not a well-formed neutral thread.
  * @example
  * const digests = await repository.loadThreadDigests(orgId, threadId);
@@ -215,10 +234,12 @@ function cleanWithOptions(
  */
 export function assembleModelView(
   messages: readonly Message[],
-  digests?: DigestMap | null,
+  digestsOrState?: DigestsOrTurnState | null,
   options: AssembleOptions = {},
 ): AssembledView {
-  const orgPolicy = options.orgPolicy ?? undefined;
+  const turn = turnInputOf(digestsOrState);
+  const digests = turn.digests;
+  const orgPolicy = (options.orgPolicy === undefined ? turn.policy : options.orgPolicy) ?? undefined;
   const killed = options.disabled ?? killSwitchFromEnvironment();
   const mode: PolicyMode = killed ? "off" : (orgPolicy?.mode ?? "on");
   const recencyKeepExchanges =
@@ -233,14 +254,23 @@ export function assembleModelView(
   const assembled = assembleOnce(run, mode === "on" ? orgPolicy : undefined, mode !== "on");
   if (mode === "shadow") {
     // The cleaned view is computed and reported, never sent: the view sent is what `off` sends.
-    const { disabled: _disabled, mode: _mode, ...cleaned } = assembleOnce(run, orgPolicy, false).report;
+    const cleanedView = assembleOnce(run, orgPolicy, false);
+    const { disabled: _disabled, mode: _mode, ...cleaned } = cleanedView.report;
     assembled.report.shadow = {
       ...cleaned,
       wouldSaveChars: assembled.report.assembledChars - cleaned.assembledChars,
+      ...keptFiguresOf(cleanedView.messages, assembled.messages, backstopCut(assembled.report)),
     };
   }
   options.onReport?.(assembled.report);
   return assembled;
+}
+
+/** The tool call ids of the results the backstop condensed or dropped in a view. */
+function backstopCut(report: AssemblyReport): Set<string> {
+  return new Set(
+    report.ledger.entries.filter((entry) => entry.kind === "backstop").map((entry) => entry.toolCallId),
+  );
 }
 
 interface AssemblyRun {

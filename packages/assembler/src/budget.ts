@@ -1,12 +1,12 @@
 import { contentChars } from "./content";
 import { messageContentSha256 } from "./contract/hash";
 import { killSwitchFromEnvironment } from "./kill-switch";
-import type { OrgPolicy } from "./org-policy";
+import { type DigestsOrTurnState, type OrgPolicy, turnInputOf } from "./org-policy";
 import { resolveToolPolicy, type ToolPolicy, type ToolPolicyInput, withToolRules } from "./policy";
 import { isErrorResult } from "./rules/error-retry";
 import { KEEP_RULE_DEFAULTS } from "./rules/keep-rules";
 import { protectMessages } from "./steps/protect";
-import type { DigestMap, Message } from "./types";
+import type { Message } from "./types";
 
 /**
  * Defaults of the runtime's tool-output caps and of the budget refund
@@ -38,11 +38,12 @@ export interface EffectiveToolChars {
  * Tool chars as the conversation budget should count them: digest chars for results with
  * a hash-matched digest that the view substitutes (the keep-rules do not protect it; with
  * `shown`, the view holds it condensed), raw chars otherwise. Above `rawCeilingChars` of raw tool output, or with the kill switch,
- * raw accounting resumes.
+ * raw accounting resumes. `digestsOrState` may be the turn state (`loadTurnState`): its
+ * policy then counts as `options.orgPolicy` does, unless that option is set.
  */
 export function effectiveToolChars(
   messages: readonly Message[],
-  digests: DigestMap | null | undefined,
+  digestsOrState: DigestsOrTurnState | null | undefined,
   options: {
     rawCeilingChars?: number;
     /** @default process.env.CONTEXT_CLEANER_DISABLED === "1" */
@@ -67,7 +68,9 @@ export function effectiveToolChars(
   } = {},
 ): EffectiveToolChars {
   const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
-  const orgPolicy = options.orgPolicy ?? undefined;
+  const turn = turnInputOf(digestsOrState);
+  const digests = turn.digests;
+  const orgPolicy = (options.orgPolicy === undefined ? turn.policy : options.orgPolicy) ?? undefined;
   const disabled =
     (options.disabled ?? killSwitchFromEnvironment()) || (orgPolicy !== undefined && orgPolicy.mode !== "on");
   let rawChars = 0;

@@ -1,5 +1,5 @@
-export type { AssembledView, AssembleOptions, AssemblyReport, ShadowReport } from "./assemble";
-export { ASSEMBLE_DEFAULTS, assembleModelView } from "./assemble";
+export type { AssembledView, AssembleOptions, AssemblyReport, KeptFigure, ShadowReport } from "./assemble";
+export { ASSEMBLE_DEFAULTS, assembleModelView, SHADOW_KEPT_FIGURES_LIMIT } from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { FigureProvenanceResult } from "./contract/figures";
@@ -13,7 +13,14 @@ export {
   InvalidToolPolicyError,
 } from "./errors";
 export { killSwitchFromEnvironment } from "./kill-switch";
-export type { OrgPolicy, OrgPolicyInput, PolicyMode, PolicyOverrides, TurnState } from "./org-policy";
+export type {
+  DigestsOrTurnState,
+  OrgPolicy,
+  OrgPolicyInput,
+  PolicyMode,
+  PolicyOverrides,
+  TurnState,
+} from "./org-policy";
 export { orgPolicyData, POLICY_MODES, validateOrgPolicy } from "./org-policy";
 export type { ToolKind, ToolPolicy, ToolPolicyInput, ToolRule, ToolRuleInput } from "./policy";
 export {

@@ -6,8 +6,9 @@ import {
   toolExchange,
   userMessage,
 } from "#test/assembler/fixtures/thread-builder";
-import { type AssemblyReport, assembleModelView } from "./assemble";
+import { type AssemblyReport, assembleModelView, SHADOW_KEPT_FIGURES_LIMIT } from "./assemble";
 import { effectiveToolChars } from "./budget";
+import { contentText } from "./content";
 import { DIGEST_HEADER } from "./contract/stubs";
 import { InvalidOptionError, InvalidToolPolicyError } from "./errors";
 import { type OrgPolicyInput, orgPolicyData, validateOrgPolicy } from "./org-policy";
@@ -156,7 +157,8 @@ describe("assembly under an org's mode", () => {
     expect(shadow.report).toMatchObject({ disabled: true, mode: "shadow", substitutions: 0 });
     expect(shadow.report.assembledChars).toBe(off.report.assembledChars);
     const { disabled: _d, mode: _m, ...onFigures } = on.report;
-    expect(shadow.report.shadow).toEqual({
+    const { keptFigures: _k, keptFigureCount: _c, ...shadowFigures } = shadow.report.shadow ?? {};
+    expect(shadowFigures).toEqual({
       ...onFigures,
       wouldSaveChars: off.report.assembledChars - on.report.assembledChars,
     });
@@ -189,6 +191,92 @@ describe("assembly under an org's mode", () => {
     expect(wide.report.substitutions).toBe(0);
     const narrow = assembleUnder({ mode: "on" }, { recencyKeepExchanges: 3 });
     expect(narrow.report.substitutions).toBe(3);
+  });
+});
+
+describe("shadow: the figures the cleaned view would have kept", () => {
+  const FIGURES = ["$1,250,000", "7.5%", "thirty (30) days"];
+  const page = (n: number, figures: readonly string[]) =>
+    `${documentPage("lease_445", n, 2_500)} The terms that matter: ${figures.join("; ")}. ${documentPage("lease_445", n, 2_500)}`;
+  const digestOf = (n: number, figures: readonly string[]) =>
+    `${DIGEST_HEADER}\ntool: read_document\nsource: lease_445 page ${n}\ndigest:\n${figures.map((figure) => `  - ${figure}`).join("\n")}`;
+  /** One page read per figure list, each with a digest carrying its figures, before a recency wall of searches. */
+  function pagesThread(pages: readonly (readonly string[])[]) {
+    const messages: Message[] = [
+      systemMessage(),
+      userMessage("Review the lease."),
+      ...pages.flatMap((figures, index) =>
+        toolExchange(
+          `r${index + 1}`,
+          "read_document",
+          { file_id: "lease_445", offset: index * 5_000 },
+          page(index + 1, figures),
+        ),
+      ),
+      ...["w1", "w2", "w3"].flatMap((id) =>
+        toolExchange(id, "web_search", { q: id }, `id: https://example.com/${id}`),
+      ),
+      userMessage("Draft the memo."),
+    ];
+    const rows = new Map(
+      pages.map((figures, index) => [
+        `r${index + 1}`,
+        digestFor(page(index + 1, figures), digestOf(index + 1, figures)),
+      ]),
+    );
+    return { messages, rows };
+  }
+  const under = (mode: "on" | "off" | "shadow", pages: readonly (readonly string[])[], budget?: number) => {
+    const { messages, rows } = pagesThread(pages);
+    return assembleModelView(messages, rows, {
+      disabled: false,
+      orgPolicy: validateOrgPolicy({ mode }),
+      ...(budget === undefined ? {} : { historyBudgetChars: budget }),
+    });
+  };
+  const text = (view: { messages: Message[] }) =>
+    view.messages.map((message) => contentText(message.content)).join("\n");
+  const PAGES = FIGURES.map((figure) => [figure]);
+
+  it("lists the figures the backstop cut from the view sent that the cleaned view keeps, with their results", () => {
+    const off = under("off", PAGES, 6_000);
+    const on = under("on", PAGES, 6_000);
+    const shadow = under("shadow", PAGES, 6_000);
+    expect(JSON.stringify(shadow.messages)).toBe(JSON.stringify(off.messages));
+    expect(off.report.compaction.fired).toBe(true);
+    for (const figure of FIGURES) {
+      expect(text(off)).not.toContain(figure);
+      expect(text(on)).toContain(figure);
+    }
+    expect(shadow.report.shadow?.keptFigures).toEqual(
+      FIGURES.map((figure, index) => ({ figure, toolCallId: `r${index + 1}` })),
+    );
+    expect(shadow.report.shadow?.keptFigureCount).toBe(3);
+  });
+
+  it("lists none when the view sent holds every figure (nothing cut)", () => {
+    const shadow = under("shadow", PAGES);
+    expect(shadow.report.compaction.fired).toBe(false);
+    expect(shadow.report.shadow).toMatchObject({ keptFigures: [], keptFigureCount: 0 });
+  });
+
+  it("bounds the list and counts every distinct figure", () => {
+    const many = Array.from(
+      { length: 30 },
+      (_, index) => `$${((index + 1) * 1_000_000).toLocaleString("en-US")}`,
+    );
+    const shadow = under("shadow", [many.slice(0, 15), many.slice(10)], 6_000);
+    expect(shadow.report.shadow?.keptFigureCount).toBe(30);
+    expect(shadow.report.shadow?.keptFigures).toHaveLength(SHADOW_KEPT_FIGURES_LIMIT);
+    expect(shadow.report.shadow?.keptFigures.slice(0, 16)).toEqual([
+      ...many.slice(0, 15).map((figure) => ({ figure, toolCallId: "r1" })),
+      { figure: many[15], toolCallId: "r2" },
+    ]);
+  });
+
+  it("on and off carry no shadow report", () => {
+    expect(under("on", PAGES, 6_000).report.shadow).toBeUndefined();
+    expect(under("off", PAGES, 6_000).report.shadow).toBeUndefined();
   });
 });
 
@@ -269,6 +357,23 @@ describe("the budget refund under an org's mode", () => {
         refundActive: false,
       });
     }
+  });
+
+  it("takes the turn state where the digests go, its policy as orgPolicy", () => {
+    const messages = thread();
+    const state = (mode: "on" | "shadow") => ({ digests: digests(), policy: validateOrgPolicy({ mode }) });
+    const on = effectiveToolChars(messages, state("on"), { disabled: false });
+    expect(on).toEqual(effectiveToolChars(messages, digests(), { disabled: false }));
+    expect(on.refundedChars).toBeGreaterThan(0);
+    expect(effectiveToolChars(messages, state("shadow"), { disabled: false })).toMatchObject({
+      refundedChars: 0,
+      refundActive: false,
+    });
+    const explicit = effectiveToolChars(messages, state("shadow"), {
+      disabled: false,
+      orgPolicy: validateOrgPolicy({ mode: "on" }),
+    });
+    expect(explicit.refundedChars).toBe(on.refundedChars);
   });
 
   it("counts an org's protected tools raw, as the view shows them", () => {

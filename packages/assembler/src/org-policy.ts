@@ -117,3 +117,25 @@ export interface TurnState {
   readonly digests: DigestMap;
   readonly policy: OrgPolicy | null;
 }
+
+/**
+ * What an assembly takes as the thread's digests: the rows alone (`loadThreadDigests`), or
+ * the turn state that carries the org's policy with them (`loadTurnState`).
+ */
+export type DigestsOrTurnState = DigestMap | TurnState;
+
+/**
+ * The digests and the org's policy of an assembly's digests argument: a turn state gives
+ * both (its `policy` null when the org has none); a digest Map (or nothing) gives no policy
+ * (undefined). Anything else is passed on as digests, for the assembly to refuse.
+ */
+export function turnInputOf(input: DigestsOrTurnState | null | undefined): {
+  digests: DigestMap | null | undefined;
+  policy: OrgPolicy | null | undefined;
+} {
+  if (input !== null && typeof input === "object" && !(input instanceof Map) && "digests" in input) {
+    const state = input as TurnState;
+    return { digests: state.digests, policy: state.policy ?? null };
+  }
+  return { digests: input as DigestMap | null | undefined, policy: undefined };
+}

@@ -39,7 +39,7 @@ export function createDigestRepository(database: Database): DigestRepository {
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
     purgeThread: (orgId, threadId, at) => purgeThread(database, orgId, threadId, at),
     purgeContent: (orgId, sha256, at) => purgeContent(database, orgId, sha256, at),
-    purgeOrganization: (orgId, at) => purgeOrganization(database, orgId, at),
+    purgeOrganization: (orgId, at, options) => purgeOrganization(database, orgId, at, options),
     summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd),

@@ -30,6 +30,8 @@ export type {
   LeftBehindReason,
   LeftBehindThread,
   OrgDigestSummary,
+  OrgPurgeOptions,
+  OrgPurgeResult,
   PassInput,
   PassRecord,
   PassStatus,

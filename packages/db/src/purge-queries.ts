@@ -1,8 +1,9 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database, ScopedTransaction } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
-import type { PurgeResult } from "./repository-types";
+import type { OrgPurgeOptions, OrgPurgeResult, PurgeResult } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
+import { orgPolicy } from "./schema/org-policy";
 import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireId, requireOrganizationId } from "./validation";
 
@@ -114,9 +115,17 @@ export async function purgeContent(
 
 /**
  * Purges a whole org: deletes all its digests and marks the pass of every thread that had
- * digests or a pass record purged, in one transaction. Spend and owner rows stay.
+ * digests or a pass record purged, in one transaction. Spend and owner rows stay. The org's
+ * policy row stays too unless `deletePolicy` (then it goes in the same transaction): purge
+ * is the recovery path from a cleaner bug, and an org turned `off` while its digests are
+ * purged must not come back `on` by the purge.
  */
-export async function purgeOrganization(database: Database, orgId: string, at: Date): Promise<PurgeResult> {
+export async function purgeOrganization(
+  database: Database,
+  orgId: string,
+  at: Date,
+  options: OrgPurgeOptions = {},
+): Promise<OrgPurgeResult> {
   const organization = requireOrganizationId(orgId);
   const instant = requireAt(at);
   return database.withOrganization(organization, async (transaction) => {
@@ -130,6 +139,16 @@ export async function purgeOrganization(database: Database, orgId: string, at: D
       .where(eq(threadPass.orgId, organization));
     const threads = [...new Set([...deleted, ...passes].map((row) => row.threadId))];
     await markPurged(transaction, organization, threads, instant);
-    return { digests: deleted.length, threads: threads.length };
+    const policies = options.deletePolicy
+      ? await transaction
+          .delete(orgPolicy)
+          .where(eq(orgPolicy.orgId, organization))
+          .returning({ orgId: orgPolicy.orgId })
+      : await transaction
+          .select({ orgId: orgPolicy.orgId })
+          .from(orgPolicy)
+          .where(eq(orgPolicy.orgId, organization));
+    const policy = policies.length === 0 ? "none" : options.deletePolicy ? "deleted" : "kept";
+    return { digests: deleted.length, threads: threads.length, policy };
   });
 }

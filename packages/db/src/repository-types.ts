@@ -151,6 +151,18 @@ export interface PurgeResult {
   threads: number;
 }
 
+/** Options of {@link DigestRepository.purgeOrganization}. */
+export interface OrgPurgeOptions {
+  /** Delete the org's policy row too (back to the deployment's defaults, mode `on`). @default false */
+  deletePolicy?: boolean;
+}
+
+/** What an org's purge removed, and what became of its policy row. */
+export interface OrgPurgeResult extends PurgeResult {
+  /** `kept` (the default), `deleted` (with `deletePolicy`), or `none`: the org had no policy row. */
+  policy: "kept" | "deleted" | "none";
+}
+
 /** What the digests of one thread amount to. */
 export interface ThreadDigestSummary {
   /** Rows of the thread (digests and superseded-search stubs). */
@@ -188,8 +200,12 @@ export interface DigestRepository {
   purgeThread(orgId: string, threadId: string, at: Date): Promise<PurgeResult>;
   /** Deletes every digest of one content hash in the org and marks each thread it was in purged. */
   purgeContent(orgId: string, contentSha256: string, at: Date): Promise<PurgeResult>;
-  /** Deletes all of the org's digests and marks every thread with digests or a pass record purged. */
-  purgeOrganization(orgId: string, at: Date): Promise<PurgeResult>;
+  /**
+   * Deletes all of the org's digests and marks every thread with digests or a pass record
+   * purged. Its policy row stays (an org turned `off` for the purge stays off) unless
+   * `deletePolicy`, which deletes it in the same transaction.
+   */
+  purgeOrganization(orgId: string, at: Date, options?: OrgPurgeOptions): Promise<OrgPurgeResult>;
   /** Counts and sizes of a thread's digests, in one query. */
   summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
   reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;

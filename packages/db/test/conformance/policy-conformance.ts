@@ -163,6 +163,38 @@ export function describePolicyConformance(engine: string, harness: () => Conform
       expect(await repository().getOrgPolicy(org)).toBeNull();
     });
 
+    it("purging the org keeps its policy unless asked to delete it too, and no other org's", async () => {
+      const org = uniqueOrg("pol-purge");
+      const other = uniqueOrg("pol-purge-other");
+      for (const id of [org, other]) {
+        await repository().upsertDigests(id, [digestRow({ toolCallId: "a" })]);
+        await repository().setOrgPolicy(id, { mode: "off" }, AUDIT);
+      }
+      const at = new Date("2026-12-01T20:00:00.000Z");
+      // The recovery path: an org turned off while its digests are purged stays off.
+      expect(await repository().purgeOrganization(org, at)).toEqual({
+        digests: 1,
+        threads: 1,
+        policy: "kept",
+      });
+      expect((await repository().getOrgPolicy(org))?.mode).toBe("off");
+      await repository().upsertDigests(org, [digestRow({ toolCallId: "b" })]);
+      expect(await repository().purgeOrganization(org, at, { deletePolicy: true })).toEqual({
+        digests: 1,
+        threads: 1,
+        policy: "deleted",
+      });
+      expect(await repository().getOrgPolicy(org)).toBeNull();
+      expect((await repository().loadTurnState(org, "thread-1")).policy).toBeNull();
+      expect(await repository().purgeOrganization(org, at, { deletePolicy: true })).toEqual({
+        digests: 0,
+        threads: 1,
+        policy: "none",
+      });
+      expect((await repository().getOrgPolicy(other))?.mode).toBe("off");
+      expect((await repository().loadThreadDigests(other, "thread-1")).size).toBe(1);
+    });
+
     it("row-level security: an org reads and writes its own policy only", async () => {
       const orgA = uniqueOrg("pol-a");
       const orgB = uniqueOrg("pol-b");

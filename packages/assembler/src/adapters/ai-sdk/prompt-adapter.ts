@@ -1,5 +1,6 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
-import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
+import type { DigestsOrTurnState } from "../../org-policy";
+import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
@@ -224,7 +225,7 @@ export function aiSdkToNeutral<M extends AiSdkMessageLike>(messages: readonly M[
  */
 export function assembleAiSdkPrompt<M extends AiSdkMessageLike>(
   messages: readonly M[],
-  digests?: DigestMap | null,
+  digests?: DigestsOrTurnState | null,
   options?: AssembleOptions,
 ): AssembledView<M> {
   checkMessageArray(messages);

@@ -10,6 +10,7 @@ import {
   renderErrorRetryStub,
 } from "../../contract/stubs";
 import { InvalidThreadError } from "../../errors";
+import { type OrgPolicyInput, validateOrgPolicy } from "../../org-policy";
 import type { DigestEntry } from "../../types";
 import { anthropicToNeutral, assembleAnthropicView } from "./anthropic-adapter";
 
@@ -407,5 +408,53 @@ describe("Anthropic validation errors", () => {
   it("rejects a value that is not an array of objects", () => {
     expect(caught("nope").field).toBe("messages");
     expect(caught([{ role: "user", content: "a" }, 3]).index).toBe(1);
+  });
+});
+
+describe("assembleAnthropicView under the org's policy (the turn state)", () => {
+  // What the storage package's loadTurnState resolves to: the digests with the org's policy.
+  const stateOf = (policy: OrgPolicyInput | null) => ({
+    digests,
+    policy: policy === null ? null : validateOrgPolicy(policy),
+  });
+  const under = (policy: OrgPolicyInput | null, options = {}) =>
+    assembleAnthropicView(anthropicThread(), stateOf(policy), {
+      ...{ cacheBreakpoints: false },
+      disabled: false,
+      ...options,
+    });
+
+  it("no policy cleans as the bare digests do", () => {
+    const bare = assembleAnthropicView(anthropicThread(), digests, {
+      ...{ cacheBreakpoints: false },
+      disabled: false,
+    });
+    const none = under(null);
+    expect(JSON.stringify(none.messages)).toBe(JSON.stringify(bare.messages));
+    expect(none.report).toEqual(bare.report);
+    expect(none.report).toMatchObject({ mode: "on", substitutions: 1 });
+  });
+
+  it("off sends what the kill switch sends, and shadow sends what off sends while reporting the cleaned view", () => {
+    const killed = assembleAnthropicView(anthropicThread(), digests, {
+      ...{ cacheBreakpoints: false },
+      disabled: true,
+    });
+    const off = under({ mode: "off" });
+    const shadow = under({ mode: "shadow" });
+    expect(JSON.stringify(off.messages)).toBe(JSON.stringify(killed.messages));
+    expect(off.report).toMatchObject({ disabled: true, mode: "off", substitutions: 0 });
+    expect(JSON.stringify(shadow.messages)).toBe(JSON.stringify(off.messages));
+    expect(shadow.report).toMatchObject({ disabled: true, mode: "shadow", substitutions: 0 });
+    expect(shadow.report.shadow?.substitutions).toBe(1);
+    expect(shadow.report.shadow?.wouldSaveChars).toBeGreaterThan(0);
+  });
+
+  it("applies the org's tool rules, and an explicit orgPolicy option wins over the state's", () => {
+    const excluded = under({ toolRules: { exclude: ["read_document"] } });
+    expect(excluded.report.substitutions).toBe(0);
+    expect(excluded.report.ledger.entries.map((entry) => entry.toolCallId)).not.toContain("p1");
+    const overridden = under({ mode: "off" }, { orgPolicy: validateOrgPolicy({ mode: "on" }) });
+    expect(overridden.report).toMatchObject({ mode: "on", substitutions: 1 });
   });
 });

@@ -1,6 +1,7 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
 import { InvalidOptionError } from "../../errors";
-import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
+import type { DigestsOrTurnState } from "../../org-policy";
+import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
@@ -334,7 +335,7 @@ function stablePrefixEnd(
  */
 export function assembleAnthropicView<M extends AnthropicMessageLike>(
   messages: readonly M[],
-  digests?: DigestMap | null,
+  digests?: DigestsOrTurnState | null,
   options?: AnthropicAssembleOptions,
 ): AnthropicAssembledView<M> {
   checkMessageArray(messages);

@@ -15,7 +15,8 @@ import {
   originalOfReplacement,
 } from "../../assemble";
 import { InvalidThreadError } from "../../errors";
-import type { ContentBlock, DigestMap, Message, MessageContent, ToolCall } from "../../types";
+import type { DigestsOrTurnState } from "../../org-policy";
+import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue } from "../../validate";
 
 /** A LangChain message as an instance, in its stored form `{ type, data }`, or its `toJSON()` form. */
@@ -234,7 +235,7 @@ export function toLangChain(message: Message, original?: BaseMessage): BaseMessa
  */
 export function assembleLangChainView<T extends LangChainMessageInput>(
   messages: readonly T[],
-  digests?: DigestMap | null,
+  digests?: DigestsOrTurnState | null,
   options?: AssembleOptions,
 ): AssembledView<T> {
   const instances = reviveLangChainMessages(messages);

@@ -16,6 +16,7 @@ import {
   renderErrorRetryStub,
 } from "../../contract/stubs";
 import { InvalidThreadError } from "../../errors";
+import { type OrgPolicyInput, validateOrgPolicy } from "../../org-policy";
 import { assembleOpenAIView, type OpenAIMessageLike, openAIToNeutral } from "./openai-adapter";
 
 const PAGE = pageText("lease_445", 5_000, 6_000);
@@ -287,5 +288,43 @@ describe("OpenAI adapter properties", () => {
       { numRuns: NUM_RUNS },
     );
     expect(substitutions).toBeGreaterThan(0);
+  });
+});
+
+describe("assembleOpenAIView under the org's policy (the turn state)", () => {
+  // What the storage package's loadTurnState resolves to: the digests with the org's policy.
+  const stateOf = (policy: OrgPolicyInput | null) => ({
+    digests,
+    policy: policy === null ? null : validateOrgPolicy(policy),
+  });
+  const under = (policy: OrgPolicyInput | null, options = {}) =>
+    assembleOpenAIView(openAIThread(), stateOf(policy), { ...{}, disabled: false, ...options });
+
+  it("no policy cleans as the bare digests do", () => {
+    const bare = assembleOpenAIView(openAIThread(), digests, { ...{}, disabled: false });
+    const none = under(null);
+    expect(JSON.stringify(none.messages)).toBe(JSON.stringify(bare.messages));
+    expect(none.report).toEqual(bare.report);
+    expect(none.report).toMatchObject({ mode: "on", substitutions: 1 });
+  });
+
+  it("off sends what the kill switch sends, and shadow sends what off sends while reporting the cleaned view", () => {
+    const killed = assembleOpenAIView(openAIThread(), digests, { ...{}, disabled: true });
+    const off = under({ mode: "off" });
+    const shadow = under({ mode: "shadow" });
+    expect(JSON.stringify(off.messages)).toBe(JSON.stringify(killed.messages));
+    expect(off.report).toMatchObject({ disabled: true, mode: "off", substitutions: 0 });
+    expect(JSON.stringify(shadow.messages)).toBe(JSON.stringify(off.messages));
+    expect(shadow.report).toMatchObject({ disabled: true, mode: "shadow", substitutions: 0 });
+    expect(shadow.report.shadow?.substitutions).toBe(1);
+    expect(shadow.report.shadow?.wouldSaveChars).toBeGreaterThan(0);
+  });
+
+  it("applies the org's tool rules, and an explicit orgPolicy option wins over the state's", () => {
+    const excluded = under({ toolRules: { exclude: ["read_document"] } });
+    expect(excluded.report.substitutions).toBe(0);
+    expect(excluded.report.ledger.entries.map((entry) => entry.toolCallId)).not.toContain("p1");
+    const overridden = under({ mode: "off" }, { orgPolicy: validateOrgPolicy({ mode: "on" }) });
+    expect(overridden.report).toMatchObject({ mode: "on", substitutions: 1 });
   });
 });

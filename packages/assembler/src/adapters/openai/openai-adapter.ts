@@ -1,7 +1,8 @@
 import type { AssembledView, AssembleOptions, AssemblyReport } from "../../assemble";
 import { InvalidOptionError } from "../../errors";
+import type { DigestsOrTurnState } from "../../org-policy";
 import { resolveCache } from "../../steps/cache-policy";
-import type { DigestMap, Message, MessageContent, ToolCall } from "../../types";
+import type { Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
@@ -284,7 +285,7 @@ function withoutHeld(report: AssemblyReport, held: ReadonlySet<string>): Assembl
  */
 export function assembleOpenAIView<M extends OpenAIMessageLike>(
   messages: readonly M[],
-  digests?: DigestMap | null,
+  digests?: DigestsOrTurnState | null,
   options?: OpenAIAssembleOptions,
 ): OpenAIAssembledView<M> {
   checkMessageArray(messages);

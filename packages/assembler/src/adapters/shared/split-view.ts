@@ -11,7 +11,8 @@ import {
   assembleModelView,
   originalOfReplacement,
 } from "../../assemble";
-import type { DigestMap, Message } from "../../types";
+import type { DigestsOrTurnState } from "../../org-policy";
+import type { Message } from "../../types";
 
 /** The slot of a piece standing for every block of its message that is not a tool result. */
 export const REST_SLOT = -1;
@@ -63,7 +64,7 @@ export function splitThread<P>(
 export function assembleSplitView<P>(
   messages: readonly P[],
   format: SplitFormat<P>,
-  digests: DigestMap | null | undefined,
+  digests: DigestsOrTurnState | null | undefined,
   options: AssembleOptions | undefined,
 ): AssembledView<P> {
   return assembleSplitMapped(messages, format, digests, options).view;
@@ -84,7 +85,7 @@ export interface MappedSplitView<P> {
 export function assembleSplitMapped<P>(
   messages: readonly P[],
   format: SplitFormat<P>,
-  digests: DigestMap | null | undefined,
+  digests: DigestsOrTurnState | null | undefined,
   options: AssembleOptions | undefined,
 ): MappedSplitView<P> {
   const { neutral, origins } = splitThread(messages, format);

@@ -13,6 +13,8 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
       [--tool-rules <json>] [--policy <json>]                      validate and store it, audited
   context-cleaner policy reset --org <org>                         delete it: the deployment's defaults
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
+  context-cleaner purge --org <org> --sha256 <hash>                one content's digests, in every thread of the org
+  context-cleaner purge --org <org> --all [--delete-policy]        all of the org's digests (and its policy row)
   context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
   context-cleaner dlq redrive [--limit N] [--include-poison]       back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
   context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues

@@ -129,6 +129,47 @@ describe("context-cleaner policy", () => {
     expect(await repository.getOrgPolicy("strict")).toBeNull();
   });
 
+  it("set validates its arguments before it opens the database", async () => {
+    let opened = 0;
+    const err: string[] = [];
+    const ops: OpsContext = {
+      io: { stdout: () => {}, stderr: (text) => err.push(text), environment: {} },
+      clock: manualClock(NOW),
+      openDatabase: () => {
+        opened++;
+        return Promise.reject(new Error("the database must not be opened"));
+      },
+      openQueue: () => Promise.reject(new Error("no queue in these tests")),
+      openDirectory: () => Promise.reject(new Error("no directory in these tests")),
+    };
+    for (const [flags, message] of [
+      // No --database and no DATABASE_URL: the bad field is still what is reported.
+      [["--mode", "paused"], /mode must be one of on, shadow, off/],
+      [["--recency-exchanges", "1.5"], /recencyKeepExchanges must be an integer ≥ 0, got 1\.5/],
+      [["--tool-rules", '{"exclude":[3]}'], /toolRules\.exclude\[0\]/],
+      [["--policy", '{"mode":"on","colour":"red"}'], /colour is not a policy field/],
+      [["--policy", '{"mode":"on"}', "--digest-cap", "10"], /digestCharCap must be an integer ≥ 200, got 10/],
+    ] as const) {
+      err.length = 0;
+      const code = await runOpsCommand(
+        ["policy", "set", "--org", "acme", "--by", "ops", ...flags],
+        ops.io,
+        ops,
+      );
+      expect(code).toBe(2);
+      expect(err.join("")).toMatch(message);
+      expect(err.join("")).not.toMatch(/database/);
+    }
+    // With a database named, a bad field still opens nothing.
+    const code = await runOpsCommand(
+      ["policy", "set", "--org", "acme", "--by", "ops", "--max-calls=-1", "--database", "pglite://"],
+      ops.io,
+      ops,
+    );
+    expect(code).toBe(2);
+    expect(opened).toBe(0);
+  });
+
   it("reset deletes the row: the defaults apply again", async () => {
     await repository.setOrgPolicy("temp", { mode: "off" }, { updatedBy: "ops", updatedAt: NOW });
     const result = await run(["policy", "reset", "--org", "temp"]);

@@ -1,5 +1,10 @@
 import { parseArgs } from "node:util";
-import { type OrgPolicy, type OrgPolicyInput, orgPolicyData } from "@context-cleaner/assembler";
+import {
+  type OrgPolicy,
+  type OrgPolicyInput,
+  orgPolicyData,
+  validateOrgPolicy,
+} from "@context-cleaner/assembler";
 import { createDigestRepository } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import { databaseUrlOf, type OpsContext, required, withDatabase } from "./ops-context";
@@ -67,13 +72,17 @@ async function setPolicy(args: string[], context: OpsContext): Promise<void> {
   if (Number.isNaN(updatedAt.getTime()))
     throw new UsageError(`--at must be an ISO 8601 time, got ${JSON.stringify(values.at)}`);
   const changes = policyChanges(values as Record<string, string | boolean | undefined>);
+  const given =
+    values.policy === undefined
+      ? undefined
+      : { ...(parseJson(values.policy, "policy") as OrgPolicyInput), ...changes };
+  // Every field is checked before the database is asked for: the flags' fields alone
+  // (each stands as a policy), or the whole policy `--policy` gives.
+  validateOrgPolicy(given ?? changes);
   const stored = await withDatabase(context, databaseUrlOf(values.database, context.io), async (database) => {
     const repository = createDigestRepository(database);
-    const base = values.policy === undefined ? await repository.getOrgPolicy(orgId) : null;
-    const whole =
-      values.policy === undefined
-        ? { ...(base ? orgPolicyData(base) : {}), ...changes }
-        : { ...(parseJson(values.policy, "policy") as OrgPolicyInput), ...changes };
+    const base = given === undefined ? await repository.getOrgPolicy(orgId) : null;
+    const whole = given ?? { ...(base ? orgPolicyData(base) : {}), ...changes };
     return repository.setOrgPolicy(orgId, whole, { updatedBy, updatedAt });
   });
   if (values.json) {

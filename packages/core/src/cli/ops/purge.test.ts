@@ -153,6 +153,26 @@ describe("context-cleaner purge: a purge stands until a new turn", () => {
     expect((await repository.loadThreadDigests("umbrella", "t-1")).size).toBe(1);
   });
 
+  it("keeps a purged org's policy and says so; --delete-policy deletes it too", async () => {
+    const audit = { updatedBy: "ops", updatedAt: NOW };
+    await repository.upsertDigests("wayne", [row("t-1", "a", "one")]);
+    await repository.setOrgPolicy("wayne", { mode: "off" }, audit);
+    const kept = await purge(["--org", "wayne", "--all"]);
+    expect(kept).toMatchObject({ code: 0, stderr: "" });
+    expect(kept.stdout).toContain("its policy stays");
+    expect((await repository.getOrgPolicy("wayne"))?.mode).toBe("off");
+    const deleted = await purge(["--org", "wayne", "--all", "--delete-policy"]);
+    expect(deleted).toMatchObject({ code: 0, stderr: "" });
+    expect(deleted.stdout).toContain("its policy is deleted");
+    expect(await repository.getOrgPolicy("wayne")).toBeNull();
+    expect((await purge(["--org", "wayne", "--all", "--delete-policy"])).stdout).toContain(
+      "it had no policy",
+    );
+    const notAll = await purge(["--org", "wayne", "--thread", "t-1", "--delete-policy"]);
+    expect(notAll.code).toBe(2);
+    expect(notAll.stderr).toMatch(/--delete-policy goes with --all/);
+  });
+
   it("takes exactly one of --thread, --sha256 and --all, and a well-formed hash", async () => {
     expect(await purge(["--org", "acme", "--thread", "t", "--all"])).toMatchObject({ code: 2 });
     expect(await purge(["--org", "acme", "--sha256", "ABC"])).toMatchObject({ code: 2 });
