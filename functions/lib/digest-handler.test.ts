@@ -510,10 +510,10 @@ describe("createDigestHandler", () => {
       ...storage.repository,
       getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
       recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
-      async upsertDigests(orgId, rows) {
+      async commitLeasedPass(orgId, threadId, commit) {
         upserts += 1;
         if (upserts === 1) throw Object.assign(new Error("connection reset"), { code: "ECONNRESET" });
-        return storage.repository.upsertDigests(orgId, rows);
+        return storage.repository.commitLeasedPass(orgId, threadId, commit);
       },
     };
     const { clock, queue, logger, metrics, issues, handler } = setup({ store: flaky });
@@ -631,8 +631,10 @@ describe("createDigestHandler", () => {
       ...storage.repository,
       getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
       recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
-      upsertDigests: async () => {
-        throw new StoreInputError("tool_call_id", "is too long");
+      // Refuses the pass's rows; the failed pass (no rows) records.
+      commitLeasedPass: async (orgId, threadId, commit) => {
+        if (commit.rows.length > 0) throw new StoreInputError("tool_call_id", "is too long");
+        return storage.repository.commitLeasedPass(orgId, threadId, commit);
       },
     };
     const { queue, logger, handler } = setup({ store: refusing });

@@ -58,9 +58,12 @@ export interface LatestTurnUpdate {
 export interface ThreadClaimRequest {
   /** A unique id of the run. */
   owner: string;
-  /** Now, by the run's clock: the lease starts here. */
+  /**
+   * Now, by the run's clock: the time of the record a claim creates for a thread with none.
+   * The lease itself is timed by the store's clock (the database's), whatever the run's says.
+   */
   at: Date;
-  /** How long the lease lasts if the run never releases it (it died). */
+  /** How long the lease lasts, from the store's now, if the run never releases it (it died). */
   leaseMs: number;
   /** The end of the turn the run is for (kept as the pass record's latest turn). */
   turnEndedAt?: Date;
@@ -70,6 +73,19 @@ export interface ThreadClaimRequest {
 export type ThreadClaimResult =
   | { claimed: true; coveredTurnEndedAt: Date | null }
   | { claimed: false; heldUntil: Date };
+
+/** A pass a run commits under its lease (see {@link DigestStore.commitLeasedPass}). */
+export interface LeasedPassUpdate {
+  /** The run's id, as it claimed the thread: the fencing token. */
+  owner: string;
+  /** Rows of the leased thread to upsert; may be empty (a skip or a failure records the pass only). */
+  rows: readonly DigestRow[];
+  /** The pass record; its `digestsWritten` is the number of rows the commit wrote. */
+  pass: Omit<PassUpdate, "digestsWritten">;
+}
+
+/** What {@link DigestStore.commitLeasedPass} did: `committed: false` wrote nothing. */
+export type LeasedPassResult = { committed: true; digestsWritten: number } | { committed: false };
 
 /**
  * Org-scoped storage of digests, the daily spend ledger and the per-thread pass record.
@@ -99,12 +115,21 @@ export interface DigestStore {
   recordLatestTurn(orgId: string, threadId: string, update: LatestTurnUpdate): Promise<void>;
   /**
    * Takes the thread's lease, atomically, unless another run holds one that has not expired
-   * at `claim.at`: of concurrent claims exactly one wins. The lease expires on its own after
-   * `leaseMs`; the owner may claim again.
+   * by the store's clock: of concurrent claims exactly one wins. The lease expires on its own
+   * `leaseMs` after the store's now; the owner may claim again.
    */
   claimThread(orgId: string, threadId: string, claim: ThreadClaimRequest): Promise<ThreadClaimResult>;
   /** Releases the lease if `owner` still holds it; returns whether it did. */
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
+  /** Whether `owner` still holds the thread's lease, unexpired by the store's clock (checked before each call). */
+  holdsLease(orgId: string, threadId: string, owner: string): Promise<boolean>;
+  /**
+   * Upserts the rows and records the pass atomically, only while `commit.owner` holds the
+   * thread's lease, unexpired by the store's clock: the lease owner is the fencing token. A
+   * run whose lease expired or was taken over writes nothing (`committed: false`), so it
+   * never overwrites the new holder's rows or pass record.
+   */
+  commitLeasedPass(orgId: string, threadId: string, commit: LeasedPassUpdate): Promise<LeasedPassResult>;
   /**
    * The org's rollout policy (mode, overrides, tool rules), read once per job; null when
    * it has none. A store without it runs every org on the deployment's defaults.

@@ -1,7 +1,7 @@
 import type { DigestEntry, DigestMap } from "@context-cleaner/assembler";
 import { microUsdToUsd } from "@context-cleaner/assembler/internal";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Database } from "./database-types";
+import type { Database, ScopedTransaction } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { DigestRowInput, StoredDigest, ThreadDigestSummary } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
@@ -36,38 +36,47 @@ export async function upsertDigests(
   if (values.length === 0) {
     return 0;
   }
-  return database.withOrganization(organization, async (transaction) => {
-    let written = 0;
-    for (let start = 0; start < values.length; start += DEFAULTS.upsertChunkRows) {
-      const chunk = values.slice(start, start + DEFAULTS.upsertChunkRows);
-      const changed = await transaction
-        .insert(contextDigest)
-        .values(chunk)
-        .onConflictDoUpdate({
-          target: [contextDigest.orgId, contextDigest.threadId, contextDigest.toolCallId],
-          set: {
-            kind: sql`excluded.kind`,
-            toolName: sql`excluded.tool_name`,
-            provenanceArgs: sql`excluded.provenance_args`,
-            contentSha256: sql`excluded.content_sha256`,
-            digest: sql`excluded.digest`,
-            originalChars: sql`excluded.original_chars`,
-            digestChars: sql`excluded.digest_chars`,
-            model: sql`excluded.model`,
-            inputTokens: sql`excluded.input_tokens`,
-            outputTokens: sql`excluded.output_tokens`,
-            costMicroUsd: sql`excluded.cost_micro_usd`,
-            updatedAt: sql`now()`,
-          },
-          // Unchanged rows stay untouched: a redelivered job is a no-op.
-          setWhere: sql`(${contextDigest.kind}, ${contextDigest.toolName}, ${contextDigest.provenanceArgs}, ${contextDigest.contentSha256}, ${contextDigest.digest}, ${contextDigest.originalChars})
+  return database.withOrganization(organization, (transaction) => writeDigests(transaction, values));
+}
+
+/** The validated rows of an upsert, ready for {@link writeDigests}. */
+export type DigestValues = (typeof contextDigest.$inferInsert)[];
+
+/**
+ * Upserts validated rows in `transaction`, in chunks; returns how many were inserted or
+ * changed (unchanged rows stay untouched).
+ */
+export async function writeDigests(transaction: ScopedTransaction, values: DigestValues): Promise<number> {
+  let written = 0;
+  for (let start = 0; start < values.length; start += DEFAULTS.upsertChunkRows) {
+    const chunk = values.slice(start, start + DEFAULTS.upsertChunkRows);
+    const changed = await transaction
+      .insert(contextDigest)
+      .values(chunk)
+      .onConflictDoUpdate({
+        target: [contextDigest.orgId, contextDigest.threadId, contextDigest.toolCallId],
+        set: {
+          kind: sql`excluded.kind`,
+          toolName: sql`excluded.tool_name`,
+          provenanceArgs: sql`excluded.provenance_args`,
+          contentSha256: sql`excluded.content_sha256`,
+          digest: sql`excluded.digest`,
+          originalChars: sql`excluded.original_chars`,
+          digestChars: sql`excluded.digest_chars`,
+          model: sql`excluded.model`,
+          inputTokens: sql`excluded.input_tokens`,
+          outputTokens: sql`excluded.output_tokens`,
+          costMicroUsd: sql`excluded.cost_micro_usd`,
+          updatedAt: sql`now()`,
+        },
+        // Unchanged rows stay untouched: a redelivered job is a no-op.
+        setWhere: sql`(${contextDigest.kind}, ${contextDigest.toolName}, ${contextDigest.provenanceArgs}, ${contextDigest.contentSha256}, ${contextDigest.digest}, ${contextDigest.originalChars})
             is distinct from (excluded.kind, excluded.tool_name, excluded.provenance_args, excluded.content_sha256, excluded.digest, excluded.original_chars)`,
-        })
-        .returning({ toolCallId: contextDigest.toolCallId });
-      written += changed.length;
-    }
-    return written;
-  });
+      })
+      .returning({ toolCallId: contextDigest.toolCallId });
+    written += changed.length;
+  }
+  return written;
 }
 
 /**
@@ -76,10 +85,7 @@ export async function upsertDigests(
  * @throws {InvalidStorageInputError} for a cost that is not a finite USD amount ≥ 0, or
  *   text Postgres cannot store (naming `rows[i].field`).
  */
-function digestValues(
-  organization: string,
-  rows: readonly DigestRowInput[],
-): (typeof contextDigest.$inferInsert)[] {
+export function digestValues(organization: string, rows: readonly DigestRowInput[]): DigestValues {
   const latestByKey = new Map<string, DigestRowInput>();
   rows.forEach((row, index) => {
     requireStorableRow(row, `rows[${index}]`);

@@ -7,7 +7,7 @@ import {
   summarizeThreadDigests,
   upsertDigests,
 } from "./digest-queries";
-import { claimThread, releaseThread } from "./lease-queries";
+import { claimThread, commitLeasedPass, holdsLease, releaseThread } from "./lease-queries";
 import { countLeftBehind, listLeftBehind, threadsWithPass } from "./left-behind-query";
 import { getThreadOwner, recordThreadOwner } from "./owner-queries";
 import { getPass, recordLatestTurn, recordPass } from "./pass-queries";
@@ -51,6 +51,8 @@ export function createDigestRepository(database: Database): DigestRepository {
     recordLatestTurn: (orgId, threadId, update) => recordLatestTurn(database, orgId, threadId, update),
     claimThread: (orgId, threadId, claim) => claimThread(database, orgId, threadId, claim),
     releaseThread: (orgId, threadId, owner) => releaseThread(database, orgId, threadId, owner),
+    holdsLease: (orgId, threadId, owner) => holdsLease(database, orgId, threadId, owner),
+    commitLeasedPass: (orgId, threadId, commit) => commitLeasedPass(database, orgId, threadId, commit),
     listLeftBehind: (query) => listLeftBehind(database, query),
     countLeftBehind: (filter) => countLeftBehind(database, filter),
     threadsWithPass: (threads) => threadsWithPass(database, threads),

@@ -24,6 +24,8 @@ export type {
   DigestRepository,
   DigestRowInput,
   LatestTurnInput,
+  LeasedPassCommit,
+  LeasedPassInput,
   LeftBehindFilter,
   LeftBehindPage,
   LeftBehindQuery,

@@ -1,7 +1,9 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
+import { digestValues, writeDigests } from "./digest-queries";
 import { InvalidStorageInputError } from "./errors";
-import type { ThreadClaim, ThreadClaimInput } from "./repository-types";
+import { passValues, writePass } from "./pass-queries";
+import type { LeasedPassCommit, LeasedPassInput, ThreadClaim, ThreadClaimInput } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
 import {
   optionalDate,
@@ -23,10 +25,23 @@ function requireOwner(value: unknown): string {
 const MAX_LEASE_MS = 86_400_000;
 
 /**
+ * The database's now, as each statement runs (not the transaction's start): every lease is
+ * timed by this one clock, never by a run's, so a runner whose clock is off neither takes a
+ * live lease nor keeps a lapsed one.
+ */
+const DATABASE_NOW = sql`clock_timestamp()`;
+
+/** Whether `owner` holds the row's lease and it has not lapsed: the fencing condition. */
+function heldBy(owner: string): SQL {
+  return sql`${threadPass.leaseOwner} = ${owner} and ${threadPass.leaseExpiresAt} > ${DATABASE_NOW}`;
+}
+
+/**
  * Claims a thread for one run: one conditional UPSERT on its pass record takes the lease
- * when it is free, expired, or already this owner's, and returns nothing otherwise. The
- * row lock makes concurrent claims wait for each other, so exactly one of them wins. A
- * thread with no pass record gets one, `skipped` / `claimed`, until its first pass records.
+ * when it is free, lapsed by the database's clock, or already this owner's, and returns
+ * nothing otherwise; the lease then lasts `leaseMs` from the database's now. The row lock
+ * makes concurrent claims wait for each other, so exactly one of them wins. A thread with
+ * no pass record gets one, `skipped` / `claimed` at `claim.at`, until its first pass records.
  * @throws {InvalidStorageInputError} for an empty owner, a bad instant or lease length.
  */
 export async function claimThread(
@@ -40,7 +55,8 @@ export async function claimThread(
   const owner = requireOwner(claim.owner);
   const at = optionalDate(claim.at, "at");
   if (at === null) throw new InvalidStorageInputError("at", "required");
-  const expiresAt = new Date(at.getTime() + requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS));
+  const leaseMs = requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS);
+  const expiresAt = sql`${DATABASE_NOW} + ${leaseMs}::integer * interval '1 millisecond'`;
   const turnEndedAt = optionalDate(claim.turnEndedAt, "turnEndedAt");
   return database.withOrganization(organization, async (transaction) => {
     const taken = await transaction
@@ -63,16 +79,22 @@ export async function claimThread(
           // Never moves backwards, as recordPass keeps it.
           latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at)`,
         },
-        setWhere: sql`${threadPass.leaseOwner} is null or ${threadPass.leaseExpiresAt} <= ${at} or ${threadPass.leaseOwner} = ${owner}`,
+        setWhere: sql`${threadPass.leaseOwner} is null or ${threadPass.leaseExpiresAt} <= ${DATABASE_NOW} or ${threadPass.leaseOwner} = ${owner}`,
       })
-      .returning({ coveredTurnEndedAt: threadPass.coveredTurnEndedAt });
+      .returning({ coveredTurnEndedAt: threadPass.coveredTurnEndedAt, expiresAt: threadPass.leaseExpiresAt });
     const row = taken[0];
-    if (row !== undefined) return { claimed: true, coveredTurnEndedAt: row.coveredTurnEndedAt, expiresAt };
+    if (row?.expiresAt)
+      return { claimed: true, coveredTurnEndedAt: row.coveredTurnEndedAt, expiresAt: row.expiresAt };
+    // A lease released in between is free from the database's now.
     const held = await transaction
-      .select({ heldUntil: threadPass.leaseExpiresAt })
+      .select({
+        heldUntil: sql<Date>`coalesce(${threadPass.leaseExpiresAt}, ${DATABASE_NOW})`.mapWith(
+          threadPass.leaseExpiresAt,
+        ),
+      })
       .from(threadPass)
       .where(and(eq(threadPass.orgId, organization), eq(threadPass.threadId, thread)));
-    return { claimed: false, heldUntil: held[0]?.heldUntil ?? expiresAt };
+    return { claimed: false, heldUntil: held[0]?.heldUntil ?? new Date() };
   });
 }
 
@@ -103,4 +125,63 @@ export async function releaseThread(
       .returning({ threadId: threadPass.threadId }),
   );
   return released.length === 1;
+}
+
+/** Whether `owner` holds the thread's lease, unlapsed by the database's clock: one indexed read. */
+export async function holdsLease(
+  database: Database,
+  orgId: string,
+  threadId: string,
+  owner: string,
+): Promise<boolean> {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireId(threadId, "threadId");
+  const holder = requireOwner(owner);
+  const rows = await database.withOrganization(
+    organization,
+    (transaction) =>
+      transaction
+        .select({ threadId: threadPass.threadId })
+        .from(threadPass)
+        .where(and(eq(threadPass.orgId, organization), eq(threadPass.threadId, thread), heldBy(holder))),
+    { readOnly: true },
+  );
+  return rows.length === 1;
+}
+
+/**
+ * A run's commit, fenced by its lease: in one transaction, locks the thread's pass record
+ * while `commit.owner` holds its lease (unlapsed by the database's clock), then upserts the
+ * rows and records the pass; when the run no longer holds it, writes nothing. The lock makes
+ * a concurrent claim wait for the commit, so no takeover slips in between.
+ * @throws {InvalidStorageInputError} for a row of another thread, or as `upsertDigests` and
+ *   `recordPass` do (the checks run before anything is written).
+ */
+export async function commitLeasedPass(
+  database: Database,
+  orgId: string,
+  threadId: string,
+  commit: LeasedPassInput,
+): Promise<LeasedPassCommit> {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireId(threadId, "threadId");
+  const owner = requireOwner(commit.owner);
+  commit.rows.forEach((row, index) => {
+    if (row.threadId !== thread) {
+      throw new InvalidStorageInputError(`rows[${index}].threadId`, "must be the committed thread");
+    }
+  });
+  const digests = digestValues(organization, commit.rows);
+  const pass = passValues(organization, thread, commit.pass);
+  return database.withOrganization(organization, async (transaction) => {
+    const held = await transaction
+      .select({ threadId: threadPass.threadId })
+      .from(threadPass)
+      .where(and(eq(threadPass.orgId, organization), eq(threadPass.threadId, thread), heldBy(owner)))
+      .for("update");
+    if (held.length === 0) return { committed: false };
+    const written = digests.length === 0 ? 0 : await writeDigests(transaction, digests);
+    await writePass(transaction, { ...pass, digestsWritten: written });
+    return { committed: true, digestsWritten: written };
+  });
 }

@@ -1,6 +1,6 @@
 import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
-import type { Database } from "./database-types";
+import type { Database, ScopedTransaction } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { LatestTurnInput, PassInput, PassRecord } from "./repository-types";
 import { threadPass } from "./schema/thread-pass";
@@ -19,6 +19,18 @@ export async function recordPass(
 ): Promise<void> {
   const organization = requireOrganizationId(orgId);
   const thread = requireId(threadId, "threadId");
+  const values = passValues(organization, thread, pass);
+  await database.withOrganization(organization, (transaction) => writePass(transaction, values));
+}
+
+/** The validated columns of a pass record, ready for {@link writePass}. */
+export type PassValues = typeof threadPass.$inferInsert;
+
+/**
+ * Checks a pass and builds its record's columns.
+ * @throws {InvalidStorageInputError} for an unknown status or invalid dates/counts.
+ */
+export function passValues(organization: string, thread: string, pass: PassInput): PassValues {
   if (!PASS_STATUSES.includes(pass.status)) {
     throw new InvalidStorageInputError(
       "status",
@@ -31,7 +43,7 @@ export async function recordPass(
   }
   const covered = optionalDate(pass.coveredTurnEndedAt, "coveredTurnEndedAt");
   const seen = optionalDate(pass.turnEndedAt, "turnEndedAt") ?? covered;
-  const values = {
+  return {
     orgId: organization,
     threadId: thread,
     status: pass.status,
@@ -42,25 +54,27 @@ export async function recordPass(
     digestsWritten: requireCount(pass.digestsWritten ?? 0, "digestsWritten"),
     recordedAt: at,
   };
-  await database.withOrganization(organization, (transaction) =>
-    transaction
-      .insert(threadPass)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [threadPass.orgId, threadPass.threadId],
-        set: {
-          status: sql`excluded.status`,
-          reason: sql`excluded.reason`,
-          // greatest() ignores NULLs: an unset time keeps the stored one.
-          coveredTurnEndedAt: sql`greatest(${threadPass.coveredTurnEndedAt}, excluded.covered_turn_ended_at)`,
-          latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at, excluded.covered_turn_ended_at)`,
-          rawToolChars: sql`excluded.raw_tool_chars`,
-          digestsWritten: sql`excluded.digests_written`,
-          recordedAt: sql`excluded.recorded_at`,
-        },
-        setWhere: sql`${threadPass.recordedAt} <= excluded.recorded_at`,
-      }),
-  );
+}
+
+/** Writes a pass record in `transaction`: turn times only move forward, an older pass changes nothing. */
+export async function writePass(transaction: ScopedTransaction, values: PassValues): Promise<void> {
+  await transaction
+    .insert(threadPass)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [threadPass.orgId, threadPass.threadId],
+      set: {
+        status: sql`excluded.status`,
+        reason: sql`excluded.reason`,
+        // greatest() ignores NULLs: an unset time keeps the stored one.
+        coveredTurnEndedAt: sql`greatest(${threadPass.coveredTurnEndedAt}, excluded.covered_turn_ended_at)`,
+        latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at, excluded.covered_turn_ended_at)`,
+        rawToolChars: sql`excluded.raw_tool_chars`,
+        digestsWritten: sql`excluded.digests_written`,
+        recordedAt: sql`excluded.recorded_at`,
+      },
+      setWhere: sql`${threadPass.recordedAt} <= excluded.recorded_at`,
+    });
 }
 
 /**

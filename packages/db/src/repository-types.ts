@@ -64,9 +64,12 @@ export interface PassRecord {
 export interface ThreadClaimInput {
   /** A unique id of the run, e.g. a UUID. */
   owner: string;
-  /** Now, by the run's clock: the lease starts here. */
+  /**
+   * Now, by the run's clock: the time of the record a claim creates for a thread with none.
+   * The lease itself is timed by the database's clock, whatever the run's says.
+   */
   at: Date;
-  /** How long the lease lasts if the run never releases it (it died). */
+  /** How long the lease lasts, from the database's now, if the run never releases it (it died). */
   leaseMs: number;
   /**
    * The end of the turn the run is for: kept as the record's latest turn, so a run that
@@ -81,13 +84,33 @@ export type ThreadClaim =
       claimed: true;
       /** The pass record's covered turn, read in the same statement (for coalescing). */
       coveredTurnEndedAt: Date | null;
+      /** When the lease lapses, by the database's clock. */
       expiresAt: Date;
     }
   | {
       claimed: false;
-      /** When the other run's lease lapses, at the latest. */
+      /** When the other run's lease lapses, at the latest, by the database's clock. */
       heldUntil: Date;
     };
+
+/**
+ * A pass a run commits under its lease (see {@link DigestRepository.commitLeasedPass}): its
+ * digests and its pass record, written together or not at all.
+ */
+export interface LeasedPassInput {
+  /** The run's id, as it claimed the thread: the fencing token. */
+  owner: string;
+  /** Rows of the leased thread to upsert; may be empty (a skip or a failure records the pass only). */
+  rows: readonly DigestRowInput[];
+  /** The pass record; its `digestsWritten` is the number of rows this commit wrote. */
+  pass: Omit<PassInput, "digestsWritten">;
+}
+
+/** The outcome of {@link DigestRepository.commitLeasedPass}. */
+export type LeasedPassCommit =
+  | { committed: true; digestsWritten: number }
+  /** The run no longer holds the lease: nothing was written. */
+  | { committed: false };
 
 /** The bounds of {@link DigestRepository.listLeftBehind} and {@link DigestRepository.countLeftBehind}. */
 export interface LeftBehindFilter {
@@ -222,6 +245,17 @@ export interface DigestRepository {
   claimThread(orgId: string, threadId: string, claim: ThreadClaimInput): Promise<ThreadClaim>;
   /** Releases the lease if `owner` still holds it; returns whether it did. */
   releaseThread(orgId: string, threadId: string, owner: string): Promise<boolean>;
+  /** Whether `owner` holds the thread's lease and it has not lapsed, by the database's clock. */
+  holdsLease(orgId: string, threadId: string, owner: string): Promise<boolean>;
+  /**
+   * Upserts the rows and records the pass in one transaction, only while `commit.owner`
+   * holds the thread's lease, unlapsed by the database's clock; the pass record's row is
+   * locked for it, so no claim takes the lease over in between. A run whose lease lapsed or
+   * was taken over writes nothing: it never overwrites the new holder's rows or pass.
+   * @throws {InvalidStorageInputError} for a row of another thread, or as `upsertDigests`
+   *   and `recordPass` do.
+   */
+  commitLeasedPass(orgId: string, threadId: string, commit: LeasedPassInput): Promise<LeasedPassCommit>;
   listLeftBehind(query?: LeftBehindQuery): Promise<LeftBehindPage>;
   /** How many threads `listLeftBehind` would list within `filter`'s bounds, across orgs, as the sweeper role. */
   countLeftBehind(filter?: LeftBehindFilter): Promise<number>;

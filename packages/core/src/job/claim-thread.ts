@@ -1,12 +1,13 @@
-import { type JobContext, skipped } from "./job-context";
+import { commitLeased, type JobContext, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
 
 /**
  * Between the gates and the plan: claims the thread for this run, so overlapping deliveries
  * of one event pay once. The lease is taken atomically on the pass record before any paid
- * call; a run that finds it held skips as `claimed` and comes back after
- * `claimRequeueDelaySeconds`. The claim also re-reads the covered turn: a pass that finished
- * between the gates and the claim makes this one `nothing_new`.
+ * call, timed by the store's clock (the database's), not this run's; a run that finds it
+ * held skips as `claimed` and comes back after `claimRequeueDelaySeconds`. The claim also
+ * re-reads the covered turn: a pass that finished between the gates and the claim makes
+ * this one `nothing_new`.
  *
  * @returns the skip outcome (the lease is not held then), or `undefined` when this run holds it.
  */
@@ -28,7 +29,7 @@ export async function claimThread(context: JobContext): Promise<DigestJobOutcome
   return undefined;
 }
 
-/** Past the function's deadline, plus this margin for clocks that disagree, the run is surely gone. */
+/** Past the function's deadline, plus this margin, the run is surely gone. */
 const LEASE_MARGIN_MS = 60_000;
 
 /** `leaseDurationMs`, or less when the function has less time left than that. */
@@ -44,9 +45,12 @@ export async function releaseThread(context: JobContext): Promise<void> {
 }
 
 /**
- * Runs `work` under this run's lease and releases it however `work` ends. A failed release
- * is logged only, the lease then lapsing on its own: it never hides the error `work` threw,
- * nor turns a pass `work` has committed into a failure (which would mark the thread failed).
+ * Runs `work` under this run's lease and releases it however `work` ends. When `work`
+ * throws, a `failed` pass is recorded first, under the lease (best effort: logged if it
+ * cannot be, and nothing is written once the lease is lost), then the error propagates. A
+ * failed release is logged only, the lease then lapsing on its own: it never hides the
+ * error `work` threw, nor turns a pass `work` has committed into a failure (which would
+ * mark the thread failed).
  */
 export async function whileClaimed(
   context: JobContext,
@@ -56,6 +60,7 @@ export async function whileClaimed(
   try {
     outcome = await work();
   } catch (error) {
+    await recordFailure(context);
     await releaseLogged(
       context,
       "could not release the thread's lease after a failed pass; it lapses on its own",
@@ -64,6 +69,18 @@ export async function whileClaimed(
   }
   await releaseLogged(context, "could not release the thread's lease after its pass; it lapses on its own");
   return outcome;
+}
+
+/** Records a `failed` pass under this run's lease; a store error is logged, not thrown. */
+async function recordFailure(context: JobContext): Promise<void> {
+  const log = { orgId: context.job.orgId, threadId: context.job.threadId };
+  try {
+    if (!(await commitLeased(context, [], "failed", null, false))) {
+      context.ports.logger?.warn("failed pass not recorded: the lease was lost to another run", log);
+    }
+  } catch (recordError) {
+    context.ports.logger?.warn("failed pass not recorded", { ...log, error: String(recordError) });
+  }
 }
 
 async function releaseLogged(context: JobContext, message: string): Promise<void> {

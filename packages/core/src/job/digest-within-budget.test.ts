@@ -4,7 +4,7 @@ import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
-import type { DigestModel, DigestRow } from "../ports";
+import type { DigestModel, DigestRow, DigestStore } from "../ports";
 import type { DigestJobOptions } from "./options";
 import { runDigestJob } from "./run-digest-job";
 
@@ -56,11 +56,11 @@ async function run(digester: DigestModel, options: Partial<DigestJobOptions>) {
   const orgId = `concurrency-org-${counter}`;
   const threadId = "thread";
   const upserted: DigestRow[][] = [];
-  const store = {
+  const store: DigestStore = {
     ...storage.repository,
-    upsertDigests: (org: string, rows: readonly DigestRow[]) => {
-      upserted.push([...rows]);
-      return storage.repository.upsertDigests(org, rows);
+    commitLeasedPass: (org, thread, commit) => {
+      upserted.push([...commit.rows]);
+      return storage.repository.commitLeasedPass(org, thread, commit);
     },
   };
   const ports = {

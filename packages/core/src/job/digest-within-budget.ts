@@ -4,21 +4,27 @@ import { admitCall } from "./admit-call";
 import { type DigestCall, runDigestCall } from "./digest-call";
 import { groupRequests } from "./group-requests";
 import type { JobContext } from "./job-context";
-import type { DigestStopReason } from "./outcome";
+import type { DigestStopReason, SKIP_REASONS } from "./outcome";
 import { reportFallbacks } from "./report-fallbacks";
+
+/** Why the digest stage stopped before every candidate had its call. */
+export type StageStop = DigestStopReason | typeof SKIP_REASONS.leaseLost;
 
 /** What the digest stage produced. */
 export interface DigestStageResult {
   /** In request order (thread order per document), whatever order the calls ended in. */
   readonly rows: DigestRow[];
-  /** Set when a limit left candidates for the next pass. */
-  readonly stopReason?: DigestStopReason;
+  /**
+   * Set when a limit left candidates for the next pass, or to `lease_lost` when the run
+   * found before a call that it no longer holds the thread's lease (its rows must not be written).
+   */
+  readonly stopReason?: StageStop;
 }
 
 /**
  * Stage 3, the digests: the pages of one document per call, at most `digestConcurrency`
  * calls in flight. Calls are admitted in request order, one at a time, within
- * `maxCallsPerJob` and the org's daily budget ({@link admitCall}); the first limit reached
+ * `maxCallsPerJob`, the org's daily budget and this run's lease ({@link admitCall}); the first limit reached
  * stops the stage and what it leaves is deferred to the next pass. A failed call defers its
  * pages and the stage goes on. Every reservation is settled at the end, however the stage
  * ends; an error that is not a digest failure is rethrown after that. Then the fallback
@@ -31,7 +37,7 @@ export async function digestWithinBudget(
   const day = utcDay(context.ports.clock.now());
   const calls: DigestCall[] = [];
   const running: Promise<void>[] = [];
-  let stopReason: DigestStopReason | undefined;
+  let stopReason: StageStop | undefined;
   try {
     stopReason = await startCalls(context, toDigest, day, { calls, running });
   } finally {
@@ -50,7 +56,7 @@ async function startCalls(
   toDigest: readonly DigestCandidate[],
   day: string,
   { calls, running }: { calls: DigestCall[]; running: Promise<void>[] },
-): Promise<DigestStopReason | undefined> {
+): Promise<StageStop | undefined> {
   const inFlight = new Set<Promise<void>>();
   const groups = groupRequests(toDigest, context.options.maxPagesPerCall);
   for (const [index, group] of groups.entries()) {

@@ -5,6 +5,7 @@ import type {
   CheckpointReader,
   Clock,
   DigestModel,
+  DigestRow,
   DigestStore,
   Logger,
   MetricsSink,
@@ -143,6 +144,36 @@ export function recordPass(
     digestsWritten: stats.digestsWritten,
     at: ports.clock.now(),
   });
+}
+
+/**
+ * Commits the pass of a run that holds the thread's lease: the rows and the pass record
+ * (as {@link recordPass} builds it) in one step, fenced by this run's id, and counts the
+ * rows written. Returns false, having written nothing, when the run no longer holds the
+ * lease (it lapsed, or another run took it over).
+ */
+export async function commitLeased(
+  context: JobContext,
+  rows: readonly DigestRow[],
+  status: PassStatus,
+  reason: PassReason | null,
+  covered: boolean,
+): Promise<boolean> {
+  const { job, turnEndedAt, coveredAt, stats, ports } = context;
+  const commit = await ports.store.commitLeasedPass(job.orgId, job.threadId, {
+    owner: context.runId,
+    rows,
+    pass: {
+      status,
+      reason,
+      ...(covered ? { coveredTurnEndedAt: coveredAt } : {}),
+      turnEndedAt,
+      rawToolChars: job.rawToolChars,
+      at: ports.clock.now(),
+    },
+  });
+  if (commit.committed) stats.digestsWritten = commit.digestsWritten;
+  return commit.committed;
 }
 
 /** The outcome of a skipped job, counted in the `SkippedJobs` metric by reason. */

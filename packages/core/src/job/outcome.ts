@@ -1,6 +1,9 @@
 import type { PassReason } from "@context-cleaner/assembler/internal";
 
-/** Why a job was skipped; each value is one of the shared pass reasons. */
+/**
+ * Why a job was skipped; each value but `lease_lost` is one of the shared pass reasons
+ * (`lease_lost` is never recorded: the run that lost its lease writes nothing).
+ */
 export const SKIP_REASONS = {
   disabled: "disabled",
   belowTrigger: "below_trigger",
@@ -15,8 +18,15 @@ export const SKIP_REASONS = {
   outOfTime: "out_of_time",
   /** The payload's org is not the thread's owner (or the owner is unknown or disputed): refused, nothing recorded. */
   notOwner: "not_owner",
-} as const satisfies Record<string, PassReason>;
+  /**
+   * This run's lease on the thread lapsed or another run took it over mid-pass: it made no
+   * further call and wrote nothing, so the new holder's rows and pass record stand.
+   */
+  leaseLost: "lease_lost",
+} as const satisfies Record<string, PassReason | "lease_lost">;
 export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
+/** The skip reasons a pass record may hold. */
+export type RecordedSkipReason = Exclude<SkipReason, typeof SKIP_REASONS.leaseLost>;
 
 /** Why a pass that wrote rows ended partial. */
 export const PARTIAL_REASONS = {

@@ -8,7 +8,7 @@ import {
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
 import { reusedRow, supersededSearchRow } from "./build-rows";
-import { type JobContext, recordPass, skipped } from "./job-context";
+import { commitLeased, type JobContext, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
 import { provenanceArgs } from "./provenance-args";
 
@@ -23,7 +23,8 @@ export interface PassPlan {
 /**
  * Stage 2, the plan: reads the thread (read-only), counts stale digests, classifies the
  * results (keep-rules first), builds the deterministic stubs, reuses digests of the same
- * content in the org, and skips a pass that would not save `minCharsPerPass`.
+ * content in the org, and skips a pass that would not save `minCharsPerPass`. A skip is
+ * recorded under the lease (`lease_lost`, nothing recorded, when the run no longer holds it).
  *
  * @returns the plan, or the skip outcome.
  */
@@ -31,16 +32,16 @@ export async function planPass(context: JobContext): Promise<PassPlan | DigestJo
   const { job, ports } = context;
   const messages = await ports.checkpoints.readThread(job.threadId);
   if (messages === null) {
-    await recordPass(context, "skipped", SKIP_REASONS.noCheckpoint, false);
-    return skipped(context, SKIP_REASONS.noCheckpoint);
+    const recorded = await commitLeased(context, [], "skipped", SKIP_REASONS.noCheckpoint, false);
+    return skipped(context, recorded ? SKIP_REASONS.noCheckpoint : SKIP_REASONS.leaseLost);
   }
   const pending = await pendingCandidates(context, messages);
   const plan = await freeRows(context, pending);
 
   // Prompt-cache awareness: change the prefix only for a pass that is worth it.
   if (estimatedSavings(context, plan) < context.options.minCharsPerPass) {
-    await recordPass(context, "skipped", SKIP_REASONS.belowMinChars, true);
-    return skipped(context, SKIP_REASONS.belowMinChars);
+    const recorded = await commitLeased(context, [], "skipped", SKIP_REASONS.belowMinChars, true);
+    return skipped(context, recorded ? SKIP_REASONS.belowMinChars : SKIP_REASONS.leaseLost);
   }
   return plan;
 }

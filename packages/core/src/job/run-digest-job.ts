@@ -1,5 +1,5 @@
 import { claimThread, whileClaimed } from "./claim-thread";
-import { commitPass } from "./commit-pass";
+import { commitPass, leaseLost } from "./commit-pass";
 import { digestWithinBudget } from "./digest-within-budget";
 import {
   createJobContext,
@@ -29,11 +29,15 @@ import { planPass } from "./plan-pass";
  * 4. commit — threshold, idempotent upsert, pass record, metrics ({@link commitPass}).
  *
  * Running it twice writes the same rows and spends nothing more; overlapping runs of one
- * thread pay once, since only the lease holder plans and digests. The lease is released when
- * the pass ends, however it ends. A job that throws once its org is admitted records a
- * `failed` pass (best effort, so the sweep finds the thread even if its message
- * dead-letters) and rethrows; one that throws before, e.g. when the owner cannot be read,
- * writes nothing under the payload's unverified org.
+ * thread pay once, since only the lease holder plans and digests. The lease is timed by the
+ * store's clock and fences the run: it checks that it still holds the lease before each
+ * call, and its commit (rows and pass record together) writes only while it does, so a run
+ * whose lease was taken over ends `lease_lost` without overwriting the new holder's rows.
+ * The lease is released when the pass ends, however it ends. A job that throws once its
+ * org is admitted records a `failed` pass (best effort, so the sweep finds the thread even
+ * if its message dead-letters; under the lease once it holds one) and rethrows; one that
+ * throws before, e.g. when the owner cannot be read, writes nothing under the payload's
+ * unverified org.
  *
  * Turns are coalesced on `delivery.queuedAt` when the queue gives it (one clock for every
  * runtime host), else on the turn's end.
@@ -71,7 +75,6 @@ export async function runDigestJob(
     if (gated) return gated;
     const claimSkip = await claimThread(context);
     if (claimSkip) return claimSkip;
-    return await whileClaimed(context, () => claimedPass(context));
   } catch (error) {
     await recordPass(context, "failed", null, false).catch((recordError: unknown) =>
       ports.logger?.warn("failed pass not recorded", {
@@ -82,6 +85,7 @@ export async function runDigestJob(
     );
     throw error;
   }
+  return whileClaimed(context, () => claimedPass(context));
 }
 
 /** Plan, digest and commit, run while this run holds the thread's lease. */
@@ -89,5 +93,6 @@ async function claimedPass(context: JobContext): Promise<DigestJobOutcome> {
   const plan = await planPass(context);
   if ("status" in plan) return plan;
   const digested = await digestWithinBudget(context, plan.toDigest);
+  if (digested.stopReason === SKIP_REASONS.leaseLost) return leaseLost(context);
   return commitPass(context, [...plan.rows, ...digested.rows], digested.stopReason);
 }

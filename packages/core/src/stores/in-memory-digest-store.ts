@@ -5,10 +5,14 @@ import {
   microUsdToUsd,
   type PassStatus,
 } from "@context-cleaner/assembler/internal";
+import { systemClock } from "../clock";
 import { STORE_INPUT_CODES, StoreInputError } from "../errors";
 import type {
+  Clock,
   DigestStore,
   LatestTurnUpdate,
+  LeasedPassResult,
+  LeasedPassUpdate,
   PassUpdate,
   ThreadClaimRequest,
   ThreadClaimResult,
@@ -76,17 +80,21 @@ function sameContent(a: DigestRow, b: DigestRow): boolean {
  * identical row is left untouched), the newest row of a hash for reuse, budget
  * reservations that never overspend, a pass record whose turn times only move forward and
  * that a late pass never overwrites, a claim that gives a thread with no record a
- * `skipped` / `claimed` one, and the same input rules and error codes. Rows are
- * copied in and out, so callers never share state with the store.
+ * `skipped` / `claimed` one, leases timed by the store's own clock (as a database's are by
+ * its own, whatever the runs' clocks say), commits fenced by the lease, and the same input
+ * rules and error codes. Rows are copied in and out, so callers never share state with the
+ * store.
  *
+ * @param options.clock the store's clock, which times every lease. @default the system clock
  * @example
  * const store = createInMemoryDigestStore();
  * await runDigestJob(payload, { checkpoints, store, digester, clock: systemClock });
  */
 // Over 60 lines: a factory whose returned port methods share the store's maps; each method is short.
-export function createInMemoryDigestStore(): DigestStore & {
+export function createInMemoryDigestStore(options: { clock?: Clock } = {}): DigestStore & {
   getPass(orgId: string, threadId: string): Promise<InMemoryPassRecord | null>;
 } {
+  const clock = options.clock ?? systemClock;
   /** Org → thread → tool call id → row. */
   const digests = new Map<string, Map<string, Map<string, StoredRow>>>();
   const ledgers = new Map<string, Ledger>();
@@ -102,23 +110,54 @@ export function createInMemoryDigestStore(): DigestStore & {
     return rows;
   };
 
+  /** Checks every row, then upserts them; returns how many were inserted or changed. */
+  const upsert = (organization: string, rows: readonly DigestRow[]): number => {
+    const latest = new Map<string, DigestRow>();
+    rows.forEach((row, index) => {
+      requireRow(row, `rows[${index}]`);
+      latest.set(key(row.threadId, row.toolCallId), structuredClone(row));
+    });
+    let written = 0;
+    for (const row of latest.values()) {
+      const stored = threadRows(organization, row.threadId);
+      const existing = stored.get(row.toolCallId);
+      if (existing && sameContent(existing.row, row)) continue;
+      stored.set(row.toolCallId, { row, version: ++version });
+      written += 1;
+    }
+    return written;
+  };
+
+  /** Records a checked pass: turn times only move forward, an older pass changes nothing. */
+  const record = (organization: string, threadId: string, pass: PassUpdate): void => {
+    const passKey = key(organization, threadId);
+    const covered = pass.coveredTurnEndedAt ?? null;
+    const seen = pass.turnEndedAt ?? covered;
+    const existing = passes.get(passKey);
+    // A pass older than the stored one (a late redelivery) changes nothing.
+    if (existing && existing.at > pass.at) return;
+    passes.set(passKey, {
+      orgId: organization,
+      threadId,
+      status: pass.status,
+      reason: pass.reason ?? null,
+      coveredTurnEndedAt: existing ? later(existing.coveredTurnEndedAt, covered) : covered,
+      latestTurnEndedAt: existing ? later(later(existing.latestTurnEndedAt, seen), covered) : seen,
+      rawToolChars: pass.rawToolChars ?? 0,
+      digestsWritten: pass.digestsWritten ?? 0,
+      at: pass.at,
+    });
+  };
+
+  /** Whether `owner` holds the lease of `passKey`, unexpired by the store's clock. */
+  const holds = (passKey: string, owner: string): boolean => {
+    const held = leases.get(passKey);
+    return held !== undefined && held.owner === owner && held.expiresAt > clock.now();
+  };
+
   return {
     async upsertDigests(orgId, rows) {
-      const organization = requireOrganization(orgId);
-      const latest = new Map<string, DigestRow>();
-      rows.forEach((row, index) => {
-        requireRow(row, `rows[${index}]`);
-        latest.set(key(row.threadId, row.toolCallId), structuredClone(row));
-      });
-      let written = 0;
-      for (const row of latest.values()) {
-        const stored = threadRows(organization, row.threadId);
-        const existing = stored.get(row.toolCallId);
-        if (existing && sameContent(existing.row, row)) continue;
-        stored.set(row.toolCallId, { row, version: ++version });
-        written += 1;
-      }
-      return written;
+      return upsert(requireOrganization(orgId), rows);
     },
 
     async loadThreadDigests(orgId, threadId): Promise<DigestMap> {
@@ -193,24 +232,10 @@ export function createInMemoryDigestStore(): DigestStore & {
     },
 
     async recordPass(orgId, threadId, pass: PassUpdate) {
-      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      const organization = requireOrganization(orgId);
+      const thread = requireThread(threadId);
       requirePass(pass);
-      const covered = pass.coveredTurnEndedAt ?? null;
-      const seen = pass.turnEndedAt ?? covered;
-      const existing = passes.get(passKey);
-      // A pass older than the stored one (a late redelivery) changes nothing.
-      if (existing && existing.at > pass.at) return;
-      passes.set(passKey, {
-        orgId,
-        threadId,
-        status: pass.status,
-        reason: pass.reason ?? null,
-        coveredTurnEndedAt: existing ? later(existing.coveredTurnEndedAt, covered) : covered,
-        latestTurnEndedAt: existing ? later(later(existing.latestTurnEndedAt, seen), covered) : seen,
-        rawToolChars: pass.rawToolChars ?? 0,
-        digestsWritten: pass.digestsWritten ?? 0,
-        at: pass.at,
-      });
+      record(organization, thread, pass);
     },
 
     async recordLatestTurn(orgId, threadId, update: LatestTurnUpdate) {
@@ -243,12 +268,16 @@ export function createInMemoryDigestStore(): DigestStore & {
     async claimThread(orgId, threadId, claim: ThreadClaimRequest): Promise<ThreadClaimResult> {
       const passKey = key(requireOrganization(orgId), requireThread(threadId));
       const owner = requireLeaseOwner(claim.owner);
+      const at = requireDate(claim.at, "at");
+      const leaseMs = requireLeaseMs(claim.leaseMs);
       const held = leases.get(passKey);
       // One synchronous step, as the repository's conditional upsert: exactly one claim wins.
-      if (held && held.owner !== owner && held.expiresAt > claim.at) {
+      // The store's clock, not the claimant's, decides whether a lease has expired.
+      const now = clock.now();
+      if (held && held.owner !== owner && held.expiresAt > now) {
         return { claimed: false, heldUntil: new Date(held.expiresAt) };
       }
-      leases.set(passKey, { owner, expiresAt: new Date(claim.at.getTime() + claim.leaseMs) });
+      leases.set(passKey, { owner, expiresAt: new Date(now.getTime() + leaseMs) });
       // As the repository's claim: a thread with no record gets one, skipped / claimed, so a
       // run that dies before recording its pass leaves it to the sweep; an existing record
       // only has its latest turn moved forward.
@@ -265,7 +294,7 @@ export function createInMemoryDigestStore(): DigestStore & {
           latestTurnEndedAt: turn,
           rawToolChars: 0,
           digestsWritten: 0,
-          at: new Date(claim.at),
+          at: new Date(at),
         });
       }
       const covered = passes.get(passKey)?.coveredTurnEndedAt ?? null;
@@ -278,7 +307,37 @@ export function createInMemoryDigestStore(): DigestStore & {
       leases.delete(passKey);
       return true;
     },
+
+    async holdsLease(orgId, threadId, owner) {
+      const passKey = key(requireOrganization(orgId), requireThread(threadId));
+      return holds(passKey, requireLeaseOwner(owner));
+    },
+
+    async commitLeasedPass(orgId, threadId, commit: LeasedPassUpdate): Promise<LeasedPassResult> {
+      const organization = requireOrganization(orgId);
+      const thread = requireThread(threadId);
+      const owner = requireLeaseOwner(commit.owner);
+      commit.rows.forEach((row, index) => {
+        requireRow(row, `rows[${index}]`);
+        if (row.threadId !== thread) {
+          throw new StoreInputError(`rows[${index}].threadId`, "must be the committed thread");
+        }
+      });
+      requirePass(commit.pass);
+      // One synchronous step from the check to the last write: no claim takes the lease between.
+      if (!holds(key(organization, thread), owner)) return { committed: false };
+      const digestsWritten = upsert(organization, commit.rows);
+      record(organization, thread, { ...commit.pass, digestsWritten });
+      return { committed: true, digestsWritten };
+    },
   };
+}
+
+/** A lease lasts 1 ms to a day, as the repository requires. */
+function requireLeaseMs(leaseMs: unknown): number {
+  if (typeof leaseMs !== "number" || !Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > 86_400_000)
+    throw new StoreInputError("leaseMs", "must be an integer from 1 to 86400000");
+  return leaseMs;
 }
 
 /** A lease owner is a non-empty string, as the repository requires. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ContextCleanerError } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
 // The same rows and org ids as the storage package's own conformance suite.
@@ -9,6 +10,9 @@ import type { DigestStore } from "../../src/ports";
  * in-memory store, and the storage package's repository on PGlite). It mirrors, through the
  * port's methods only, the storage package's repository conformance suite.
  */
+
+/** How far a database server's clock may be from the test's (PGlite and the in-memory store share it). */
+const CLOCK_TOLERANCE_MS = 5_000;
 
 /** The error a store answered with: a non-retryable context-cleaner error. */
 async function refusal(work: Promise<unknown>): Promise<ContextCleanerError> {
@@ -219,32 +223,143 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
     it("lets exactly one of concurrent claims win; a lease expires, and only its owner releases it", async () => {
       const org = uniqueOrg("claim");
       const at = new Date("2026-11-30T10:00:00Z");
+      const before = Date.now();
       const claims = await Promise.all(
         ["run-a", "run-b", "run-c"].map((owner) =>
           store().claimThread(org, "t", { owner, at, leaseMs: 60_000 }),
         ),
       );
+      const after = Date.now();
       expect(claims.filter((claim) => claim.claimed)).toHaveLength(1);
       const winner = ["run-a", "run-b", "run-c"][claims.findIndex((claim) => claim.claimed)] as string;
       const loser = winner === "run-a" ? "run-b" : "run-a";
-      expect(claims.find((claim) => !claim.claimed)).toMatchObject({
-        heldUntil: new Date("2026-11-30T10:01:00Z"),
-      });
+      // The lease runs leaseMs from the store's now, not from the claimant's `at`.
+      const heldUntil = (claims.find((claim) => !claim.claimed) as { heldUntil: Date }).heldUntil;
+      expect(heldUntil.getTime()).toBeGreaterThanOrEqual(before + 60_000 - CLOCK_TOLERANCE_MS);
+      expect(heldUntil.getTime()).toBeLessThanOrEqual(after + 60_000 + CLOCK_TOLERANCE_MS);
       // The owner may claim again; another run may not, until the lease expires.
       expect((await store().claimThread(org, "t", { owner: winner, at, leaseMs: 60_000 })).claimed).toBe(
         true,
       );
+      expect((await store().claimThread(org, "t", { owner: loser, at, leaseMs: 60_000 })).claimed).toBe(
+        false,
+      );
       expect(await store().releaseThread(org, "t", loser)).toBe(false);
-      const later = new Date("2026-11-30T10:02:00Z");
-      expect(
-        (await store().claimThread(org, "t", { owner: loser, at: later, leaseMs: 60_000 })).claimed,
-      ).toBe(true);
+      // A lease of 1 ms has expired by the store's clock once 20 ms have passed.
+      expect((await store().claimThread(org, "t", { owner: winner, at, leaseMs: 1 })).claimed).toBe(true);
+      await sleep(20);
+      expect((await store().claimThread(org, "t", { owner: loser, at, leaseMs: 60_000 })).claimed).toBe(true);
       expect(await store().releaseThread(org, "t", winner)).toBe(false);
       expect(await store().releaseThread(org, "t", loser)).toBe(true);
-      expect(
-        (await store().claimThread(org, "t", { owner: winner, at: later, leaseMs: 60_000 })).claimed,
-      ).toBe(true);
+      expect((await store().claimThread(org, "t", { owner: winner, at, leaseMs: 60_000 })).claimed).toBe(
+        true,
+      );
       await refusal(store().claimThread(org, "t", { owner: "", at, leaseMs: 60_000 }));
+      await refusal(store().claimThread(org, "t", { owner: "run-d", at, leaseMs: 0 }));
+    });
+
+    it("judges a lease by the store's clock, whatever the claimant's says", async () => {
+      const org = uniqueOrg("claim-clock");
+      const farAhead = new Date(Date.now() + 30 * 86_400_000);
+      const farBehind = new Date("2000-01-01T00:00:00Z");
+      // A claimant whose clock runs a month ahead does not see a live lease as expired.
+      expect(
+        (await store().claimThread(org, "live", { owner: "holder", at: farBehind, leaseMs: 60_000 })).claimed,
+      ).toBe(true);
+      expect(
+        (await store().claimThread(org, "live", { owner: "ahead", at: farAhead, leaseMs: 60_000 })).claimed,
+      ).toBe(false);
+      expect(await store().holdsLease(org, "live", "holder")).toBe(true);
+      // One whose clock runs decades behind still takes a lease that expired by the store's clock.
+      expect(
+        (await store().claimThread(org, "lapsed", { owner: "dead", at: farAhead, leaseMs: 1 })).claimed,
+      ).toBe(true);
+      await sleep(20);
+      expect(await store().holdsLease(org, "lapsed", "dead")).toBe(false);
+      expect(
+        (await store().claimThread(org, "lapsed", { owner: "behind", at: farBehind, leaseMs: 60_000 }))
+          .claimed,
+      ).toBe(true);
+      expect(await store().holdsLease(org, "lapsed", "behind")).toBe(true);
+      expect(await store().holdsLease(org, "lapsed", "dead")).toBe(false);
+    });
+
+    it("commits a pass only under its run's lease: a stale holder's commit after a takeover writes nothing", async () => {
+      const org = uniqueOrg("fence");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const pass = { status: "done" as const, coveredTurnEndedAt: at, turnEndedAt: at, at };
+      await store().claimThread(org, "thread-1", { owner: "stale", at, leaseMs: 1 });
+      await sleep(20);
+      // Its lease lapsed: even before anyone takes it over, the stale run writes nothing.
+      const staleRow = digestRow({
+        toolCallId: "a",
+        digest: "[Condensed by context-cleaner] the stale run's text",
+      });
+      expect(
+        await store().commitLeasedPass(org, "thread-1", { owner: "stale", rows: [staleRow], pass }),
+      ).toEqual({
+        committed: false,
+      });
+      expect((await store().loadThreadDigests(org, "thread-1")).size).toBe(0);
+      expect(await store().getPass(org, "thread-1")).toMatchObject({ status: "skipped", reason: "claimed" });
+      // The new holder commits; its rows and pass stand against the stale run's late commit.
+      expect(
+        (await store().claimThread(org, "thread-1", { owner: "new", at, leaseMs: 60_000 })).claimed,
+      ).toBe(true);
+      const newRow = digestRow({
+        toolCallId: "a",
+        digest: "[Condensed by context-cleaner] the new holder's text",
+      });
+      expect(await store().commitLeasedPass(org, "thread-1", { owner: "new", rows: [newRow], pass })).toEqual(
+        {
+          committed: true,
+          digestsWritten: 1,
+        },
+      );
+      const later = new Date(at.getTime() + 60_000);
+      expect(
+        await store().commitLeasedPass(org, "thread-1", {
+          owner: "stale",
+          rows: [staleRow, digestRow({ toolCallId: "b" })],
+          pass: { status: "failed", at: later },
+        }),
+      ).toEqual({ committed: false });
+      const digests = await store().loadThreadDigests(org, "thread-1");
+      expect([...digests.keys()]).toEqual(["a"]);
+      expect(digests.get("a")?.digest).toBe(newRow.digest);
+      expect(await store().getPass(org, "thread-1")).toMatchObject({
+        status: "done",
+        coveredTurnEndedAt: at,
+        digestsWritten: 1,
+      });
+      // The holder's replay writes nothing new; after its release its commit is refused too.
+      expect(await store().commitLeasedPass(org, "thread-1", { owner: "new", rows: [newRow], pass })).toEqual(
+        {
+          committed: true,
+          digestsWritten: 0,
+        },
+      );
+      expect(await store().releaseThread(org, "thread-1", "new")).toBe(true);
+      expect(await store().holdsLease(org, "thread-1", "new")).toBe(false);
+      expect(
+        await store().commitLeasedPass(org, "thread-1", {
+          owner: "new",
+          rows: [],
+          pass: { status: "failed", at: later },
+        }),
+      ).toEqual({ committed: false });
+      expect(await store().getPass(org, "thread-1")).toMatchObject({ status: "done" });
+      // A row of another thread would escape the lease: refused, and nothing is written.
+      await store().claimThread(org, "thread-1", { owner: "next", at, leaseMs: 60_000 });
+      await refusal(
+        store().commitLeasedPass(org, "thread-1", {
+          owner: "next",
+          rows: [digestRow({ threadId: "thread-2" })],
+          pass: { status: "done", at: later },
+        }),
+      );
+      expect((await store().loadThreadDigests(org, "thread-2")).size).toBe(0);
+      expect(await store().getPass(org, "thread-1")).toMatchObject({ status: "done", at });
     });
 
     it("records a claimed thread that had no pass as skipped / claimed at its turn, and moves an existing record's latest turn only forward", async () => {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { createDigestRepository } from "../../src/digest-repository";
 import {
@@ -7,6 +8,9 @@ import {
 } from "../../src/errors";
 import type { DigestRepository } from "../../src/repository-types";
 import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
+
+/** How far a database server's clock may be from the test's (PGlite's is the test's own). */
+const CLOCK_TOLERANCE_MS = 5_000;
 
 /**
  * The repository's behaviour, engine-independent: run it against every adapter
@@ -259,17 +263,24 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
 
-    it("lets exactly one of many concurrent claims take a thread's lease, until it expires", async () => {
+    it("lets exactly one of many concurrent claims take a thread's lease, until it expires by the database's clock", async () => {
       const org = uniqueOrg("claim");
-      const at = new Date("2026-11-30T10:00:00Z");
+      // The claimants' clock reads a day before the database's: the lease ignores it.
+      const at = new Date(Date.now() - 86_400_000);
+      const before = Date.now();
       const claims = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
           repository().claimThread(org, "t", { owner: `run-${index}`, at, leaseMs: 60_000 }),
         ),
       );
+      const after = Date.now();
       const winners = claims.flatMap((claim, index) => (claim.claimed ? [index] : []));
       expect(winners).toHaveLength(1);
-      const expiresAt = new Date("2026-11-30T10:01:00Z");
+      const won = claims[winners[0] as number];
+      const expiresAt = won?.claimed ? won.expiresAt : new Date(Number.NaN);
+      // leaseMs from the database's now; a server's clock may be a little off the test's.
+      expect(expiresAt.getTime()).toBeGreaterThanOrEqual(before + 60_000 - CLOCK_TOLERANCE_MS);
+      expect(expiresAt.getTime()).toBeLessThanOrEqual(after + 60_000 + CLOCK_TOLERANCE_MS);
       for (const claim of claims) {
         expect(claim).toEqual(
           claim.claimed
@@ -277,21 +288,30 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
             : { claimed: false, heldUntil: expiresAt },
         );
       }
-      // A first claim creates the record; the lease shows on it.
+      // A first claim creates the record at the claimant's time; the lease shows on it.
       expect(await repository().getPass(org, "t")).toMatchObject({
         status: "skipped",
         reason: "claimed",
+        at,
         leaseOwner: `run-${winners[0]}`,
         leaseExpiresAt: expiresAt,
       });
-      // Still held a millisecond before expiry, even for a later run; free at expiry.
-      const justBefore = new Date(expiresAt.getTime() - 1);
+      // Still held for a run whose clock reads past the expiry.
+      const ahead = new Date(expiresAt.getTime() + 3_600_000);
       expect(
-        (await repository().claimThread(org, "t", { owner: "late", at: justBefore, leaseMs: 1_000 })).claimed,
+        (await repository().claimThread(org, "t", { owner: "late", at: ahead, leaseMs: 1_000 })).claimed,
       ).toBe(false);
+      expect(await repository().holdsLease(org, "t", `run-${winners[0]}`)).toBe(true);
+      expect(await repository().holdsLease(org, "t", "late")).toBe(false);
+      // Once a 1 ms lease has lapsed by the database's clock, a run whose clock reads far behind takes it.
+      expect(
+        (await repository().claimThread(org, "t", { owner: `run-${winners[0]}`, at, leaseMs: 1 })).claimed,
+      ).toBe(true);
+      await sleep(20);
+      expect(await repository().holdsLease(org, "t", `run-${winners[0]}`)).toBe(false);
       const takeover = await repository().claimThread(org, "t", {
         owner: "late",
-        at: expiresAt,
+        at: new Date("2000-01-01T00:00:00Z"),
         leaseMs: 1_000,
       });
       expect(takeover.claimed).toBe(true);
@@ -303,6 +323,45 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       expect((await repository().claimThread(org, "t", { owner: "next", at, leaseMs: 1_000 })).claimed).toBe(
         true,
       );
+    });
+
+    it("commits rows and pass together only under the run's unlapsed lease", async () => {
+      const org = uniqueOrg("claim-commit");
+      const at = new Date("2026-11-30T10:00:00Z");
+      const row = digestRow({ threadId: "t", toolCallId: "a" });
+      const pass = { status: "done" as const, coveredTurnEndedAt: at, at };
+      await repository().claimThread(org, "t", { owner: "holder", at, leaseMs: 60_000 });
+      expect(await repository().commitLeasedPass(org, "t", { owner: "other", rows: [row], pass })).toEqual({
+        committed: false,
+      });
+      expect(await repository().summarizeThreadDigests(org, "t")).toMatchObject({ digests: 0 });
+      expect(await repository().commitLeasedPass(org, "t", { owner: "holder", rows: [row], pass })).toEqual({
+        committed: true,
+        digestsWritten: 1,
+      });
+      // The pass records the rows this commit wrote; the lease stays until released.
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "done",
+        coveredTurnEndedAt: at,
+        digestsWritten: 1,
+        leaseOwner: "holder",
+      });
+      // A bad row rolls the whole commit back: neither rows nor pass.
+      await expect(
+        repository().commitLeasedPass(org, "t", {
+          owner: "holder",
+          rows: [
+            digestRow({ threadId: "t", toolCallId: "b" }),
+            digestRow({ threadId: "t", originalChars: -1 }),
+          ],
+          pass: { status: "partial", reason: "call_cap", at: new Date(at.getTime() + 1) },
+        }),
+      ).rejects.toBeInstanceOf(ConstraintViolationError);
+      expect(await repository().summarizeThreadDigests(org, "t")).toMatchObject({ digests: 1 });
+      expect(await repository().getPass(org, "t")).toMatchObject({ status: "done" });
+      await expect(
+        repository().commitLeasedPass(org, "t", { owner: "holder", rows: [digestRow()], pass }),
+      ).rejects.toThrow(/rows\[0\]\.threadId/);
     });
 
     it("keeps the claimed turn as the latest, so a run that dies before its pass leaves the thread to the sweep", async () => {
@@ -342,7 +401,7 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       expect(await repository().claimThread(org, "t", { owner: "run", at, leaseMs: 60_000 })).toEqual({
         claimed: true,
         coveredTurnEndedAt: covered,
-        expiresAt: new Date("2026-11-30T10:01:00Z"),
+        expiresAt: expect.any(Date),
       });
       expect(await repository().getPass(org, "t")).toMatchObject({ status: "done", digestsWritten: 3 });
       // The same run may claim again (a retried statement), and nobody else may.
