@@ -208,8 +208,10 @@ describe("createDigestHandler", () => {
         ...storage.repository,
         getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
         recordPass: (orgId, threadId, pass) => storage.repository.recordPass(orgId, threadId, pass),
-        async upsertDigests(orgId, rows) {
-          if (orgId !== failed.orgId) return storage.repository.upsertDigests(orgId, rows);
+        async commitLeasedPass(orgId, threadId, commit) {
+          if (orgId !== failed.orgId || commit.rows.length === 0) {
+            return storage.repository.commitLeasedPass(orgId, threadId, commit);
+          }
           clock.advance(7);
           throw new Error("connection reset");
         },
