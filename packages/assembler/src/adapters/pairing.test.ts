@@ -116,6 +116,35 @@ describe("pairing through the Anthropic adapter", () => {
     expect(JSON.stringify(thread)).toBe(snapshot);
   });
 
+  /** A thread whose turn ended on the latest assistant message, a new user message after it; and one mid-loop. */
+  function latestAssistantThreads(): [Anthropic.MessageParam[], Anthropic.MessageParam][] {
+    const midLoop = renderAnthropicPairing(specWith({ thinking: true }));
+    const latest: Anthropic.MessageParam = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "Both leases allow assignment.", signature: "sig-latest-EqQBCgIYAh" },
+        { type: "text", text: "Both allow assignment with consent." },
+      ],
+    };
+    const ended = [...midLoop.slice(0, -2), latest, { role: "user", content: "And the rent?" } as const];
+    return [
+      [ended, latest],
+      [midLoop, midLoop.at(-2) as Anthropic.MessageParam],
+    ];
+  }
+
+  it("never drops the latest assistant message, whatever the budget and the wall", () => {
+    for (const [thread, latest] of latestAssistantThreads()) {
+      expect(latest.role).toBe("assistant");
+      const compacted = sweep(anthropicToNeutral(thread), (options, digests) => {
+        const view = assembleAnthropicView(thread, digests, { ...options, cacheBreakpoints: false });
+        expect(view.messages).toContain(latest);
+        return view.report.compaction.fired;
+      });
+      expect(compacted).toBeGreaterThan(10);
+    }
+  });
+
   it("keeps a server_tool_use and its web_search_tool_result together, in one message or over a paused turn's two", () => {
     for (const server of ["same", "split"] as const) {
       const thread = renderAnthropicPairing(specWith({ server, thinking: server === "split" }));

@@ -211,13 +211,19 @@ describe("UnitIndex", () => {
     expect(unitsOf(messages)).toEqual([[0], [1, 2], [3]]);
   });
 
-  it("keeps the latest assistant message's index", () => {
+  it("names the latest assistant message before the latest user message, or the latest with no user message", () => {
     const units = new UnitIndex();
-    expect(units.latestAssistant).toBe(-1);
-    units.append(userMessage("a"));
-    units.append(assistantText("b"));
-    units.append(toolResult("x", "read", "c"));
-    expect(units.latestAssistant).toBe(1);
+    expect(units.turnOpeningAssistant).toBe(-1);
+    units.append(assistantText("a"));
+    units.append(toolResult("x", "read", "b"));
+    expect(units.turnOpeningAssistant).toBe(0);
+    units.append(userMessage("c"));
+    units.append(assistantText("d"));
+    units.append(userMessage("e"));
+    expect(units.turnOpeningAssistant).toBe(3);
+    // Later assistant messages of the turn are in the wall: the one the turn follows on stays named.
+    units.append(assistantCalling(toolCall("y", "read")));
+    expect(units.turnOpeningAssistant).toBe(3);
   });
 
   it("gives an empty thread no units", () => {

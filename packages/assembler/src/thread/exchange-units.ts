@@ -80,14 +80,22 @@ export class UnitIndex {
   /** Per pairing key, the first message naming it. */
   private readonly keyHolder = new Map<string, number>();
   private latestAssistantAt = -1;
+  /** The latest assistant message before the latest user message; undefined before any user message. */
+  private assistantBeforeUser: number | undefined;
 
   get length(): number {
     return this.parent.length;
   }
 
-  /** The index of the latest assistant message; -1 when there is none. */
-  get latestAssistant(): number {
-    return this.latestAssistantAt;
+  /**
+   * The latest assistant message before the thread's latest user message (the message the
+   * turn follows on), or the latest one when there is no user message; -1 when there is
+   * none. A later assistant message is in the recency wall, which starts at the latest user
+   * message at the latest, so this and the wall hold the latest assistant message on every
+   * call of a turn.
+   */
+  get turnOpeningAssistant(): number {
+    return this.assistantBeforeUser ?? this.latestAssistantAt;
   }
 
   append(message: Message): void {
@@ -114,6 +122,7 @@ export class UnitIndex {
     }
     for (const pairing of contentPairings(message.content)) this.pair(index, pairing);
     if (message.role === "assistant") this.latestAssistantAt = index;
+    else if (message.role === "user") this.assistantBeforeUser = this.latestAssistantAt;
   }
 
   private pair(index: number, pairing: Pairing): void {
