@@ -145,6 +145,23 @@ describe("pairing through the Anthropic adapter", () => {
     }
   });
 
+  it("never puts a cache breakpoint on the latest assistant message: the message before it takes the prefix's", () => {
+    const [[thread, latest]] = latestAssistantThreads() as [
+      [Anthropic.MessageParam[], Anthropic.MessageParam],
+    ];
+    const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
+    expect(messages).toContain(latest);
+    const at = thread.indexOf(latest);
+    expect(cacheBreakpoints).toEqual([
+      { message: at - 1, block: 0, kind: "prefix" },
+      { message: thread.length - 1, block: 0, kind: "end" },
+    ]);
+    // A request that ends on the latest assistant message (a prefill, a paused turn) gets no end breakpoint.
+    const prefill = assembleAnthropicView(thread.slice(0, at + 1), null);
+    expect(prefill.messages.at(-1)).toBe(latest);
+    expect(prefill.cacheBreakpoints.map((mark) => mark.kind)).toEqual(["prefix"]);
+  });
+
   it("keeps a server_tool_use and its web_search_tool_result together, in one message or over a paused turn's two", () => {
     for (const server of ["same", "split"] as const) {
       const thread = renderAnthropicPairing(specWith({ server, thinking: server === "split" }));
