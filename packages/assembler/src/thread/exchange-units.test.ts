@@ -211,6 +211,15 @@ describe("UnitIndex", () => {
     expect(unitsOf(messages)).toEqual([[0], [1, 2], [3]]);
   });
 
+  it("reads no pairing from a block without a string type", () => {
+    const odd = [{ text: "no type" }, { type: 7, tool_use_id: "srv_1" }] as unknown as Message["content"];
+    const messages: Message[] = [
+      assistantText(odd),
+      assistantText([{ type: "web_search_tool_result", tool_use_id: "srv_1", content: [] }]),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1]]);
+  });
+
   it("names the latest assistant message before the latest user message, or the latest with no user message", () => {
     const units = new UnitIndex();
     expect(units.turnOpeningAssistant).toBe(-1);

@@ -34,6 +34,8 @@ export function contentPairings(content: MessageContent): readonly Pairing[] {
   };
   for (const block of content) {
     const { type } = block;
+    // A neutral block's type is not checked: one without a string type names nothing.
+    if (typeof type !== "string") continue;
     const id = block.id;
     const callId = block.toolCallId;
     const approvalId = block.approvalId;
