@@ -9,6 +9,8 @@ export default {
   testRunner: "vitest",
   vitest: { configFile: "stryker/vitest.config.ts", related: true },
   coverageAnalysis: "perTest",
+  // The serverless core's tests run digest jobs on PGlite: the initial run takes minutes.
+  dryRunTimeoutMinutes: 20,
   concurrency: 2,
   mutate: [
     "packages/assembler/src/assemble.ts",

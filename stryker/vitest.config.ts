@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "vite";
@@ -44,11 +44,25 @@ function workspaceSources(): Plugin {
   };
 }
 
+/**
+ * Test files under `folders` that open a PGlite database (`usePgliteRepository`): each
+ * boots and migrates its own, seconds per file, and every mutant they cover would rerun
+ * them. They stay in the unit tier; the mutation run relies on the in-memory tests.
+ */
+function pgliteBacked(folders: readonly string[]): string[] {
+  return folders.flatMap((folder) =>
+    readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".test.ts"))
+      .map((file) => `${folder}/${file}`)
+      .filter((path) => readFileSync(join(ROOT, path), "utf8").includes("usePgliteRepository")),
+  );
+}
+
 // The test run Stryker mutates against (`npm run test:mutation`): one project with the tests
 // beside the mutated modules: the assembler's core (not its provider adapters, whose suites
 // load the SDKs on every reload), core's classify and render code, and the serverless core
-// (core's digest job and worker, the functions' shared code; their tests run on PGlite).
-// Left out: `*.int.test.ts` (real services) and the CLI tests.
+// (core's digest job and worker, the functions' shared code). Left out: `*.int.test.ts`
+// (real services), the CLI tests and the PGlite-backed tests of the serverless core.
 // Property tests run PROPERTY_RUNS cases (20 unless set): every mutant reruns them.
 export default defineConfig({
   // The workspace packages resolve to their sources, as in the root vitest.config.ts.
@@ -65,7 +79,11 @@ export default defineConfig({
       "packages/core/src/worker/**/*.test.ts",
       "functions/lib/**/*.test.ts",
     ],
-    exclude: ["**/*.int.test.ts", "**/node_modules/**"],
+    exclude: [
+      "**/*.int.test.ts",
+      "**/node_modules/**",
+      ...pgliteBacked(["packages/core/src/job", "packages/core/src/worker", "functions/lib"]),
+    ],
     env: { PROPERTY_RUNS: process.env.PROPERTY_RUNS ?? "20" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
