@@ -48,6 +48,11 @@ describe("the functions' secret record", () => {
     });
   });
 
+  it("leaves out the secrets the record does not hold, key and all", async () => {
+    fake.secrets.set(ARN, { kind: "string", value: JSON.stringify({ DATABASE_URL: "postgres://app" }) });
+    expect(Object.keys(await secretsFromSecretsManager(ARN, client))).toEqual(["databaseUrl"]);
+  });
+
   it("takes an empty secret for a missing one", () => {
     expect(() => requireSecret({ databaseUrl: "" }, "databaseUrl", "the environment")).toThrow(
       "secret databaseUrl is missing from the environment",

@@ -69,12 +69,42 @@ describe("claimThread: the lease", () => {
   });
 });
 
+describe("claimThread: coverage read with the claim", () => {
+  it("skips as nothing new when a pass covered the turn by the time of the claim, releasing the lease", async () => {
+    const { inner, releases, context } = setup();
+    await inner.recordPass("acme", "thread-1", { status: "done", reason: null, coveredTurnEndedAt: at, at });
+    expect(await claimThread(context)).toMatchObject({ status: "skipped", reason: "nothing_new" });
+    expect(releases).toEqual([context.runId]);
+  });
+});
+
 describe("whileClaimed", () => {
   it("releases this run's lease after the work and returns its outcome", async () => {
     const { releases, context } = setup();
     const outcome = { status: "done" as const, ...context.stats };
     await expect(whileClaimed(context, async () => outcome)).resolves.toBe(outcome);
     expect(releases).toEqual([context.runId]);
+  });
+
+  it("returns the work's outcome when the release fails after it, logging the failed release", async () => {
+    const failing = {
+      ...createInMemoryDigestStore(),
+      releaseThread: async () => {
+        throw new Error("connection reset");
+      },
+    };
+    const { context, warnings } = setup({}, { store: failing });
+    const outcome = { status: "done" as const, ...context.stats };
+    await expect(whileClaimed(context, async () => outcome)).resolves.toBe(outcome);
+    expect(warnings).toEqual([
+      {
+        message: "could not release the thread's lease after its pass; it lapses on its own",
+        fields: { orgId: "acme", threadId: "thread-1", error: "Error: connection reset" },
+      },
+    ]);
+    // Without a logger, the failed release is dropped just the same.
+    const { context: silent } = setup({}, { store: failing, logger: undefined });
+    await expect(whileClaimed(silent, async () => outcome)).resolves.toBe(outcome);
   });
 
   it("rethrows the work's error when the release fails too, logging the failed release", async () => {

@@ -33,6 +33,23 @@ function context(
 const owner = (ownership: ThreadOwnership) => ({ threadOwner: { ownerOf: async () => ownership } });
 
 describe("admitJob", () => {
+  it("drops a job under the kill switch without asking for the thread's owner", async () => {
+    let asked = 0;
+    const { context: disabled } = context(
+      { disabled: true },
+      {
+        threadOwner: {
+          ownerOf: async () => {
+            asked++;
+            return { status: "owned", orgId: "acme" };
+          },
+        },
+      },
+    );
+    expect(await admitJob(disabled)).toMatchObject({ status: "skipped", reason: "disabled" });
+    expect(asked).toBe(0);
+  });
+
   it("admits a job whose tool output is exactly the trigger", async () => {
     const { context: atTrigger } = context({ triggerChars: job.rawToolChars });
     expect(await admitJob(atTrigger)).toBeUndefined();
