@@ -1,0 +1,61 @@
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type FakeSecretsManager,
+  startFakeSecretsManager,
+} from "../../packages/core/test/fakes/secrets-manager";
+import { requireSecret, secretsFromSecretsManager } from "./secrets";
+
+const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-keys";
+let fake: FakeSecretsManager;
+let client: SecretsManagerClient;
+
+beforeAll(async () => {
+  fake = await startFakeSecretsManager();
+  client = new SecretsManagerClient({
+    endpoint: fake.url,
+    region: "eu-west-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+    maxAttempts: 1,
+  });
+});
+
+afterAll(async () => {
+  client.destroy();
+  await fake.close();
+});
+
+describe("the functions' secret record", () => {
+  it("reads each secret from its documented key", async () => {
+    fake.secrets.set(ARN, {
+      kind: "string",
+      value: JSON.stringify({
+        ANTHROPIC_API_KEY: "sk-ant",
+        OPENAI_COMPATIBLE_API_KEY: "sk-oai",
+        DATABASE_URL: "postgres://app",
+        CHECKPOINT_DATABASE_URL: "postgres://reader",
+        UPSTASH_REDIS_REST_URL: "https://redis.example",
+        UPSTASH_REDIS_REST_TOKEN: "token",
+      }),
+    });
+    expect(await secretsFromSecretsManager(ARN, client)).toStrictEqual({
+      anthropicApiKey: "sk-ant",
+      openAiCompatibleApiKey: "sk-oai",
+      databaseUrl: "postgres://app",
+      checkpointDatabaseUrl: "postgres://reader",
+      upstashRedisUrl: "https://redis.example",
+      upstashRedisToken: "token",
+    });
+  });
+
+  it("leaves out the secrets the record does not hold, key and all", async () => {
+    fake.secrets.set(ARN, { kind: "string", value: JSON.stringify({ DATABASE_URL: "postgres://app" }) });
+    expect(Object.keys(await secretsFromSecretsManager(ARN, client))).toEqual(["databaseUrl"]);
+  });
+
+  it("takes an empty secret for a missing one", () => {
+    expect(() => requireSecret({ databaseUrl: "" }, "databaseUrl", "the environment")).toThrow(
+      "secret databaseUrl is missing from the environment",
+    );
+  });
+});
