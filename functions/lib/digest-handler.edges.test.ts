@@ -243,7 +243,15 @@ describe("digest handler: each record's fate", () => {
     const { metrics, issues, logger, run } = setup();
     const response = await run(sqsEvent([{ body: "{", groupId: "g", messageId: "m-j" }]));
     expect(failedIds(response)).toEqual([]);
-    expect(metrics.metrics).toEqual([{ name: "PoisonRecords", value: 1, unit: "Count" }]);
+    expect(metrics.metrics).toEqual([
+      { name: "PoisonRecords", value: 1, unit: "Count" },
+      {
+        name: "RecordDuration",
+        dimensions: { outcome: "poison" },
+        value: expect.any(Number),
+        unit: "Milliseconds",
+      },
+    ]);
     expect(issues.map((issue) => [issue.name, issue.message])).toEqual([
       ["PoisonRecord", "poison record: not a valid turn event, for the dead letters"],
     ]);

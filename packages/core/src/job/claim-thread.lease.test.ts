@@ -119,6 +119,8 @@ describe("whileClaimed", () => {
         },
       },
     );
+    // The run holds the lease, as after its claim: the failed pass is recorded under it.
+    expect(await claimThread(context)).toBeUndefined();
     await expect(
       whileClaimed(context, async () => {
         throw new Error("the pass broke");

@@ -54,6 +54,13 @@ function setup(
   context.stats.costUsd = costUsd;
   context.stats.failedCalls = failedCalls;
   context.stats.calls = 2;
+  // The pass commits under this run's lease, as a job's does after its claim.
+  const claimed = store.claimThread(job.orgId, job.threadId, {
+    owner: context.runId,
+    at,
+    leaseMs: 600_000,
+    turnEndedAt: at,
+  });
   return {
     store,
     metrics,
@@ -61,7 +68,10 @@ function setup(
     later: (ms: number) => {
       now += ms;
     },
-    commit: (rows: DigestRow[], stop?: DigestStopReason) => commitPass(context, rows, stop),
+    commit: async (rows: DigestRow[], stop?: DigestStopReason) => {
+      await claimed;
+      return commitPass(context, rows, stop);
+    },
   };
 }
 
