@@ -43,6 +43,9 @@ const CHECKPOINT_SETTINGS = [
   "CHECKPOINT_UPDATED_AT_COLUMN",
   // Set when the runtime gives the model read_original: time-varying tool output is digested too.
   "CONTEXT_CLEANER_READ_ORIGINAL",
+  // The nightly sweep's bound and how many nights it retries a thread left behind.
+  "SWEEP_MAX_THREADS",
+  "SWEEP_GIVE_UP_AFTER_NIGHTS",
 ];
 
 function checkpointEnvironment(): Record<string, string> {

@@ -6,7 +6,8 @@
  * from the owner table instead; `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see
  * `messageTableFromEnvironment`) lists threads from the app's own message table;
  * `CONTEXT_CLEANER_DB_DRIVER` (`neon` or `pg`) forces the database driver, else the URL
- * chooses it. Built on the first invocation.
+ * chooses it; `SWEEP_MAX_THREADS` and `SWEEP_GIVE_UP_AFTER_NIGHTS` override the run's bound and
+ * how many nights a thread left behind is retried. Built on the first invocation.
  * See docs/architecture.md#the-nightly-sweep.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -20,6 +21,7 @@ import {
   messageTableFromEnvironment,
   parseThreadOwnerSource,
   powertoolsMetrics,
+  sweepOptionsFromEnvironment,
 } from "@context-cleaner/core/worker";
 import { Resource } from "sst";
 import { lazyHandler } from "./lib/lazy-handler";
@@ -42,7 +44,9 @@ export const handler = lazyHandler(async () => {
   const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
   const databaseDriver = databaseDriverFromEnvironment(environment);
   const messageTable = messageTableFromEnvironment(environment);
+  const options = sweepOptionsFromEnvironment(environment);
   const dependencies = await createSweepDependencies({
+    options,
     databaseUrl: requireSecret(secrets, "databaseUrl", source),
     ...(databaseDriver ? { databaseDriver } : {}),
     ...(secrets.checkpointDatabaseUrl ? { checkpointDatabaseUrl: secrets.checkpointDatabaseUrl } : {}),

@@ -19,4 +19,5 @@ export * from "./run-job";
 export * from "./sqs-event";
 export * from "./sweep-dependencies";
 export * from "./sweep-handler";
+export * from "./sweep-settings";
 export * from "./thread-owner-source";

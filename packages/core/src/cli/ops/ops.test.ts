@@ -381,6 +381,24 @@ describe("context-cleaner sweep", () => {
     ).toBe(0);
     expect(patient.stdout()).toContain("acme/abandoned  failed  turn 2026-11-01T10:00:00.000Z");
     expect(patient.stdout()).not.toContain("given up");
+    // The nightly function's variable sets it too, and the flag wins over it.
+    const configured = capture({ DATABASE_URL: "postgres://x/y", SWEEP_GIVE_UP_AFTER_NIGHTS: "60" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], configured.io, context(configured).ops)).toBe(0);
+    expect(configured.stdout()).toContain("acme/abandoned  failed  turn 2026-11-01T10:00:00.000Z");
+    const flagged = capture({ DATABASE_URL: "postgres://x/y", SWEEP_GIVE_UP_AFTER_NIGHTS: "60" });
+    expect(
+      await runOpsCommand(
+        ["sweep", "--dry-run", "--give-up-after-nights", "5"],
+        flagged.io,
+        context(flagged).ops,
+      ),
+    ).toBe(0);
+    expect(flagged.stdout()).not.toContain("abandoned");
+    const wrong = capture({ DATABASE_URL: "postgres://x/y", SWEEP_GIVE_UP_AFTER_NIGHTS: "soon" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], wrong.io, context(wrong).ops)).toBe(2);
+    expect(wrong.stderr()).toContain(
+      'SWEEP_GIVE_UP_AFTER_NIGHTS must be a whole number of at least 1, got "soon"',
+    );
     expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
     expect(opened.queues).toEqual([]);

@@ -3,11 +3,12 @@ import { createDigestRepository } from "@context-cleaner/db";
 import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner";
 import { UsageError } from "../../errors";
 import type { ThreadDirectory, ThreadOwner } from "../../ports";
-import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
+import { runSweep, SWEEP_DEFAULTS, type SweepOptions, type SweepReport } from "../../sweep/run-sweep";
 import {
   checkedMessageTableFromEnvironment,
   type MessageTableConfig,
 } from "../../worker/message-table-config";
+import { sweepOptionsFromEnvironment } from "../../worker/sweep-settings";
 import { databaseUrlOf, type OpsContext, positiveInteger, withDatabase } from "./ops-context";
 
 function render(report: SweepReport): string {
@@ -38,8 +39,9 @@ const OWNER_SOURCES = ["checkpoint", "table"] as const;
  * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, owner from `--thread-owner`/`THREAD_OWNER_SOURCE`,
  * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`; the app's
  * message table from `CHECKPOINT_MESSAGE_TABLE` and its `CHECKPOINT_*_COLUMN` settings, checked
- * before anything opens. `--max-threads` and `--give-up-after-nights` override the run's bound
- * and how long a thread left behind is retried.
+ * before anything opens. `--max-threads`/`SWEEP_MAX_THREADS` and
+ * `--give-up-after-nights`/`SWEEP_GIVE_UP_AFTER_NIGHTS` override the run's bound and how long
+ * a thread left behind is retried.
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
   const { values } = parseArgs({
@@ -63,11 +65,21 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
   const dryRun = values["dry-run"] ?? false;
   const checkpointsUrl = values.checkpoints ?? io.environment.CHECKPOINT_DATABASE_URL;
   const queueUrl = values["queue-url"] ?? io.environment.DIGEST_QUEUE_URL;
-  const maxThreads = positiveInteger(values["max-threads"], "max-threads", SWEEP_DEFAULTS.maxThreads);
+  let fromEnvironment: SweepOptions;
+  try {
+    fromEnvironment = sweepOptionsFromEnvironment(io.environment);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const maxThreads = positiveInteger(
+    values["max-threads"],
+    "max-threads",
+    fromEnvironment.maxThreads ?? SWEEP_DEFAULTS.maxThreads,
+  );
   const giveUpAfterNights = positiveInteger(
     values["give-up-after-nights"],
     "give-up-after-nights",
-    SWEEP_DEFAULTS.giveUpAfterNights,
+    fromEnvironment.giveUpAfterNights ?? SWEEP_DEFAULTS.giveUpAfterNights,
   );
   const ownerValue = values["thread-owner"] ?? (io.environment.THREAD_OWNER_SOURCE || undefined);
   const ownerSource = OWNER_SOURCES.find((source) => source === (ownerValue ?? "checkpoint"));

@@ -1,0 +1,30 @@
+import type { SweepOptions } from "../sweep/index";
+
+/**
+ * The environment variables that override the sweep's bounds, by option: the nightly
+ * function and `context-cleaner sweep` read the same ones (a flag wins over its variable).
+ */
+export const SWEEP_ENVIRONMENT = {
+  maxThreads: "SWEEP_MAX_THREADS",
+  giveUpAfterNights: "SWEEP_GIVE_UP_AFTER_NIGHTS",
+} as const satisfies Partial<Record<keyof SweepOptions, string>>;
+
+/**
+ * The sweep options the environment sets; an unset or empty variable leaves the default.
+ * @throws {Error} naming the variable when its value is not a whole number of at least 1.
+ */
+export function sweepOptionsFromEnvironment(environment: Record<string, string | undefined>): SweepOptions {
+  const options: SweepOptions = {};
+  for (const [option, variable] of Object.entries(SWEEP_ENVIRONMENT) as [
+    keyof typeof SWEEP_ENVIRONMENT,
+    string,
+  ][]) {
+    const value = environment[variable];
+    if (value === undefined || value === "") continue;
+    if (!/^[1-9][0-9]*$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+      throw new Error(`${variable} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+    }
+    options[option] = Number(value);
+  }
+  return options;
+}
