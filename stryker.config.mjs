@@ -44,6 +44,7 @@ export default {
     "functions/lib/lazy-handler.ts",
     "functions/lib/secrets.ts",
     "packages/core/src/job/group-requests.ts",
+    "packages/core/src/job/plan-pass.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],
