@@ -43,6 +43,8 @@ export default {
     "packages/core/src/worker/digest-handler.ts",
     "functions/lib/lazy-handler.ts",
     "functions/lib/secrets.ts",
+    "packages/core/src/job/group-requests.ts",
+    "packages/core/src/job/plan-pass.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],

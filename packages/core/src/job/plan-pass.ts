@@ -52,6 +52,7 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
   const policy = resolveToolPolicy(options.policy);
   const existing: DigestMap = await ports.store.loadThreadDigests(job.orgId, job.threadId);
   for (const message of messages) {
+    // Stryker disable next-line ConditionalExpression: equivalent — only a tool result has a toolCallId, so no other message matches a row
     if (message.role !== "tool") continue;
     const row = existing.get(message.toolCallId);
     if (row && row.contentSha256 !== messageContentSha256(message)) stats.stale++;
