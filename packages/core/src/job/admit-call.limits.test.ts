@@ -152,4 +152,13 @@ describe("admitCall: the limits, in order", () => {
     expect(await admitCall(context, group, day)).toMatchObject({ reservedUsd: 0 });
     expect(await remainingUsd(store, 0)).toBe(0);
   });
+
+  it("admits a free call when earlier calls overspent the budget: only a call with an estimate reserves", async () => {
+    const { context, store } = await setup({ dailyBudgetUsd: 1 }, { estimateUsd: 0 });
+    await store.settleSpend(job.orgId, day, 0, 1.5);
+    expect(await admitCall(context, group, day)).toMatchObject({ reservedUsd: 0 });
+    const { context: priced } = await setup({ dailyBudgetUsd: 1 }, { estimateUsd: 0.01 });
+    await priced.ports.store.settleSpend(job.orgId, day, 0, 1.5);
+    expect(await admitCall(priced, group, day)).toBe("budget");
+  });
 });
