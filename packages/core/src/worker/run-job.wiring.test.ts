@@ -43,7 +43,10 @@ describe("runJob", () => {
   });
 
   it("gives the job the invocation's remaining time", async () => {
-    const outcome = await runJob(payload(at), ports(), { options: { minCharsPerPass: 1 }, remainingTimeMs: () => 1 });
+    const outcome = await runJob(payload(at), ports(), {
+      options: { minCharsPerPass: 1 },
+      remainingTimeMs: () => 1,
+    });
     expect(outcome).toMatchObject({ reason: "out_of_time", calls: 0 });
   });
 

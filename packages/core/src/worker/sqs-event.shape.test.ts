@@ -53,7 +53,9 @@ describe("sqsRecord", () => {
     const sent = Number(first.attributes.SentTimestamp);
     expect(sent).toBeGreaterThanOrEqual(before);
     expect(sent).toBeLessThanOrEqual(after);
-    expect(first.attributes.MessageDeduplicationId).toBe(createHash("sha256").update("é", "utf8").digest("hex"));
+    expect(first.attributes.MessageDeduplicationId).toBe(
+      createHash("sha256").update("é", "utf8").digest("hex"),
+    );
     expect(first.md5OfBody).toBe(createHash("md5").update("é", "utf8").digest("hex"));
     expect(first.eventSourceARN).toBe(LOCAL_QUEUE_ARN);
     expect(first.awsRegion).toBe("local");
