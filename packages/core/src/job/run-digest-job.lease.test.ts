@@ -3,7 +3,7 @@ import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
-import type { Clock, DigestModel, DigestRequest, Metric } from "../ports";
+import type { Clock, DigestModel, DigestRequest, DigestStore, Metric } from "../ports";
 import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 import { runDigestJob } from "./run-digest-job";
 
@@ -29,7 +29,15 @@ const payload = {
 function usurped() {
   let storeNow = at.getTime();
   const storeClock: Clock = { now: () => new Date(storeNow) };
-  const store = createInMemoryDigestStore({ clock: storeClock });
+  const inMemory = createInMemoryDigestStore({ clock: storeClock });
+  const commits = { attempted: 0 };
+  const store: DigestStore = {
+    ...inMemory,
+    commitLeasedPass: (...args) => {
+      commits.attempted++;
+      return inMemory.commitLeasedPass(...args);
+    },
+  };
   const inner = createExtractiveDigester();
   const requests: DigestRequest[] = [];
   const digester: DigestModel = {
@@ -57,12 +65,12 @@ function usurped() {
     clock: fixedClock(at),
     metrics: { record: (metric: Metric) => metrics.push(metric) },
   };
-  return { store, ports, requests, metrics };
+  return { store, ports, requests, metrics, commits };
 }
 
 describe("a job whose lease is taken over mid-pass, on the in-memory store", () => {
   it("ends lease_lost after its last call, writes no row and leaves the new holder's record", async () => {
-    const { store, ports, requests, metrics } = usurped();
+    const { store, ports, requests, metrics, commits } = usurped();
     const outcome = await runDigestJob(payload, ports, {
       maxPagesPerCall: 1,
       digestConcurrency: 1,
@@ -70,6 +78,8 @@ describe("a job whose lease is taken over mid-pass, on the in-memory store", () 
     });
     expect(requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "skipped", reason: "lease_lost", calls: 1, digestsWritten: 0 });
+    // Its commit was tried, and refused by the store's fence.
+    expect(commits.attempted).toBe(1);
     expect(metrics).toContainEqual({
       name: "SkippedJobs",
       value: 1,
@@ -82,10 +92,12 @@ describe("a job whose lease is taken over mid-pass, on the in-memory store", () 
   });
 
   it("makes no call once it no longer holds the lease and ends lease_lost", async () => {
-    const { store, ports, requests } = usurped();
+    const { store, ports, requests, commits } = usurped();
     const outcome = await runDigestJob(payload, ports, { maxPagesPerCall: 1, digestConcurrency: 1 });
     expect(requests).toHaveLength(1);
     expect(outcome).toMatchObject({ status: "skipped", reason: "lease_lost", calls: 1, digestsWritten: 0 });
+    // Found before its next call: it does not try to commit at all.
+    expect(commits.attempted).toBe(0);
     expect((await store.loadThreadDigests(payload.orgId, payload.threadId)).size).toBe(0);
   });
 });
