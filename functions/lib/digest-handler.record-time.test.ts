@@ -1,0 +1,196 @@
+import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import {
+  createExtractiveDigester,
+  createInMemoryCheckpointReader,
+  createInMemoryDigestStore,
+  type DigestModel,
+  type DigestStore,
+  type TurnLock,
+} from "@context-cleaner/core";
+import {
+  createDigestHandler,
+  type DigestHandlerDependencies,
+  lambdaContext,
+  sqsEvent,
+} from "@context-cleaner/core/worker";
+import { describe, expect, it } from "vitest";
+import { type ManualClock, manualClock } from "../../packages/core/test/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "../test/recorders";
+import { heavyThread, rawToolChars } from "../test/threads";
+
+const ORG = "org-record-time";
+const THREAD = "ground-lease";
+const TURN_END = "2026-11-30T10:00:00.000Z";
+const NOW = new Date("2026-11-30T10:05:00Z");
+
+function turnRecord(body?: string) {
+  return {
+    body:
+      body ??
+      JSON.stringify({
+        orgId: ORG,
+        threadId: THREAD,
+        rawToolChars: rawToolChars(heavyThread().messages),
+        turnEndedAt: TURN_END,
+      }),
+    groupId: turnEventGroupId(ORG, THREAD),
+    deduplicationId: turnEventDeduplicationId(ORG, THREAD, TURN_END),
+    messageId: "m-time",
+  };
+}
+
+/**
+ * Runs one record through a handler whose ports move `clock` as `build` makes them, and
+ * returns the record's `RecordDuration` metrics and whether the record was handed back.
+ */
+async function timeOne(
+  build: (clock: ManualClock) => {
+    store?: DigestStore;
+    lock?: TurnLock;
+    digester?: DigestModel;
+    deadLetters?: DigestHandlerDependencies["queue"]["deadLetters"];
+    maxCallsPerJob?: number;
+  },
+  body?: string,
+) {
+  const clock = manualClock(NOW);
+  const parts = build(clock);
+  const metrics = recordingMetrics();
+  const handler = createDigestHandler({
+    ports: {
+      checkpoints: createInMemoryCheckpointReader(new Map([[THREAD, heavyThread().messages]])),
+      store: parts.store ?? createInMemoryDigestStore({ clock }),
+      digester: parts.digester ?? createExtractiveDigester(),
+      clock,
+      ...(parts.lock ? { lock: parts.lock } : {}),
+    },
+    queue: {
+      changeVisibility: async () => {},
+      deadLetters: parts.deadLetters ?? { send: async () => ({ messageId: "dead-1" }) },
+    },
+    logger: recordingLogger(),
+    metrics,
+    issues: () => {},
+    jobOptions: { maxCallsPerJob: parts.maxCallsPerJob ?? 100 },
+  });
+  const context = {
+    ...lambdaContext({ functionName: "digest", timeoutMs: 300_000 }),
+    getRemainingTimeInMillis: () => 300_000,
+  };
+  const response = await handler(sqsEvent([turnRecord(body)]), context);
+  return {
+    timed: metrics.metrics.filter((metric) => metric.name === "RecordDuration"),
+    handedBack: response.batchItemFailures.length > 0,
+  };
+}
+
+/** A digester that takes `seconds` of the clock per call. */
+function slowDigester(clock: ManualClock, seconds: number): DigestModel {
+  const inner = createExtractiveDigester();
+  return {
+    ...inner,
+    digest: async (...args: Parameters<DigestModel["digest"]>) => {
+      clock.advance(seconds);
+      return inner.digest(...args);
+    },
+  };
+}
+
+const duration = (outcome: string, value: number) => ({
+  name: "RecordDuration",
+  value,
+  unit: "Milliseconds",
+  dimensions: { outcome },
+});
+
+describe("digest handler: each record's RecordDuration", () => {
+  it("times a job that digests everything as done, from the record's start to its ack", async () => {
+    const { timed, handedBack } = await timeOne((clock) => ({ digester: slowDigester(clock, 2) }));
+    expect(handedBack).toBe(false);
+    expect(timed).toHaveLength(1);
+    expect(timed[0]?.dimensions).toEqual({ outcome: "done" });
+    expect(timed[0]?.unit).toBe("Milliseconds");
+    // Two seconds per digest call, at least one call.
+    expect(timed[0]?.value).toBeGreaterThanOrEqual(2_000);
+    expect((timed[0]?.value ?? 0) % 2_000).toBe(0);
+  });
+
+  it("times a pass cut short by its call cap as partial", async () => {
+    const { timed } = await timeOne((clock) => ({ digester: slowDigester(clock, 3), maxCallsPerJob: 1 }));
+    expect(timed).toEqual([duration("partial", 3_000)]);
+  });
+
+  it("times a record handed back while a turn runs as requeued", async () => {
+    const { timed, handedBack } = await timeOne((clock) => ({
+      lock: {
+        isHeld: async () => {
+          clock.advance(4);
+          return true;
+        },
+      },
+    }));
+    expect(handedBack).toBe(true);
+    expect(timed).toEqual([duration("requeued", 4_000)]);
+  });
+
+  it("times a job that throws as failed", async () => {
+    const { timed, handedBack } = await timeOne((clock) => ({
+      store: {
+        ...createInMemoryDigestStore({ clock }),
+        getPass: async () => {
+          clock.advance(5);
+          throw new Error("connection reset");
+        },
+      },
+    }));
+    expect(handedBack).toBe(true);
+    expect(timed).toEqual([duration("failed", 5_000)]);
+  });
+
+  it("times a poison record dead-lettered as poison", async () => {
+    const { timed, handedBack } = await timeOne(
+      (clock) => ({
+        deadLetters: {
+          send: async () => {
+            clock.advance(6);
+            return { messageId: "dead-1" };
+          },
+        },
+      }),
+      "{not json",
+    );
+    expect(handedBack).toBe(false);
+    expect(timed).toEqual([duration("poison", 6_000)]);
+  });
+
+  it("times a poison record handed back for want of its dead letters as poison, not requeued or failed", async () => {
+    const { timed, handedBack } = await timeOne(
+      (clock) => ({
+        deadLetters: {
+          send: async () => {
+            clock.advance(7);
+            throw new Error("dead-letter queue unreachable");
+          },
+        },
+      }),
+      "{not json",
+    );
+    expect(handedBack).toBe(true);
+    expect(timed).toEqual([duration("poison", 7_000)]);
+  });
+
+  it("never records a negative time when the clock steps back during a record", async () => {
+    const { timed } = await timeOne(
+      (clock) => ({
+        deadLetters: {
+          send: async () => {
+            clock.advance(-8);
+            return { messageId: "dead-1" };
+          },
+        },
+      }),
+      "{not json",
+    );
+    expect(timed).toEqual([duration("poison", 0)]);
+  });
+});
