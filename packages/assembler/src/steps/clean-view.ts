@@ -1,7 +1,9 @@
+import { contentText } from "../content";
 import { digestNoteLine, snippet } from "../contract/compaction-note";
 import {
   BUDGET_STUB_PREFIX,
   DIGEST_HEADER,
+  DUPLICATE_PREFIX,
   figuresOnlyDigest,
   renderBudgetStub,
   renderOriginalHandle,
@@ -269,6 +271,13 @@ function condensesEarly(reason: KeepReason | undefined): boolean {
  * Past the budget, a result before the wall that the view still holds as the thread has it
  * (raw, or pinned) gives way to its matching digest or a stub naming its re-read call.
  */
+/** Whether a result's text is one of the cleaner's own condensed forms. */
+function isCondensedText(text: string): boolean {
+  return (
+    text.startsWith(DUPLICATE_PREFIX) || text.startsWith(DIGEST_HEADER) || text.startsWith(BUDGET_STUB_PREFIX)
+  );
+}
+
 function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
@@ -280,6 +289,10 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
     if (entry) checkDigestEntry(message.toolCallId, entry);
     // The row's own digest, substituted by an earlier pass: already condensed.
     if (entry && message.content === entry.digest) return undefined;
+    // A stand-in an earlier assembly wrote (a duplicate stub, a digest or its figures-only
+    // form, a budget stub): already condensed, and condensing it again would make a second
+    // assembly of a view change it.
+    if (isCondensedText(contentText(message.content))) return undefined;
     const text =
       entry && facts.thread.hashAt(index) === entry.contentSha256 ? entry.digest : budgetStubOf(facts, index);
     return text === undefined ? undefined : withContent(message, text);
