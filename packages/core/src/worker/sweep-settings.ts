@@ -1,3 +1,4 @@
+import { parsePositiveInteger } from "../positive-integer";
 import type { SweepOptions } from "../sweep/index";
 
 /**
@@ -21,10 +22,11 @@ export function sweepOptionsFromEnvironment(environment: Record<string, string |
   ][]) {
     const value = environment[variable];
     if (value === undefined || value === "") continue;
-    if (!/^[1-9][0-9]*$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) {
+    const count = parsePositiveInteger(value);
+    if (count === undefined) {
       throw new Error(`${variable} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
     }
-    options[option] = Number(value);
+    options[option] = count;
   }
   return options;
 }

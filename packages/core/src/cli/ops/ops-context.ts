@@ -1,7 +1,7 @@
-import { integerProblem } from "@context-cleaner/assembler/internal";
 import type { Database } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory, ThreadOwner } from "../../ports";
+import { parsePositiveInteger } from "../../positive-integer";
 import type { DigestQueue } from "../../queue/digest-queue";
 import type { MessageTableConfig } from "../../worker/message-table-config";
 import type { CliIo } from "../cli-io";
@@ -130,13 +130,13 @@ export function required(value: string | undefined, flag: string, command: strin
   return value;
 }
 
-/** A positive integer flag's value. */
+/** A positive integer flag's value, in decimal digits as its environment variable takes it. */
 export function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const number = Number(value);
-  const problem = integerProblem(number);
-  if (problem) throw new UsageError(`--${flag} ${problem}, got ${JSON.stringify(value)}`);
-  return number;
+  const count = parsePositiveInteger(value);
+  if (count === undefined)
+    throw new UsageError(`--${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+  return count;
 }
 
 /** Runs `work` on the database at `url`, closing it after. */

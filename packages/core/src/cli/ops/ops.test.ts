@@ -405,6 +405,27 @@ describe("context-cleaner sweep", () => {
     expect(await queue.receive(10)).toEqual([]);
   });
 
+  it("reads a count flag as the function reads its variable: decimal digits only", async () => {
+    for (const [flag, value] of [
+      ["--max-threads", "1e3"],
+      ["--max-threads", "0x10"],
+      ["--give-up-after-nights", "2.0"],
+      ["--give-up-after-nights", "0"],
+    ] as const) {
+      const run = capture({ DATABASE_URL: "postgres://x/y" });
+      expect(await runOpsCommand(["sweep", "--dry-run", flag, value], run.io, context(run).ops)).toBe(2);
+      expect(run.stderr()).toContain(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+    }
+    const spaced = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(
+        ["sweep", "--dry-run", "--max-threads", " 25 ", "--json"],
+        spaced.io,
+        context(spaced).ops,
+      ),
+    ).toBe(0);
+  });
+
   it("without --dry-run, sends each job with the publisher's ids", async () => {
     const run = capture({ DATABASE_URL: "postgres://x/y", DIGEST_QUEUE_URL: "queue" });
     const { ops, queue } = context(run);
