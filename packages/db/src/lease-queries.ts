@@ -21,6 +21,24 @@ function requireOwner(value: unknown): string {
   return requireStorable(value, "owner");
 }
 
+/** The thread a lease query is about, and the run that asks: checked, in this order. */
+interface LeaseKey {
+  organization: string;
+  thread: string;
+  owner: string;
+}
+
+/**
+ * The checked org, thread and lease owner of a lease query (the owner read from `holder`
+ * only once the org and thread have passed).
+ * @throws {InvalidStorageInputError} for a bad org or thread id, or an empty owner.
+ */
+function leaseKey(orgId: string, threadId: string, holder: { readonly owner: string }): LeaseKey {
+  const organization = requireOrganizationId(orgId);
+  const thread = requireId(threadId, "threadId");
+  return { organization, thread, owner: requireOwner(holder.owner) };
+}
+
 /** A lease lasts at most a day: longer would only hide a dead runner. */
 const MAX_LEASE_MS = 86_400_000;
 
@@ -50,9 +68,7 @@ export async function claimThread(
   threadId: string,
   claim: ThreadClaimInput,
 ): Promise<ThreadClaim> {
-  const organization = requireOrganizationId(orgId);
-  const thread = requireId(threadId, "threadId");
-  const owner = requireOwner(claim.owner);
+  const { organization, thread, owner } = leaseKey(orgId, threadId, claim);
   const at = optionalDate(claim.at, "at");
   if (at === null) throw new InvalidStorageInputError("at", "required");
   const leaseMs = requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS);
@@ -108,9 +124,7 @@ export async function releaseThread(
   threadId: string,
   owner: string,
 ): Promise<boolean> {
-  const organization = requireOrganizationId(orgId);
-  const thread = requireId(threadId, "threadId");
-  const holder = requireOwner(owner);
+  const { organization, thread, owner: holder } = leaseKey(orgId, threadId, { owner });
   const released = await database.withOrganization(organization, (transaction) =>
     transaction
       .update(threadPass)
@@ -134,9 +148,7 @@ export async function holdsLease(
   threadId: string,
   owner: string,
 ): Promise<boolean> {
-  const organization = requireOrganizationId(orgId);
-  const thread = requireId(threadId, "threadId");
-  const holder = requireOwner(owner);
+  const { organization, thread, owner: holder } = leaseKey(orgId, threadId, { owner });
   const rows = await database.withOrganization(
     organization,
     (transaction) =>
@@ -163,9 +175,7 @@ export async function commitLeasedPass(
   threadId: string,
   commit: LeasedPassInput,
 ): Promise<LeasedPassCommit> {
-  const organization = requireOrganizationId(orgId);
-  const thread = requireId(threadId, "threadId");
-  const owner = requireOwner(commit.owner);
+  const { organization, thread, owner } = leaseKey(orgId, threadId, commit);
   commit.rows.forEach((row, index) => {
     if (row.threadId !== thread) {
       throw new InvalidStorageInputError(`rows[${index}].threadId`, "must be the committed thread");
