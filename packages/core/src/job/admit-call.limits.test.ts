@@ -1,19 +1,20 @@
 import { createToolPolicy } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import {
+  claimStageThread,
+  type InMemoryDigestStore,
+  STAGE_JOB as job,
+  stageContext,
+} from "#test/core/fixtures/job-stage";
 import { classifyThread } from "../classify/classify-thread";
-import { fixedClock } from "../clock";
 import { createExtractiveDigester } from "../digesters/extractive-digester";
 import type { DigestModel } from "../ports";
-import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 import { admitCall } from "./admit-call";
 import { toRequest } from "./group-requests";
-import { createJobContext } from "./job-context";
-import { type DigestJobOptions, resolveJobOptions } from "./options";
+import type { DigestJobOptions } from "./options";
 
-const at = new Date("2026-11-30T10:00:00.000Z");
 const day = "2026-11-30";
-const job = { orgId: "acme", threadId: "thread-1", rawToolChars: 200_000, turnEndedAt: at.toISOString() };
 const fixture = buildHeavyThread({
   name: "admit",
   seed: 3,
@@ -26,7 +27,7 @@ const group = classifyThread(fixture.messages, createToolPolicy(), {
 }).candidates.slice(0, 2);
 
 /** What the org's ledger has left of `budgetUsd` today (a zero reservation reserves nothing). */
-async function remainingUsd(store: ReturnType<typeof createInMemoryDigestStore>, budgetUsd: number) {
+async function remainingUsd(store: InMemoryDigestStore, budgetUsd: number) {
   const probe: { ok: boolean; remainingUsd?: number } = await store.reserveSpend(
     job.orgId,
     day,
@@ -44,7 +45,6 @@ async function setup(
     claim = true,
   }: { remainingMs?: number; estimateUsd?: number; claim?: boolean } = {},
 ) {
-  const store = createInMemoryDigestStore();
   const estimates: unknown[] = [];
   const digester: DigestModel = {
     ...createExtractiveDigester(),
@@ -57,25 +57,12 @@ async function setup(
           },
         }),
   };
-  const context = createJobContext(
-    job,
-    {
-      checkpoints: { readThread: async () => [] },
-      store,
-      digester,
-      clock: fixedClock(at),
-      ...(remainingMs === undefined ? {} : { remainingTimeMs: () => remainingMs }),
-    },
-    resolveJobOptions(options),
-  );
-  if (claim) {
-    await store.claimThread(job.orgId, job.threadId, {
-      owner: context.runId,
-      at,
-      leaseMs: 600_000,
-      turnEndedAt: at,
-    });
-  }
+  const { store, context } = stageContext({
+    digester,
+    options,
+    ...(remainingMs === undefined ? {} : { remainingTimeMs: () => remainingMs }),
+  });
+  if (claim) await claimStageThread(store, context.runId);
   return { store, context, estimates };
 }
 

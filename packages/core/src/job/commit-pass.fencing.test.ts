@@ -1,54 +1,24 @@
 import { describe, expect, it } from "vitest";
+import {
+  STAGE_AT as at,
+  claimStageThread,
+  savingRow as row,
+  stageContext,
+} from "#test/core/fixtures/job-stage";
 import { fixedClock } from "../clock";
-import { createExtractiveDigester } from "../digesters/extractive-digester";
-import type { DigestRow, Metric } from "../ports";
 import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 import { commitPass } from "./commit-pass";
-import { createJobContext } from "./job-context";
-import { resolveJobOptions } from "./options";
-
-const at = new Date("2026-11-30T10:00:00.000Z");
-const job = { orgId: "acme", threadId: "thread-1", rawToolChars: 200_000, turnEndedAt: at.toISOString() };
-
-/** A digest row saving `saved` chars. */
-function row(toolCallId: string, saved: number): DigestRow {
-  const digest = "d".repeat(10);
-  return {
-    threadId: job.threadId,
-    toolCallId,
-    toolName: "read_document",
-    provenanceArgs: { doc: toolCallId },
-    contentSha256: "a".repeat(64),
-    originalChars: digest.length + saved,
-    kind: "digest",
-    digest,
-    digestChars: digest.length,
-    model: "m",
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-  };
-}
 
 /** A run whose lease another run took over before its commit (its own claim lapsed). */
 async function leaseTakenOver({ costUsd }: { costUsd: number }) {
-  const store = createInMemoryDigestStore({ clock: fixedClock(at) });
-  const metrics: Metric[] = [];
-  const context = createJobContext(
-    job,
-    {
-      checkpoints: { readThread: async () => [] },
-      store,
-      digester: createExtractiveDigester(),
-      clock: fixedClock(at),
-      metrics: { record: (metric) => metrics.push(metric) },
-    },
-    resolveJobOptions({ minCharsPerPass: 1_000 }),
-  );
+  const { store, metrics, context } = stageContext({
+    store: createInMemoryDigestStore({ clock: fixedClock(at) }),
+    options: { minCharsPerPass: 1_000 },
+  });
   context.stats.costUsd = costUsd;
   context.stats.calls = 3;
   context.stats.digestsWritten = 2;
-  await store.claimThread("acme", "thread-1", { owner: "other", at, leaseMs: 60_000, turnEndedAt: at });
+  await claimStageThread(store, "other", 60_000);
   await store.commitLeasedPass("acme", "thread-1", {
     owner: "other",
     rows: [row("theirs", 5_000)],

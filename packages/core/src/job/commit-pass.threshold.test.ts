@@ -1,66 +1,32 @@
 import type { PolicyMode } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { createExtractiveDigester } from "../digesters/extractive-digester";
+import {
+  STAGE_AT as at,
+  claimStageThread,
+  savingRow as row,
+  stageContext,
+} from "#test/core/fixtures/job-stage";
 import type { Clock, DigestRow, Metric } from "../ports";
-import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 import { commitPass } from "./commit-pass";
-import { createJobContext } from "./job-context";
-import { type DigestJobOptions, resolveJobOptions } from "./options";
+import type { DigestJobOptions } from "./options";
 import type { DigestStopReason } from "./outcome";
-
-const at = new Date("2026-11-30T10:00:00.000Z");
-const job = { orgId: "acme", threadId: "thread-1", rawToolChars: 200_000, turnEndedAt: at.toISOString() };
-
-/** A digest row saving `saved` chars. */
-function row(toolCallId: string, saved: number): DigestRow {
-  const digest = "d".repeat(10);
-  return {
-    threadId: job.threadId,
-    toolCallId,
-    toolName: "read_document",
-    provenanceArgs: { doc: toolCallId },
-    contentSha256: "a".repeat(64),
-    originalChars: digest.length + saved,
-    kind: "digest",
-    digest,
-    digestChars: digest.length,
-    model: "m",
-    inputTokens: 0,
-    outputTokens: 0,
-    costUsd: 0,
-  };
-}
 
 function setup(
   options: Partial<DigestJobOptions> = {},
   { mode, costUsd = 0, failedCalls = 0 }: { mode?: PolicyMode; costUsd?: number; failedCalls?: number } = {},
 ) {
-  const store = createInMemoryDigestStore();
-  const metrics: Metric[] = [];
   let now = at.getTime();
   const clock: Clock = { now: () => new Date(now) };
-  const context = createJobContext(
-    job,
-    {
-      checkpoints: { readThread: async () => [] },
-      store,
-      digester: createExtractiveDigester(),
-      clock,
-      metrics: { record: (metric) => metrics.push(metric) },
-    },
-    resolveJobOptions({ minCharsPerPass: 1_000, ...options }),
-    mode,
-  );
+  const { store, metrics, context } = stageContext({
+    clock,
+    options: { minCharsPerPass: 1_000, ...options },
+    ...(mode === undefined ? {} : { mode }),
+  });
   context.stats.costUsd = costUsd;
   context.stats.failedCalls = failedCalls;
   context.stats.calls = 2;
   // The pass commits under this run's lease, as a job's does after its claim.
-  const claimed = store.claimThread(job.orgId, job.threadId, {
-    owner: context.runId,
-    at,
-    leaseMs: 600_000,
-    turnEndedAt: at,
-  });
+  const claimed = claimStageThread(store, context.runId);
   return {
     store,
     metrics,

@@ -2,17 +2,19 @@ import type { Message } from "@context-cleaner/assembler";
 import { messageContentSha256 } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { filler, threadBuilder } from "#test/core/fixtures/golden-threads";
+import {
+  STAGE_AT as at,
+  claimStageThread,
+  STAGE_JOB as job,
+  stageContext,
+} from "#test/core/fixtures/job-stage";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
-import { createExtractiveDigester } from "../digesters/extractive-digester";
-import type { Clock, DigestRow, Metric } from "../ports";
+import type { DigestRow } from "../ports";
 import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
-import { createJobContext } from "./job-context";
-import { type DigestJobOptions, resolveJobOptions } from "./options";
+import type { DigestJobOptions } from "./options";
 import type { DigestJobOutcome } from "./outcome";
 import { type PassPlan, planPass } from "./plan-pass";
 
-const at = new Date("2026-11-30T10:00:00.000Z");
-const job = { orgId: "acme", threadId: "thread-1", rawToolChars: 200_000, turnEndedAt: at.toISOString() };
 const NUL = "\u0000";
 
 type Read = [id: string, tool: string, args: Record<string, unknown>, content: string];
@@ -73,28 +75,13 @@ async function setup(
 ) {
   const store = createInMemoryDigestStore();
   if (seed.length > 0) await store.upsertDigests(job.orgId, seed);
-  const metrics: Metric[] = [];
-  const clock: Clock = { now: () => at };
-  const context = createJobContext(
-    job,
-    {
-      checkpoints: createInMemoryCheckpointReader(new Map(messages ? [[job.threadId, messages]] : [])),
-      store,
-      digester: createExtractiveDigester(),
-      clock,
-      metrics: { record: (metric) => metrics.push(metric) },
-    },
-    resolveJobOptions({ minCharsPerPass: 0, recencyKeepExchanges: 1, ...options }),
-  );
+  const { metrics, context } = stageContext({
+    store,
+    checkpoints: createInMemoryCheckpointReader(new Map(messages ? [[job.threadId, messages]] : [])),
+    options: { minCharsPerPass: 0, recencyKeepExchanges: 1, ...options },
+  });
   // The pass records under this run's lease, as a job's does after its claim.
-  if (claim) {
-    await store.claimThread(job.orgId, job.threadId, {
-      owner: context.runId,
-      at,
-      leaseMs: 600_000,
-      turnEndedAt: at,
-    });
-  }
+  if (claim) await claimStageThread(store, context.runId);
   return { store, metrics, context };
 }
 
