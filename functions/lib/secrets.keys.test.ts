@@ -1,33 +1,13 @@
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type FakeSecretsManager,
-  startFakeSecretsManager,
-} from "../../packages/core/test/fakes/secrets-manager";
+import { describe, expect, it } from "vitest";
+import { useFakeSecretsManager } from "../../packages/core/test/fakes/use-fake-secrets-manager";
 import { requireSecret, secretsFromSecretsManager } from "./secrets";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-keys";
-let fake: FakeSecretsManager;
-let client: SecretsManagerClient;
-
-beforeAll(async () => {
-  fake = await startFakeSecretsManager();
-  client = new SecretsManagerClient({
-    endpoint: fake.url,
-    region: "eu-west-1",
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-    maxAttempts: 1,
-  });
-});
-
-afterAll(async () => {
-  client.destroy();
-  await fake.close();
-});
+const secretsManager = useFakeSecretsManager();
 
 describe("the functions' secret record", () => {
   it("reads each secret from its documented key", async () => {
-    fake.secrets.set(ARN, {
+    secretsManager.fake.secrets.set(ARN, {
       kind: "string",
       value: JSON.stringify({
         ANTHROPIC_API_KEY: "sk-ant",
@@ -38,7 +18,7 @@ describe("the functions' secret record", () => {
         UPSTASH_REDIS_REST_TOKEN: "token",
       }),
     });
-    expect(await secretsFromSecretsManager(ARN, client)).toStrictEqual({
+    expect(await secretsFromSecretsManager(ARN, secretsManager.client)).toStrictEqual({
       anthropicApiKey: "sk-ant",
       openAiCompatibleApiKey: "sk-oai",
       databaseUrl: "postgres://app",
@@ -49,8 +29,11 @@ describe("the functions' secret record", () => {
   });
 
   it("leaves out the secrets the record does not hold, key and all", async () => {
-    fake.secrets.set(ARN, { kind: "string", value: JSON.stringify({ DATABASE_URL: "postgres://app" }) });
-    expect(Object.keys(await secretsFromSecretsManager(ARN, client))).toEqual(["databaseUrl"]);
+    secretsManager.fake.secrets.set(ARN, {
+      kind: "string",
+      value: JSON.stringify({ DATABASE_URL: "postgres://app" }),
+    });
+    expect(Object.keys(await secretsFromSecretsManager(ARN, secretsManager.client))).toEqual(["databaseUrl"]);
   });
 
   it("takes an empty secret for a missing one", () => {

@@ -1,33 +1,13 @@
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type FakeSecretsManager,
-  startFakeSecretsManager,
-} from "../../packages/core/test/fakes/secrets-manager";
+import { describe, expect, it } from "vitest";
+import { useFakeSecretsManager } from "../../packages/core/test/fakes/use-fake-secrets-manager";
 import { requireSecret, secretsFromSecretsManager } from "./secrets";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-AbCdEf";
-let fake: FakeSecretsManager;
-let client: SecretsManagerClient;
-
-beforeAll(async () => {
-  fake = await startFakeSecretsManager();
-  client = new SecretsManagerClient({
-    endpoint: fake.url,
-    region: "eu-west-1",
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-    maxAttempts: 1,
-  });
-});
-
-afterAll(async () => {
-  client.destroy();
-  await fake.close();
-});
+const secretsManager = useFakeSecretsManager();
 
 describe("secretsFromSecretsManager", () => {
   it("maps the secret's keys to the functions' secrets, leaving out absent and empty ones", async () => {
-    fake.secrets.set(ARN, {
+    secretsManager.fake.secrets.set(ARN, {
       kind: "string",
       value: JSON.stringify({
         DATABASE_URL: "postgres://app@db.example/app",
@@ -36,11 +16,11 @@ describe("secretsFromSecretsManager", () => {
         UNRELATED: "x",
       }),
     });
-    expect(await secretsFromSecretsManager(ARN, client)).toEqual({
+    expect(await secretsFromSecretsManager(ARN, secretsManager.client)).toEqual({
       databaseUrl: "postgres://app@db.example/app",
       checkpointDatabaseUrl: "postgres://reader@db.example/agent",
     });
-    expect(fake.requests).toEqual([ARN]);
+    expect(secretsManager.fake.requests).toEqual([ARN]);
   });
 
   it("names a secret the function cannot run without", () => {

@@ -1,31 +1,14 @@
-import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeSecretsManager, startFakeSecretsManager } from "#test/core/fakes/secrets-manager";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useFakeSecretsManager } from "#test/core/fakes/use-fake-secrets-manager";
 import { SecretReadError } from "../errors";
 import { createSecretReader } from "./secret-reader";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-AbCdEf";
-let fake: FakeSecretsManager;
-let client: SecretsManagerClient;
-
-beforeAll(async () => {
-  fake = await startFakeSecretsManager();
-  client = new SecretsManagerClient({
-    endpoint: fake.url,
-    region: "eu-west-1",
-    credentials: { accessKeyId: "test", secretAccessKey: "test" },
-    maxAttempts: 1,
-  });
-});
-
-afterAll(async () => {
-  client.destroy();
-  await fake.close();
-});
+const secretsManager = useFakeSecretsManager();
 
 beforeEach(() => {
-  fake.requests.length = 0;
-  fake.secrets.clear();
+  secretsManager.fake.requests.length = 0;
+  secretsManager.fake.secrets.clear();
 });
 
 async function readError(promise: Promise<unknown>): Promise<SecretReadError> {
@@ -39,38 +22,42 @@ async function readError(promise: Promise<unknown>): Promise<SecretReadError> {
 
 describe("createSecretReader", () => {
   it("reads the JSON record once, through the real client, and serves it from memory after", async () => {
-    fake.secrets.set(ARN, {
+    secretsManager.fake.secrets.set(ARN, {
       kind: "string",
       value: '{"ANTHROPIC_API_KEY":"sk-test","DATABASE_URL":"postgres://x"}',
     });
-    const secrets = createSecretReader({ client, secretArn: ARN });
+    const secrets = createSecretReader({ client: secretsManager.client, secretArn: ARN });
 
     const [first, second] = await Promise.all([secrets.read(), secrets.read()]);
     expect(first).toEqual({ ANTHROPIC_API_KEY: "sk-test", DATABASE_URL: "postgres://x" });
     expect(second).toBe(first);
     expect(await secrets.get("DATABASE_URL")).toBe("postgres://x");
-    expect(fake.requests).toEqual([ARN]);
+    expect(secretsManager.fake.requests).toEqual([ARN]);
   });
 
   it("does not keep a failure: the next read fetches again", async () => {
-    fake.secrets.set(ARN, { kind: "error", status: 500, type: "InternalServiceError" });
-    const secrets = createSecretReader({ client, secretArn: ARN });
+    secretsManager.fake.secrets.set(ARN, { kind: "error", status: 500, type: "InternalServiceError" });
+    const secrets = createSecretReader({ client: secretsManager.client, secretArn: ARN });
 
     const error = await readError(secrets.read());
     expect(error).toMatchObject({ reason: "unavailable", retryable: true, secretId: ARN });
 
-    fake.secrets.set(ARN, { kind: "string", value: '{"KEY":"value"}' });
+    secretsManager.fake.secrets.set(ARN, { kind: "string", value: '{"KEY":"value"}' });
     expect(await secrets.get("KEY")).toBe("value");
-    expect(fake.requests).toEqual([ARN, ARN]);
+    expect(secretsManager.fake.requests).toEqual([ARN, ARN]);
   });
 
   it("says when the secret does not exist or may not be read", async () => {
-    expect(await readError(createSecretReader({ client, secretArn: "missing" }).read())).toMatchObject({
+    expect(
+      await readError(createSecretReader({ client: secretsManager.client, secretArn: "missing" }).read()),
+    ).toMatchObject({
       reason: "not_found",
       retryable: false,
     });
-    fake.secrets.set(ARN, { kind: "error", status: 400, type: "AccessDeniedException" });
-    expect(await readError(createSecretReader({ client, secretArn: ARN }).read())).toMatchObject({
+    secretsManager.fake.secrets.set(ARN, { kind: "error", status: 400, type: "AccessDeniedException" });
+    expect(
+      await readError(createSecretReader({ client: secretsManager.client, secretArn: ARN }).read()),
+    ).toMatchObject({
       reason: "access_denied",
       retryable: false,
     });
@@ -79,21 +66,25 @@ describe("createSecretReader", () => {
   it("refuses a value that is not a record of strings, without quoting the secret", async () => {
     const cases = ["sk-live-not-json", '["sk-live-array"]', '{"KEY":42}', "null"];
     for (const value of cases) {
-      fake.secrets.set(ARN, { kind: "string", value });
-      const error = await readError(createSecretReader({ client, secretArn: ARN }).read());
+      secretsManager.fake.secrets.set(ARN, { kind: "string", value });
+      const error = await readError(
+        createSecretReader({ client: secretsManager.client, secretArn: ARN }).read(),
+      );
       expect(error.reason).toBe("not_a_record");
       expect(error.message).not.toContain("sk-live");
       expect(String(error.cause ?? "")).not.toContain("sk-live");
     }
-    fake.secrets.set(ARN, { kind: "binary" });
-    expect((await readError(createSecretReader({ client, secretArn: ARN }).read())).message).toMatch(
-      /binary/,
-    );
+    secretsManager.fake.secrets.set(ARN, { kind: "binary" });
+    expect(
+      (await readError(createSecretReader({ client: secretsManager.client, secretArn: ARN }).read())).message,
+    ).toMatch(/binary/);
   });
 
   it("names a missing key", async () => {
-    fake.secrets.set(ARN, { kind: "string", value: '{"KEY":"value"}' });
-    const error = await readError(createSecretReader({ client, secretArn: ARN }).get("OTHER"));
+    secretsManager.fake.secrets.set(ARN, { kind: "string", value: '{"KEY":"value"}' });
+    const error = await readError(
+      createSecretReader({ client: secretsManager.client, secretArn: ARN }).get("OTHER"),
+    );
     expect(error.message).toContain('"OTHER"');
   });
 });
