@@ -1,4 +1,4 @@
-import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
+import { turnEventGroupId } from "@context-cleaner/assembler/events";
 import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
@@ -15,49 +15,29 @@ import {
   createDigestHandler,
   type DigestHandlerDependencies,
   type FunctionIssue,
-  lambdaContext,
   PoisonRecordError,
   RecordHandedBack,
   retryDelaySeconds,
-  type SqsRecordFields,
   sqsEvent,
 } from "@context-cleaner/core/worker";
 import type { Context, SQSEvent } from "aws-lambda";
 import { describe, expect, it } from "vitest";
 import { manualClock } from "../../packages/core/test/fakes/manual-clock";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread, rawToolChars } from "../test/threads";
+import { heavyThread } from "../test/threads";
+import { contextWith, turnRecordOf } from "../test/turn-records";
 
 const ORG = "org-edges";
 const THREAD = "ground-lease";
 const TURN_END = "2026-11-30T10:00:00.000Z";
 const NOW = new Date("2026-11-30T10:05:00Z");
 
-/** The record of one turn event of the ground-lease thread. */
-function turnRecord(overrides: Partial<SqsRecordFields> & { event?: Record<string, unknown> } = {}) {
-  const { event: eventOverrides, ...fields } = overrides;
-  const event = {
-    orgId: ORG,
-    threadId: THREAD,
-    rawToolChars: rawToolChars(heavyThread().messages),
-    turnEndedAt: TURN_END,
-    ...eventOverrides,
-  };
-  return {
-    body: JSON.stringify(event),
-    groupId: turnEventGroupId(ORG, THREAD),
-    deduplicationId: turnEventDeduplicationId(ORG, THREAD, TURN_END),
-    sentAt: new Date("2026-11-30T10:00:01.000Z"),
-    ...fields,
-  } satisfies SqsRecordFields;
-}
-
-/** A context whose remaining time is always `remainingMs`. */
-function contextWith(remainingMs = 300_000): Context {
-  return {
-    ...lambdaContext({ functionName: "digest", timeoutMs: remainingMs }),
-    getRemainingTimeInMillis: () => remainingMs,
-  };
+/** The record of one turn event of the ground-lease thread, sent a second after the turn ended. */
+function turnRecord(overrides: Parameters<typeof turnRecordOf>[1] = {}) {
+  return turnRecordOf(
+    { orgId: ORG, threadId: THREAD, turnEndedAt: TURN_END },
+    { sentAt: new Date("2026-11-30T10:00:01.000Z"), ...overrides },
+  );
 }
 
 function setup(

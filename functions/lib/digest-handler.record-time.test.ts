@@ -1,4 +1,3 @@
-import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
 import {
   createExtractiveDigester,
   createInMemoryCheckpointReader,
@@ -7,16 +6,12 @@ import {
   type DigestStore,
   type TurnLock,
 } from "@context-cleaner/core";
-import {
-  createDigestHandler,
-  type DigestHandlerDependencies,
-  lambdaContext,
-  sqsEvent,
-} from "@context-cleaner/core/worker";
+import { createDigestHandler, type DigestHandlerDependencies, sqsEvent } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
 import { type ManualClock, manualClock } from "../../packages/core/test/fakes/manual-clock";
 import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread, rawToolChars } from "../test/threads";
+import { heavyThread } from "../test/threads";
+import { contextWith, turnRecordOf } from "../test/turn-records";
 
 const ORG = "org-record-time";
 const THREAD = "ground-lease";
@@ -24,19 +19,10 @@ const TURN_END = "2026-11-30T10:00:00.000Z";
 const NOW = new Date("2026-11-30T10:05:00Z");
 
 function turnRecord(body?: string) {
-  return {
-    body:
-      body ??
-      JSON.stringify({
-        orgId: ORG,
-        threadId: THREAD,
-        rawToolChars: rawToolChars(heavyThread().messages),
-        turnEndedAt: TURN_END,
-      }),
-    groupId: turnEventGroupId(ORG, THREAD),
-    deduplicationId: turnEventDeduplicationId(ORG, THREAD, TURN_END),
-    messageId: "m-time",
-  };
+  return turnRecordOf(
+    { orgId: ORG, threadId: THREAD, turnEndedAt: TURN_END },
+    { messageId: "m-time", ...(body === undefined ? {} : { body }) },
+  );
 }
 
 /**
@@ -73,11 +59,7 @@ async function timeOne(
     issues: () => {},
     jobOptions: { maxCallsPerJob: parts.maxCallsPerJob ?? 100 },
   });
-  const context = {
-    ...lambdaContext({ functionName: "digest", timeoutMs: 300_000 }),
-    getRemainingTimeInMillis: () => 300_000,
-  };
-  const response = await handler(sqsEvent([turnRecord(body)]), context);
+  const response = await handler(sqsEvent([turnRecord(body)]), contextWith(300_000));
   return {
     timed: metrics.metrics.filter((metric) => metric.name === "RecordDuration"),
     handedBack: response.batchItemFailures.length > 0,
