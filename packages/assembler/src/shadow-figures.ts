@@ -13,32 +13,49 @@ export interface KeptFigure {
   toolCallId: string;
 }
 
+/** Reads the figures of a text: `extractFigures`, or a test's observer of it. */
+export type FigureExtractor = (text: string) => readonly string[];
+
 /**
  * The figures of a message's content, kept per message object while its content is the
  * same value: a thread's messages come back call after call, so each is scanned once.
  */
 const figureCache = new WeakMap<Message, { content: MessageContent; figures: readonly string[] }>();
 
-function figuresOf(message: Message): readonly string[] {
+function figuresOf(message: Message, extract: FigureExtractor): readonly string[] {
   const cached = figureCache.get(message);
   if (cached !== undefined && cached.content === message.content) return cached.figures;
-  const figures = extractFigures(contentText(message.content));
+  const figures = extract(contentText(message.content));
   figureCache.set(message, { content: message.content, figures });
   return figures;
 }
 
 /** Every figure the view carries: its messages' content and its tool calls' arguments. */
-function viewFigures(view: readonly Message[]): Set<string> {
+function viewFigures(view: readonly Message[], extract: FigureExtractor): Set<string> {
   const figures = new Set<string>();
   for (const message of view) {
-    for (const figure of figuresOf(message)) figures.add(figure);
+    for (const figure of figuresOf(message, extract)) figures.add(figure);
     if (message.role === "assistant" && message.toolCalls && message.toolCalls.length > 0) {
-      for (const figure of extractFigures(JSON.stringify(message.toolCalls.map((call) => call.args)))) {
+      for (const figure of extract(JSON.stringify(message.toolCalls.map((call) => call.args)))) {
         figures.add(figure);
       }
     }
   }
   return figures;
+}
+
+/** How {@link keptFiguresOf} reads. */
+export interface KeptFiguresOptions {
+  /** How many figures it lists at most. @default SHADOW_KEPT_FIGURES_LIMIT */
+  limit?: number;
+  /** How it reads a text's figures. @default extractFigures */
+  extract?: FigureExtractor;
+}
+
+/** What {@link keptFiguresOf} found. */
+export interface KeptFigures {
+  keptFigures: KeptFigure[];
+  keptFigureCount: number;
 }
 
 /**
@@ -52,18 +69,18 @@ export function keptFiguresOf(
   cleaned: readonly Message[],
   sent: readonly Message[],
   cut: ReadonlySet<string>,
-  limit: number = SHADOW_KEPT_FIGURES_LIMIT,
-): { keptFigures: KeptFigure[]; keptFigureCount: number } {
+  { limit = SHADOW_KEPT_FIGURES_LIMIT, extract = extractFigures }: KeptFiguresOptions = {},
+): KeptFigures {
   const kept: KeptFigure[] = [];
   if (cut.size === 0) return { keptFigures: kept, keptFigureCount: 0 };
   let shown: Set<string> | undefined;
   const seen = new Set<string>();
   for (const message of cleaned) {
     if (message.role !== "tool" || !cut.has(message.toolCallId)) continue;
-    for (const figure of figuresOf(message)) {
+    for (const figure of figuresOf(message, extract)) {
       if (seen.has(figure)) continue;
       seen.add(figure);
-      shown ??= viewFigures(sent);
+      shown ??= viewFigures(sent, extract);
       if (!shown.has(figure)) kept.push({ figure, toolCallId: message.toolCallId });
     }
   }
