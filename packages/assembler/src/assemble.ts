@@ -19,7 +19,7 @@ import type { IndexedThread } from "./thread/indexed-thread";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
 
-export { type KeptFigure, SHADOW_KEPT_FIGURES_LIMIT } from "./shadow-figures";
+export { type KeptFigure, SHADOW_FIGURE_SCAN_CHARS, SHADOW_KEPT_FIGURES_LIMIT } from "./shadow-figures";
 export { originalOfReplacement } from "./steps/clean-view";
 /** Defaults of {@link assembleModelView}. */
 export const ASSEMBLE_DEFAULTS = {
@@ -120,8 +120,17 @@ export type ShadowReport = Omit<AssemblyReport, "disabled" | "mode" | "shadow"> 
    * {@link SHADOW_KEPT_FIGURES_LIMIT} (20).
    */
   keptFigures: KeptFigure[];
-  /** How many distinct such figures there are (the list stops at the limit). */
+  /**
+   * How many distinct such figures there are (the list stops at the limit), in the results
+   * read: a lower bound when `keptFiguresComplete` is false.
+   */
   keptFigureCount: number;
+  /**
+   * Whether every result the backstop cut was read. A call reads at most
+   * {@link SHADOW_FIGURE_SCAN_CHARS} chars of them, in thread order, and counts the figures
+   * of those alone.
+   */
+  keptFiguresComplete: boolean;
 };
 
 export interface AssembledView<M = Message> {

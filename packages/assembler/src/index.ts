@@ -1,5 +1,10 @@
 export type { AssembledView, AssembleOptions, AssemblyReport, KeptFigure, ShadowReport } from "./assemble";
-export { ASSEMBLE_DEFAULTS, assembleModelView, SHADOW_KEPT_FIGURES_LIMIT } from "./assemble";
+export {
+  ASSEMBLE_DEFAULTS,
+  assembleModelView,
+  SHADOW_FIGURE_SCAN_CHARS,
+  SHADOW_KEPT_FIGURES_LIMIT,
+} from "./assemble";
 export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { FigureProvenanceResult } from "./contract/figures";

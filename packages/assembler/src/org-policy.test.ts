@@ -157,7 +157,12 @@ describe("assembly under an org's mode", () => {
     expect(shadow.report).toMatchObject({ disabled: true, mode: "shadow", substitutions: 0 });
     expect(shadow.report.assembledChars).toBe(off.report.assembledChars);
     const { disabled: _d, mode: _m, ...onFigures } = on.report;
-    const { keptFigures: _k, keptFigureCount: _c, ...shadowFigures } = shadow.report.shadow ?? {};
+    const {
+      keptFigures: _k,
+      keptFigureCount: _c,
+      keptFiguresComplete: _r,
+      ...shadowFigures
+    } = shadow.report.shadow ?? {};
     expect(shadowFigures).toEqual({
       ...onFigures,
       wouldSaveChars: off.report.assembledChars - on.report.assembledChars,
