@@ -51,6 +51,7 @@ export default {
     "packages/core/src/job/plan-pass.ts",
     "packages/core/src/job/digest-call.ts",
     "packages/core/src/job/digest-within-budget.ts",
+    "packages/core/src/worker/run-job.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],
