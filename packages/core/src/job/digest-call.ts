@@ -58,6 +58,7 @@ function pageRows(context: JobContext, { group, request }: DigestCall, result: D
     const digested = digestedRow(job.threadId, candidate, {
       page,
       result,
+      // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — the request is built from the group, one page per candidate in order, so every position has its page
       source: request.pages[position]?.content ?? "",
       pagesInCall: group.length,
       caps: { digestCharCap: options.digestCharCap, digestCharCapMax: options.digestCharCapMax },

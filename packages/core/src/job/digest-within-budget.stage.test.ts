@@ -135,6 +135,24 @@ describe("digestWithinBudget", () => {
     expect(await remaining(1)).toBeCloseTo(0.8, 9);
   });
 
+  it("books nothing in the ledger for the calls of a free digester, which reserve nothing", async () => {
+    const { model } = digester();
+    const { store, context } = await setup(model, { dailyBudgetUsd: 1 });
+    const ledger: string[] = [];
+    const { reserveSpend, settleSpend } = store;
+    store.reserveSpend = (...args) => {
+      ledger.push("reserve");
+      return reserveSpend(...args);
+    };
+    store.settleSpend = (...args) => {
+      ledger.push("settle");
+      return settleSpend(...args);
+    };
+    await digestWithinBudget(context, candidates);
+    expect(context.stats.calls).toBe(4);
+    expect(ledger).toEqual([]);
+  });
+
   it("goes on after a failed call, deferring its page", async () => {
     const { model } = digester({
       fail: (index) => index === 1 && new DigestModelError("x", { reason: "contract" }),
