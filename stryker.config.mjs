@@ -49,6 +49,7 @@ export default {
     "functions/lib/secrets.ts",
     "packages/core/src/job/group-requests.ts",
     "packages/core/src/job/plan-pass.ts",
+    "packages/core/src/job/build-rows.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],
