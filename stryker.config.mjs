@@ -50,6 +50,7 @@ export default {
     "packages/core/src/job/group-requests.ts",
     "packages/core/src/job/plan-pass.ts",
     "packages/core/src/job/build-rows.ts",
+    "packages/core/src/job/job-context.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],
