@@ -51,6 +51,7 @@ export default {
     "packages/core/src/job/plan-pass.ts",
     "packages/core/src/job/build-rows.ts",
     "packages/core/src/job/job-context.ts",
+    "packages/core/src/job/outcome.ts",
   ],
   thresholds: { high: 95, low: 90, break: 90 },
   reporters: ["clear-text", "progress", "json", "html"],
