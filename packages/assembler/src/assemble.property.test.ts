@@ -15,6 +15,7 @@ import { isErrorResult } from "./rules/error-retry";
 import { recencyWallStart } from "./rules/keep-rules";
 import { compactHistory } from "./steps/backstop/compact-history";
 import { protectMessages } from "./steps/protect";
+import { indexUnits } from "./thread/exchange-units";
 import type { DigestMap, Message, ToolCall, ToolMessage } from "./types";
 
 /**
@@ -449,11 +450,16 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           });
           expectEveryCallAnswered(view);
           const size = view.reduce((sum, message) => sum + messageChars(message), 0);
-          // The wall, with what the backstop never removes besides it: system messages and notes.
+          // The wall, with what the backstop never removes besides it: system messages, notes
+          // and the exchange of the latest assistant message before the latest user message.
           const aligned = align(messages, view);
+          const units = indexUnits(messages);
+          const latest = units.turnOpeningAssistant;
+          const latestUnit = new Set(latest < 0 ? [] : units.members(units.unitOf(latest)));
           const wallChars = view.reduce((sum, message, viewIndex) => {
             const index = aligned[viewIndex] as number;
-            const kept = index < 0 || index >= wallStart || message.role === "system";
+            const kept =
+              index < 0 || index >= wallStart || message.role === "system" || latestUnit.has(index);
             return kept ? sum + messageChars(message) : sum;
           }, 0);
           // The worst case: the history outside the wall kept within the budget on its own,

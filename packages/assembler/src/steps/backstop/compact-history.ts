@@ -60,7 +60,8 @@ export interface CompactionResult {
   condensedResults: number;
   /**
    * True when the view is still over the budget: what the backstop never removes (the
-   * recency wall, system messages and notes, with this pass's note header) exceeds it.
+   * recency wall, system messages and notes, the latest assistant message's exchange, with
+   * this pass's note header) exceeds it.
    */
   wallExceedsBudget: boolean;
 }
@@ -96,7 +97,8 @@ const NOTHING_REPLACED = { has: () => false };
  * 4. condenses pinned results before the wall, oldest first, the same way;
  * 5. drops the oldest units holding pinned results.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
- * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
+ * system messages, earlier notes, the latest assistant message's exchange, which a wall
+ * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget` is true.
  *
  * @param hints What must stay: pinned messages and the targets of kept stubs (text that
  * merely looks like a stub pins nothing), and how to condense a pinned result.
