@@ -96,4 +96,50 @@ describe("assembling an assembled view", () => {
       String(first.messages.find((m) => m.role === "tool")?.content).startsWith(BUDGET_STUB_PREFIX),
     ).toBe(true);
   });
+  it("cuts to its figures the digest a pinned result of the kept exchange was condensed to", () => {
+    // The latest user message names the document, so its page is pinned; past the budget it
+    // is condensed to its digest, which must then be cut as any digest before the wall is.
+    const lease = `Document cd_a01, page 1 (rev 3). ${"The Tenant shall pay base rent of $1,250,000 per year. ".repeat(10)}`;
+    const digest = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - condensed result of call_0\n  - ${"detail ".repeat(60)}`;
+    const messages: Message[] = [
+      readCall("call_0", "cd_a01"),
+      readResult("call_0", lease),
+      user("Summarize the lease. Look again at cd_a01."),
+    ];
+    const digests: DigestMap = new Map([
+      [
+        "call_0",
+        { digest, contentSha256: contentSha256([{ type: "text", text: lease }]), digestChars: digest.length },
+      ],
+    ]);
+    const options = { recencyKeepExchanges: 0, historyBudgetChars: 1, policy: createToolPolicy() };
+    const first = expectIdempotent(messages, digests, options);
+    expect(first.messages).toHaveLength(3);
+    expect(String(first.messages[1]?.content)).toContain(FIGURES_ONLY_BULLET_PREFIX);
+  });
+
+  it("condenses the result a dropped duplicate stub pointed to", () => {
+    // The earlier copy becomes a stub pointing to the later one, whose exchange is kept as
+    // the latest assistant message's; once the stub's exchange is dropped, nothing points
+    // to the later copy, and it is condensed as it would be in a view without the stub.
+    const messages: Message[] = [
+      readCall("call_0"),
+      readResult("call_0", page),
+      readCall("call_1"),
+      readResult("call_1", page),
+      user("Summarize the lease."),
+    ];
+    const options = {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 1,
+      inline: true,
+      policy: createToolPolicy(),
+    };
+    const first = expectIdempotent(messages, new Map(), options);
+    expect(first.report.compaction.droppedMessages).toBe(2);
+    expect(first.messages).toContain(messages[2]);
+    expect(
+      String(first.messages.find((m) => m.role === "tool")?.content).startsWith(BUDGET_STUB_PREFIX),
+    ).toBe(true);
+  });
 });

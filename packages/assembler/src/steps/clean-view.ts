@@ -302,18 +302,17 @@ function condenser(
 }
 
 /**
- * Past the budget, a digest in the view (substituted by this assembly, or the row's own
- * digest already in the thread) gives way to its figures-only form.
+ * Past the budget, a digest the view shows (`shown`: substituted by this assembly, the row's
+ * own digest already in the thread, or put in place by the backstop) gives way to its
+ * figures-only form.
  */
-function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, decisions: Decisions) {
-  return (index: number): Message | undefined => {
+function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
+  return (index: number, shown: Message): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
     // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
     if (message.role !== "tool") return undefined;
     const entry = digests?.get(message.toolCallId);
-    if (!entry) return undefined;
-    const shown = decisions.replaced.get(index) ?? message.content;
-    if (shown !== entry.digest) return undefined;
+    if (!entry || shown.content !== entry.digest) return undefined;
     const text = figuresOnlyOf(entry, message.toolCallId);
     return text === undefined ? undefined : withContent(message, text);
   };
@@ -475,7 +474,6 @@ export function cleanView(
   const { thread } = facts;
   const view = swapContents(messages, thread, decisions.replaced, counts);
   const pinnedSet = new Set([...protection.referenced, ...protection.mentioned]);
-  const stubTargets = new Set(decisions.stubTargets.values());
   const pinned = [...pinnedSet].sort((a, b) => a - b);
   return {
     view: {
@@ -493,9 +491,8 @@ export function cleanView(
       pinned,
       stubTargets: decisions.stubTargets,
       condense: condenser(facts, digests, alreadyCondensed),
-      shrink: shrinker(facts, digests, decisions),
-      condensesEarly: (index) =>
-        !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
+      shrink: shrinker(facts, digests),
+      condensesEarly: (index) => !pinnedSet.has(index) && condensesEarly(protection.reasonAt(index)),
       noteLine: noteLiner(facts, digests),
       noteHandle:
         facts.readOriginal === undefined
