@@ -142,4 +142,33 @@ describe("assembling an assembled view", () => {
       String(first.messages.find((m) => m.role === "tool")?.content).startsWith(BUDGET_STUB_PREFIX),
     ).toBe(true);
   });
+  it("condenses the result a dropped stub pointed to in an exchange the wall cuts through", () => {
+    // No latest-answer rule involved: a result after the latest user message joins its
+    // call's exchange to the wall, so that exchange is never dropped, and the stub pointing
+    // into it goes with the earlier exchange.
+    const messages: Message[] = [
+      readCall("call_0"),
+      readResult("call_0", page),
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "call_1", name: "read_document", args: { file_id: "cd_9f2", offset: 0 } },
+          { id: "call_2", name: "calculator", args: { input: 0 } },
+        ],
+      },
+      readResult("call_1", page),
+      user("Summarize the lease."),
+      { role: "tool", toolCallId: "call_2", toolName: "calculator", content: "calculator output 0: 42" },
+    ];
+    const options = {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 1,
+      inline: true,
+      policy: createToolPolicy(),
+    };
+    const first = expectIdempotent(messages, new Map(), options);
+    expect(first.report.compaction.droppedMessages).toBe(2);
+    expect(String(first.messages[2]?.content).startsWith(BUDGET_STUB_PREFIX)).toBe(true);
+  });
 });
