@@ -95,7 +95,7 @@ export interface AssemblyReport {
     droppedMessages: number;
     /** Results before the wall condensed to fit the budget (digest, figures-only digest or re-read stub). */
     condensedResults: number;
-    /** The view is over `historyBudgetChars` because the recency wall (with system messages and notes) alone exceeds it. */
+    /** The view is over `historyBudgetChars` because the recency wall (with system messages, notes and the latest assistant message's exchange) alone exceeds it. */
     wallExceedsBudget: boolean;
   };
   /** What this view shows condensed, by tool call id, and the new batch: what a UI shows as "condensed". */

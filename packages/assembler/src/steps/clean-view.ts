@@ -1,9 +1,7 @@
-import { contentText } from "../content";
 import { digestNoteLine, snippet } from "../contract/compaction-note";
 import {
   BUDGET_STUB_PREFIX,
   DIGEST_HEADER,
-  DUPLICATE_PREFIX,
   figuresOnlyDigest,
   renderBudgetStub,
   renderOriginalHandle,
@@ -269,30 +267,34 @@ function condensesEarly(reason: KeepReason | undefined): boolean {
 
 /**
  * Past the budget, a result before the wall that the view still holds as the thread has it
- * (raw, or pinned) gives way to its matching digest or a stub naming its re-read call.
+ * (raw, or pinned) gives way to its matching digest or a stub naming its re-read call. A
+ * result the thread already holds in a condensed form this assembly decided for it (a
+ * stub the inline cleaning decided again with its own text, the row's digest or its
+ * figures-only form, its call's budget stub) is condensed already: this assembly's own
+ * stand-ins are left as they are, so an earlier assembly's must be too, or assembling a
+ * view would condense it a second time. What the cleaner wrote is known from the
+ * decisions and the row, never from how a text begins.
  */
-/** Whether a result's text is one of the cleaner's own condensed forms. */
-function isCondensedText(text: string): boolean {
-  return (
-    text.startsWith(DUPLICATE_PREFIX) || text.startsWith(DIGEST_HEADER) || text.startsWith(BUDGET_STUB_PREFIX)
-  );
-}
-
-function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
+function condenser(
+  facts: ThreadFacts,
+  digests: DigestMap | null | undefined,
+  alreadyCondensed: ReadonlySet<number>,
+) {
   return (index: number): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
     // A failed result stays as it is: any stand-in would read as a success on the next
     // assembly (the error/retry rule decides failed results).
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (message.role !== "tool" || facts.at(index)?.failed) return undefined;
+    if (alreadyCondensed.has(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (entry) checkDigestEntry(message.toolCallId, entry);
-    // The row's own digest, substituted by an earlier pass: already condensed.
-    if (entry && message.content === entry.digest) return undefined;
-    // A stand-in an earlier assembly wrote (a duplicate stub, a digest or its figures-only
-    // form, a budget stub): already condensed, and condensing it again would make a second
-    // assembly of a view change it.
-    if (isCondensedText(contentText(message.content))) return undefined;
+    if (
+      entry &&
+      typeof message.content === "string" &&
+      isOwnCondensedText(message.content, entry, facts, index)
+    )
+      return undefined;
     const text =
       entry && facts.thread.hashAt(index) === entry.contentSha256 ? entry.digest : budgetStubOf(facts, index);
     return text === undefined ? undefined : withContent(message, text);
@@ -300,18 +302,17 @@ function condenser(facts: ThreadFacts, digests: DigestMap | null | undefined) {
 }
 
 /**
- * Past the budget, a digest in the view (substituted by this assembly, or the row's own
- * digest already in the thread) gives way to its figures-only form.
+ * Past the budget, a digest the view shows (`shown`: substituted by this assembly, the row's
+ * own digest already in the thread, or put in place by the backstop) gives way to its
+ * figures-only form.
  */
-function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined, decisions: Decisions) {
-  return (index: number): Message | undefined => {
+function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
+  return (index: number, shown: Message): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
     // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
     if (message.role !== "tool") return undefined;
     const entry = digests?.get(message.toolCallId);
-    if (!entry) return undefined;
-    const shown = decisions.replaced.get(index) ?? message.content;
-    if (shown !== entry.digest) return undefined;
+    if (!entry || shown.content !== entry.digest) return undefined;
     const text = figuresOnlyOf(entry, message.toolCallId);
     return text === undefined ? undefined : withContent(message, text);
   };
@@ -455,8 +456,11 @@ export function cleanView(
     options.budget,
     options.evidenceEnd,
   );
+  // Results the thread already holds as cleaning condenses them (an earlier assembly's view).
+  const alreadyCondensed = new Set<number>();
   for (const found of [...sticky, ...landed]) {
     kinds.set(found.index, found.kind);
+    if (found.text === undefined) alreadyCondensed.add(found.index);
     if (found.target !== undefined) {
       decisions.decided.add(found.index);
       decisions.stubTargets.set(found.index, found.target);
@@ -470,7 +474,6 @@ export function cleanView(
   const { thread } = facts;
   const view = swapContents(messages, thread, decisions.replaced, counts);
   const pinnedSet = new Set([...protection.referenced, ...protection.mentioned]);
-  const stubTargets = new Set(decisions.stubTargets.values());
   const pinned = [...pinnedSet].sort((a, b) => a - b);
   return {
     view: {
@@ -487,10 +490,9 @@ export function cleanView(
     hints: {
       pinned,
       stubTargets: decisions.stubTargets,
-      condense: condenser(facts, digests),
-      shrink: shrinker(facts, digests, decisions),
-      condensesEarly: (index) =>
-        !pinnedSet.has(index) && !stubTargets.has(index) && condensesEarly(protection.reasonAt(index)),
+      condense: condenser(facts, digests, alreadyCondensed),
+      shrink: shrinker(facts, digests),
+      condensesEarly: (index) => !pinnedSet.has(index) && condensesEarly(protection.reasonAt(index)),
       noteLine: noteLiner(facts, digests),
       noteHandle:
         facts.readOriginal === undefined

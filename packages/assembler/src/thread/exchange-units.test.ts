@@ -143,6 +143,98 @@ describe("UnitIndex", () => {
     expect(units.lastMember(1)).toBe(3);
   });
 
+  it("joins a server tool call and its result, in one message or over a paused turn's two", () => {
+    const messages: Message[] = [
+      userMessage("Is assignment allowed?"),
+      assistantText([{ type: "server_tool_use", id: "srv_1", name: "web_search", input: { query: "x" } }]),
+      {
+        role: "assistant",
+        content: [{ type: "web_search_tool_result", tool_use_id: "srv_1", content: [] }],
+        toolCalls: [toolCall("c1", "read")],
+      },
+      toolResult("c1", "read", "page"),
+      assistantText([
+        { type: "server_tool_use", id: "srv_2", name: "code_execution", input: {} },
+        { type: "code_execution_tool_result", tool_use_id: "srv_2", content: {} },
+      ]),
+      // A LangChain AIMessage's standard blocks pair the same way.
+      assistantText([{ type: "server_tool_call", id: "srv_3", name: "web_search", args: {} }]),
+      assistantText([
+        { type: "server_tool_call_result", toolCallId: "srv_3", status: "success", output: {} },
+      ]),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 2, 3], [4], [5, 6]]);
+  });
+
+  it("joins a server result that comes after the tool results of a call it made", () => {
+    const messages: Message[] = [
+      {
+        role: "assistant",
+        content: [{ type: "server_tool_use", id: "srv_1", name: "code_execution", input: {} }],
+        toolCalls: [toolCall("c1", "read")],
+      },
+      toolResult("c1", "read", "page"),
+      assistantText([{ type: "code_execution_tool_result", tool_use_id: "srv_1", content: {} }]),
+      userMessage("Thanks."),
+    ];
+    expect(unitsOf(messages)).toEqual([[0, 1, 2], [3]]);
+  });
+
+  it("joins a tool approval's request, its call and its response", () => {
+    const messages: Message[] = [
+      userMessage("Delete the draft."),
+      {
+        role: "assistant",
+        content: [{ type: "tool-approval-request", approvalId: "ap_1", toolCallId: "c1" }],
+        toolCalls: [toolCall("c1", "delete")],
+      },
+      { role: "system", content: [{ type: "tool-approval-response", approvalId: "ap_1", approved: true }] },
+      toolResult("c1", "delete", "deleted"),
+      assistantText("Deleted."),
+      // The request in a later message than its call still joins it.
+      assistantCalling(toolCall("c2", "delete")),
+      assistantText([{ type: "tool-approval-request", approvalId: "ap_2", toolCallId: "c2" }]),
+      { role: "system", content: [{ type: "tool-approval-response", approvalId: "ap_2", approved: false }] },
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 2, 3], [4], [5, 6, 7]]);
+  });
+
+  it("joins an approval response whose request the thread lacks to the latest assistant message", () => {
+    const messages: Message[] = [
+      userMessage("Search the registry."),
+      assistantText([
+        { type: "tool-call", toolCallId: "mcp_1", toolName: "registry", input: {}, providerExecuted: true },
+      ]),
+      { role: "system", content: [{ type: "tool-approval-response", approvalId: "mcpr_1", approved: true }] },
+      userMessage("Go on."),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 2], [3]]);
+  });
+
+  it("reads no pairing from a block without a string type", () => {
+    const odd = [{ text: "no type" }, { type: 7, tool_use_id: "srv_1" }] as unknown as Message["content"];
+    const messages: Message[] = [
+      assistantText(odd),
+      assistantText([{ type: "web_search_tool_result", tool_use_id: "srv_1", content: [] }]),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1]]);
+  });
+
+  it("names the latest assistant message before the latest user message, or the latest with no user message", () => {
+    const units = new UnitIndex();
+    expect(units.turnOpeningAssistant).toBe(-1);
+    units.append(assistantText("a"));
+    units.append(toolResult("x", "read", "b"));
+    expect(units.turnOpeningAssistant).toBe(0);
+    units.append(userMessage("c"));
+    units.append(assistantText("d"));
+    units.append(userMessage("e"));
+    expect(units.turnOpeningAssistant).toBe(3);
+    // Later assistant messages of the turn are in the wall: the one the turn follows on stays named.
+    units.append(assistantCalling(toolCall("y", "read")));
+    expect(units.turnOpeningAssistant).toBe(3);
+  });
+
   it("gives an empty thread no units", () => {
     expect(indexUnits([]).length).toBe(0);
   });

@@ -1,4 +1,63 @@
-import type { Message } from "../types";
+import type { Message, MessageContent } from "../types";
+
+/** A pairing a message's content blocks name beyond its tool calls (see {@link contentPairings}). */
+type Pairing =
+  /** A key every message naming it shares one unit by. */
+  | { kind: "key"; key: string }
+  /** An approval response: joins its request's message, else (no request in the thread) the latest assistant message. */
+  | { kind: "answer"; key: string }
+  /** A tool call id an approval request is for: joins the message of that call. */
+  | { kind: "call"; id: string };
+
+const NO_PAIRINGS: readonly Pairing[] = [];
+
+/** The key of a server tool call's id: its call and result blocks share it. */
+const serverKey = (id: string) => `server:${id}`;
+
+/**
+ * What pairs beyond tool calls and results, read from content blocks as the provider
+ * formats carry them in the neutral model:
+ * - a server tool's call and result: Anthropic `server_tool_use` / `mcp_tool_use` (`id`)
+ *   and every `*_tool_result` block (`tool_use_id`: `web_search_tool_result`,
+ *   `code_execution_tool_result`, `mcp_tool_result`, …); AI SDK `tool-call` / `tool-result`
+ *   parts left in content (provider-executed, `toolCallId`); LangChain `server_tool_call`
+ *   (`id`) / `server_tool_call_result` (`toolCallId`);
+ * - an AI SDK tool approval: `tool-approval-request` (`approvalId`, and the `toolCallId` it
+ *   is for) and `tool-approval-response` (`approvalId`).
+ */
+export function contentPairings(content: MessageContent): readonly Pairing[] {
+  if (typeof content === "string") return NO_PAIRINGS;
+  let found: Pairing[] | undefined;
+  const add = (pairing: Pairing) => {
+    found ??= [];
+    found.push(pairing);
+  };
+  for (const block of content) {
+    const { type } = block;
+    // A neutral block's type is not checked: one without a string type names nothing.
+    if (typeof type !== "string") continue;
+    const id = block.id;
+    const callId = block.toolCallId;
+    const approvalId = block.approvalId;
+    if (type === "server_tool_use" || type === "mcp_tool_use" || type === "server_tool_call") {
+      if (typeof id === "string") add({ kind: "key", key: serverKey(id) });
+    } else if (type === "tool-call" || type === "tool-result" || type === "server_tool_call_result") {
+      if (typeof callId === "string") add({ kind: "key", key: serverKey(callId) });
+    } else if (type === "tool-approval-request") {
+      if (typeof approvalId === "string") add({ kind: "key", key: `approval:${approvalId}` });
+      if (typeof callId === "string") add({ kind: "call", id: callId });
+    } else if (type === "tool-approval-response") {
+      if (typeof approvalId === "string") add({ kind: "answer", key: `approval:${approvalId}` });
+    } else if (
+      type !== "tool_result" &&
+      type.endsWith("_tool_result") &&
+      typeof block.tool_use_id === "string"
+    ) {
+      add({ kind: "key", key: serverKey(block.tool_use_id) });
+    }
+  }
+  return found ?? NO_PAIRINGS;
+}
 
 /**
  * The units the backstop drops whole, kept for a growing thread: the connected components
@@ -7,6 +66,11 @@ import type { Message } from "../types";
  * else the first later one), and every other message alone. A unit is named by its root,
  * its first member, and lists its members in order. `A(b1,b2) b1 A'(a1) a1 b2` is two
  * units, {A, b1, b2} and {A', a1}, so dropping A' never takes b2 away from its call.
+ *
+ * What the content blocks pair beyond that ({@link contentPairings}) joins units too: a
+ * server tool call and its result (one message, or the two of a paused turn), an approval
+ * request with its call and its response (a response whose request the thread does not
+ * hold, as in a language-model prompt, joins the latest assistant message before it).
  */
 export class UnitIndex {
   private readonly parent: number[] = [];
@@ -15,9 +79,25 @@ export class UnitIndex {
   private readonly latestCaller = new Map<string, number>();
   /** Results of an id no call has been made for yet, waiting for the first one. */
   private readonly waiting = new Map<string, number[]>();
+  /** Per pairing key, the first message naming it. */
+  private readonly keyHolder = new Map<string, number>();
+  private latestAssistantAt = -1;
+  /** The latest assistant message before the latest user message; undefined before any user message. */
+  private assistantBeforeUser: number | undefined;
 
   get length(): number {
     return this.parent.length;
+  }
+
+  /**
+   * The latest assistant message before the thread's latest user message (the message the
+   * turn follows on), or the latest one when there is no user message; -1 when there is
+   * none. A later assistant message is in the recency wall, which starts at the latest user
+   * message at the latest, so this and the wall hold the latest assistant message on every
+   * call of a turn.
+   */
+  get turnOpeningAssistant(): number {
+    return this.assistantBeforeUser ?? this.latestAssistantAt;
   }
 
   append(message: Message): void {
@@ -41,6 +121,23 @@ export class UnitIndex {
         if (waiting) waiting.push(index);
         else this.waiting.set(message.toolCallId, [index]);
       }
+    }
+    for (const pairing of contentPairings(message.content)) this.pair(index, pairing);
+    if (message.role === "assistant") this.latestAssistantAt = index;
+    else if (message.role === "user") this.assistantBeforeUser = this.latestAssistantAt;
+  }
+
+  private pair(index: number, pairing: Pairing): void {
+    if (pairing.kind === "call") {
+      const caller = this.latestCaller.get(pairing.id) ?? this.keyHolder.get(serverKey(pairing.id));
+      if (caller !== undefined) this.union(caller, index);
+      return;
+    }
+    const holder = this.keyHolder.get(pairing.key);
+    if (holder !== undefined) this.union(holder, index);
+    else {
+      this.keyHolder.set(pairing.key, index);
+      if (pairing.kind === "answer" && this.latestAssistantAt >= 0) this.union(this.latestAssistantAt, index);
     }
   }
 
@@ -74,7 +171,7 @@ export class UnitIndex {
   // The smaller root wins, so every root is the first member of its unit.
   private union(left: number, right: number): void {
     const [a, b] = [this.unitOf(left), this.unitOf(right)];
-    // Stryker disable next-line ConditionalExpression: never true; a call's waiting results and a new result are each in a unit of their own
+    // Already one unit: a pairing within one message, or between messages a call already joined.
     if (a === b) return;
     const [root, other] = a < b ? [a, b] : [b, a];
     this.parent[other] = root;

@@ -215,7 +215,7 @@ describe("assembleAnthropicView cache breakpoints", () => {
     expect(anthropicPairingProblems(messages)).toEqual([]);
   });
 
-  it("when nothing changed, marks the message before the latest user message", () => {
+  it("when nothing changed, marks the message before the latest user message, or before the latest assistant message it is", () => {
     const thread: MessageParam[] = [
       { role: "user", content: "Review the lease." },
       calling("a", "read_document", { file_id: "lease_445" }),
@@ -225,15 +225,17 @@ describe("assembleAnthropicView cache breakpoints", () => {
     ];
     const { messages, report, cacheBreakpoints } = assembleAnthropicView(thread, null);
     expect(report.ledger.prefixKeptMessages).toBe(thread.length);
+    // "Done." is the latest assistant message, which goes as it came: the message before it takes the mark.
     expect(cacheBreakpoints).toEqual([
-      { message: 3, block: 0, kind: "prefix" },
+      { message: 2, block: 0, kind: "prefix" },
       { message: 4, block: 0, kind: "end" },
     ]);
-    expect(messages[3]).toEqual({
-      role: "assistant",
-      content: [{ type: "text", text: "Done.", cache_control: EPHEMERAL }],
+    expect(marked(messages[2])).toEqual([0]);
+    expect(messages[2]).toEqual({
+      role: "user",
+      content: [{ ...(blockAt(thread[2], 0) as object), cache_control: EPHEMERAL }],
     });
-    for (const index of [0, 1, 2]) expect(messages[index]).toBe(thread[index]);
+    for (const index of [0, 1, 3]) expect(messages[index]).toBe(thread[index]);
   });
 
   it("keeps every breakpoint the caller set and drops its own first beyond four", () => {
@@ -279,9 +281,10 @@ describe("assembleAnthropicView cache breakpoints", () => {
     ];
     const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
     expect(cacheBreakpoints).toEqual([
-      { message: 1, block: 0, kind: "prefix" },
+      { message: 0, block: 0, kind: "prefix" },
       { message: 2, block: 0, kind: "caller" },
     ]);
+    expect(messages[1]).toBe(thread[1]);
     expect(messages[2]).toBe(thread[2]);
   });
 

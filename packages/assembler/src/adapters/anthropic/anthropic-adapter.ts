@@ -325,7 +325,8 @@ function stablePrefixEnd(
  * Unless `cacheBreakpoints` is false, it sets `cache_control` breakpoints at the end of
  * the stable prefix and at the end of the request, within the limit of four counting the
  * caller's own (kept, always; the prefix breakpoint goes first when over), never on a
- * thinking block; a message carrying one is a copy (string content becomes one text
+ * thinking block nor on the latest assistant message (the prefix's goes on the message
+ * before it); a message carrying one is a copy (string content becomes one text
  * block). `cacheBreakpoints` in the answer lists where they are. The kill switch sets none.
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
@@ -358,14 +359,19 @@ export function assembleAnthropicView<M extends AnthropicMessageLike>(
     );
   }
   const last = view.messages.length - 1;
-  const prefix = stablePrefixEnd(owners, neutralOwners, neutral, view.report.ledger.prefixKeptMessages);
+  // The latest assistant message goes as it came (its thinking blocks are checked
+  // unmodified): the prefix's breakpoint goes on the message before it, and a request
+  // ending on it (a prefill, a paused turn) gets no end breakpoint.
+  const latestAssistant = view.messages.findLastIndex((message) => message.role === "assistant");
+  const stable = stablePrefixEnd(owners, neutralOwners, neutral, view.report.ledger.prefixKeptMessages);
+  const prefix = stable === latestAssistant ? stable - 1 : stable;
   // The end of the request first: when only one fits, it is the one the next call reads.
   const wanted: CacheBreakpoint[] = [];
   for (const [index, kind] of [
     [last, "end"],
     [prefix, "prefix"],
   ] as const) {
-    if (index < 0 || wanted.some((mark) => mark.message === index)) continue;
+    if (index < 0 || index === latestAssistant || wanted.some((mark) => mark.message === index)) continue;
     const message = view.messages[index] as M;
     const block = breakpointBlock(message);
     if (block < 0) continue;

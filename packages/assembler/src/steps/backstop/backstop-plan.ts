@@ -81,39 +81,61 @@ export class DropPlan {
 
   /**
    * Condenses the results before the wall that the view holds as the thread has them and
-   * that `condensesEarly` allows (by default: neither pinned nor a kept stub's target),
-   * latest first (the view's unchanged prefix stays as long as it can), while the view
-   * does not fit: a stand-in naming the re-read call (or the
-   * result's digest) gives back nearly all of a raw result's chars, where dropping
-   * exchanges of digests loses many results' facts for the same room. A result is
-   * condensed alone, whatever unit it is in: its call keeps its result.
+   * that `condensesEarly` allows (by default: not pinned), but for the target of a stub
+   * still in the view (neither dropped nor condensed), latest first (the view's unchanged
+   * prefix stays as long as it can), while the view does not fit: a stand-in naming the
+   * re-read call (or the result's digest) gives back nearly all of a raw result's chars,
+   * where dropping exchanges of digests loses many results' facts for the same room. A
+   * result is condensed alone, whatever unit it is in: its call keeps its result. Run again
+   * after units are dropped or stubs condensed, it condenses the targets their stubs no
+   * longer point to, as an assembly of the view without those stubs would.
    */
   condenseRaw(): void {
     const { condense } = this.hints;
     if (!condense) return;
     const { thread, wallStart, replaced } = this.view;
-    const kept = new Set([...this.hints.pinned, ...(this.hints.stubTargets?.values() ?? [])]);
-    const early = this.hints.condensesEarly ?? ((index: number) => !kept.has(index));
+    const pinned = new Set(this.hints.pinned);
+    const early = this.hints.condensesEarly ?? ((index: number) => !pinned.has(index));
+    const targets = this.keptStubTargets();
     for (let index = wallStart - 1; index >= 0 && !this.fits(); index--) {
-      // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
-      if (thread.messages[index]?.role !== "tool" || replaced.has(index) || !early(index)) continue;
+      if (
+        // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
+        thread.messages[index]?.role !== "tool" ||
+        replaced.has(index) ||
+        this.dropped[index] === 1 ||
+        this.condensed.has(index) ||
+        targets.has(index) ||
+        !early(index)
+      )
+        continue;
       this.condenseAt(index, condense);
     }
+  }
+
+  /** The results the stubs still in the view point to (a dropped or condensed stub points to nothing). */
+  private keptStubTargets(): Set<number> {
+    const targets = new Set<number>();
+    for (const [stub, target] of this.hints.stubTargets ?? []) {
+      if (this.dropped[stub] === 0 && !this.condensed.has(stub)) targets.add(target);
+    }
+    return targets;
   }
 
   /**
    * Cuts the digests before the wall down to their figures-only form, oldest first, while
    * the view does not fit: the figures and the re-read call stay, where dropping the
-   * exchange would keep a snippet.
+   * exchange would keep a snippet. A digest the backstop itself put in place is cut too, so
+   * a view the backstop left over the budget holds no digest a second assembly would cut.
    */
   shrinkDigests(): void {
     const { shrink } = this.hints;
     if (!shrink) return;
     const { thread, wallStart } = this.view;
     for (let index = 0; index < wallStart && !this.fits(); index++) {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result, nor for a result `condenseRaw` condensed (the view holds it as the thread has it, not as its row's digest)
-      if (thread.messages[index]?.role === "tool" && !this.condensed.has(index))
-        this.condenseAt(index, shrink);
+      // Stryker disable next-line ConditionalExpression,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result
+      if (thread.messages[index]?.role !== "tool" || this.dropped[index] === 1) continue;
+      const shown = this.condensed.get(index) ?? (this.view.messages[index] as Message);
+      this.condenseAt(index, (at) => shrink(at, shown));
     }
   }
 
@@ -209,15 +231,28 @@ function planFor(
 ): BackstopResult | undefined {
   const planned = { ...settings, budget };
   const plan = new DropPlan(view, planned, hints);
-  plan.condenseRaw();
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.shrinkDigests();
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.dropOldest("held", true);
-  // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
-  if (!plan.fits()) plan.condensePinned();
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — each step does nothing once the view fits; any `kept` but "held" keeps the fixed units only
-  if (!plan.fits()) plan.dropOldest("fixed", false);
+  // Each step does nothing once the view fits. A view still over the budget after them all
+  // holds nothing a second run would condense, shrink or drop: the condensing steps run
+  // again over what the drops and the pinned results' stand-ins leave (targets of stubs
+  // that went, digests just put in place), so assembling the view again changes nothing.
+  const steps = [
+    () => plan.condenseRaw(),
+    () => plan.shrinkDigests(),
+    () => plan.dropOldest("held", true),
+    () => plan.condenseRaw(),
+    () => plan.condensePinned(),
+    () => plan.condenseRaw(),
+    () => plan.shrinkDigests(),
+    // Stryker disable next-line StringLiteral: equivalent — any `kept` but "held" keeps the fixed units only
+    () => plan.dropOldest("fixed", false),
+    () => plan.condenseRaw(),
+    () => plan.shrinkDigests(),
+  ];
+  for (const step of steps) {
+    // Stryker disable next-line ConditionalExpression: equivalent — each step does nothing once the view fits
+    if (plan.fits()) break;
+    step();
+  }
   if (plan.droppedCount === 0 && plan.condensed.size === 0) return undefined;
   return compactedView(view, plan, planned);
 }

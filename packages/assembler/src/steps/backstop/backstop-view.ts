@@ -34,11 +34,15 @@ export interface BackstopHints {
   readonly pinned: readonly number[];
   readonly stubTargets?: ReadonlyMap<number, number> | undefined;
   readonly condense?: ((index: number) => Message | undefined) | undefined;
-  /** A shorter form of a digest in the view (its figures-only form); undefined for other results. */
-  readonly shrink?: ((index: number) => Message | undefined) | undefined;
+  /**
+   * A shorter form (its figures-only form) of the digest the view shows as `shown` at
+   * `index`; undefined for other results.
+   */
+  readonly shrink?: ((index: number, shown: Message) => Message | undefined) | undefined;
   /**
    * Whether the first step may condense the raw result at `index` (before anything is cut
-   * or dropped). @default every result that is neither pinned nor a kept stub's target
+   * or dropped); the target of a stub still in the view never is. @default every result
+   * that is not pinned
    */
   readonly condensesEarly?: ((index: number) => boolean) | undefined;
   /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   assistantCalling,
+  assistantText,
   documentPage,
   systemMessage,
   toolCall,
@@ -29,6 +30,8 @@ function longThread(count: number, pageChars = 5_000): Message[] {
     systemMessage(),
     userMessage("Review the whole lease."),
     ...reads,
+    // The turn's answer: the backstop keeps the latest assistant message before a new user message.
+    assistantText("I have read the lease."),
     userMessage("Now list the rent terms."),
     ...toolExchange("now", "search", { q: "rent" }, "id: lease"),
   ];
@@ -342,6 +345,31 @@ describe("compactHistory keeps pairing and stub targets", () => {
     }
   });
 
+  it("never drops the latest assistant message's exchange, though the wall starts after it", () => {
+    const latest = assistantCalling(toolCall("c2", "read_document", { file_id: "f", offset: 1_000 }));
+    const messages: Message[] = [
+      userMessage("go"),
+      ...toolExchange("c1", "read_document", { file_id: "f", offset: 0 }, documentPage("f", 0, 3_000)),
+      latest,
+      toolResult("c2", "read_document", documentPage("f", 1_000, 3_000)),
+      userMessage("next"),
+    ];
+    const wallStart = recencyWallStart(messages, 0);
+    expect(wallStart).toBe(5);
+    const {
+      messages: view,
+      fired,
+      wallExceedsBudget,
+    } = compactHistory(messages, wallStart, {
+      historyBudgetChars: 500,
+    });
+    expect(fired).toBe(true);
+    expect(view).toContain(latest);
+    expect(view).toContain(messages[4]);
+    expect(view).not.toContain(messages[1]);
+    expect(wallExceedsBudget).toBe(true);
+  });
+
   it("drops a stub whose target went with an earlier-starting interleaved exchange", () => {
     const messages: Message[] = [
       userMessage("go"),
@@ -353,6 +381,7 @@ describe("compactHistory keeps pairing and stub targets", () => {
       assistantCalling(toolCall("s", "search", { q: "rent" })),
       toolResult("s", "search", "[stub of s, pointing to t below]"),
       toolResult("t", "search", "id: f"),
+      assistantText("Noted."),
       userMessage("next"),
     ];
     const stubTargets = new Map([[4, 5]]);
@@ -366,7 +395,7 @@ describe("compactHistory keeps pairing and stub targets", () => {
     // Dropping {A, x1, t} alone fits the budget, but the stub s would then point to nothing.
     expect(view).not.toContain(messages[5]);
     expect(view).not.toContain(messages[4]);
-    expect(view.at(-1)).toBe(messages[6]);
+    expect(view.slice(-2)).toEqual([messages[6], messages[7]]);
   });
 
   it("keeps the later result a kept stub points to, by the stub decisions it is given", () => {
@@ -387,6 +416,7 @@ describe("compactHistory keeps pairing and stub targets", () => {
         { file_id: "other", offset: 0 },
         documentPage("other", 0, 4_000),
       ),
+      assistantText("Noted."),
       userMessage("next"),
     ];
     // The first exchange is kept (pinned, as the window would), so its stub's target stays.
@@ -612,7 +642,9 @@ describe("compactHistory sizes its note and keeps what it must", () => {
       { historyBudgetChars: condensed + results.length * 18 - 1 },
       { condense: stand },
     );
-    expect(droppedMessages).toBe(wallStart);
+    // All but the system message and the turn's answer (the latest assistant message before the wall).
+    expect(droppedMessages).toBe(wallStart - 1);
+    expect(view).toContain(messages[wallStart - 1]);
     const note = String(view.find(isNote)?.content);
     expect(note.match(/- tool read_document: digest: rent terms/g)).toHaveLength(results.length);
     expect(note).not.toContain("Document lease");

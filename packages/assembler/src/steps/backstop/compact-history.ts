@@ -60,7 +60,8 @@ export interface CompactionResult {
   condensedResults: number;
   /**
    * True when the view is still over the budget: what the backstop never removes (the
-   * recency wall, system messages and notes, with this pass's note header) exceeds it.
+   * recency wall, system messages and notes, the latest assistant message's exchange, with
+   * this pass's note header) exceeds it.
    */
   wallExceedsBudget: boolean;
 }
@@ -87,16 +88,20 @@ const NOTHING_REPLACED = { has: () => false };
 /**
  * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
  * order, touching the recency wall never:
- * 1. condenses the results before the wall that no unit keeps (not pinned, no kept stub's
- *    target), oldest first, to the stand-in `hints.condense` gives (their digest, or a
+ * 1. condenses the results before the wall that no unit keeps (not pinned, no stub still in the
+ *    view points to), oldest first, to the stand-in `hints.condense` gives (their digest, or a
  *    stub naming their re-read call);
  * 2. (with the assembler's hints) cuts the digests before the wall down to their figures;
  * 3. drops the oldest whole units before the wall (see `UnitIndex`) that hold
  *    no pinned message, and puts one note of short snippets where the first one was;
  * 4. condenses pinned results before the wall, oldest first, the same way;
  * 5. drops the oldest units holding pinned results.
+ * After each drop and after step 4, steps 1 and 2 run again (a stub that went frees its
+ * target; step 4's digests are cut too), so a view left over the budget holds nothing a
+ * second run would change.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
- * system messages, earlier notes) leaves no room: then `wallExceedsBudget` is true.
+ * system messages, earlier notes, the latest assistant message's exchange, which a wall
+ * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget` is true.
  *
  * @param hints What must stay: pinned messages and the targets of kept stubs (text that
  * merely looks like a stub pins nothing), and how to condense a pinned result.

@@ -3,7 +3,7 @@ import type { BackstopHints, BackstopView } from "./backstop-view";
 
 /**
  * Which units the backstop must keep, by root: fixed ones are never removed (a member in
- * the wall, a system message, an earlier note); held ones hold a pinned message or are
+ * the wall, a system message, an earlier note, the latest assistant message); held ones hold a pinned message or are
  * fixed. Each also holds, transitively, the units of what its stubs point to.
  */
 export class UnitMarks {
@@ -30,6 +30,11 @@ export class UnitMarks {
       )
         this.fixed[root] = 1;
     }
+    // The latest assistant message is never dropped: its thinking blocks (and the calls
+    // they precede) are what the provider checks unmodified. A wall starting at the latest
+    // user message leaves out the one before it.
+    const latest = units.turnOpeningAssistant;
+    if (latest >= 0 && latest < wallStart) this.fixed[units.unitOf(latest)] = 1;
     for (const index of hints.pinned) this.held[units.unitOf(index)] = 1;
     const stubsByUnit = new Map<number, number[]>();
     for (const [stub, target] of hints.stubTargets ?? []) {

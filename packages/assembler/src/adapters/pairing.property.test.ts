@@ -1,0 +1,155 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { BaseMessage } from "@langchain/core/messages";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
+import {
+  aiSdkEvents,
+  anthropicEvents,
+  langChainEvents,
+  openAIEvents,
+  type PairingEvent,
+  pairingProblems,
+  pairingSpecArbitrary,
+  renderAiSdkPairing,
+  renderAnthropicPairing,
+  renderLangChainPairing,
+} from "#test/assembler/fixtures/pairing-thread";
+import { digestPickArbitrary, digestsFor, renderOpenAI } from "#test/assembler/fixtures/provider-thread";
+import { type AssembleOptions, assembleModelView } from "../assemble";
+import type { DigestMap, Message } from "../types";
+import { aiSdkToNeutral, assembleAiSdkPrompt } from "./ai-sdk/prompt-adapter";
+import { anthropicToNeutral, assembleAnthropicView } from "./anthropic/anthropic-adapter";
+import { assembleLangChainView, fromLangChain } from "./langchain/langchain-adapter";
+import { assembleOpenAIView, type OpenAIMessageLike, openAIToNeutral } from "./openai/openai-adapter";
+
+const NUM_RUNS = process.env.CI ? 300 : 100;
+
+/** A tight budget: the backstop cuts most threads, some down to the wall. */
+const optionsArbitrary: fc.Arbitrary<AssembleOptions> = fc.record({
+  recencyKeepExchanges: fc.nat({ max: 2 }),
+  historyBudgetChars: fc.integer({ min: 150, max: 3_000 }),
+  snippetChars: fc.constantFrom(20, 300),
+  inline: fc.boolean(),
+});
+
+function neutralEvents(message: Message): PairingEvent[] {
+  if (message.role === "tool") return [{ kind: "result", id: message.toolCallId }];
+  const calls: PairingEvent[] =
+    message.role === "assistant"
+      ? (message.toolCalls ?? []).map((call) => ({ kind: "call", id: call.id }))
+      : [];
+  return [...calls, ...anthropicEvents(message)];
+}
+
+interface Adapter<M> {
+  name: string;
+  render: (spec: Parameters<typeof renderAnthropicPairing>[0]) => M[];
+  neutral: (thread: M[]) => Message[];
+  assemble: (
+    thread: M[],
+    digests: DigestMap,
+    options: AssembleOptions,
+  ) => { messages: readonly M[]; fired: boolean };
+  events: (message: M) => PairingEvent[];
+  /** What else the format itself checks. */
+  extra?: (view: readonly M[]) => string[];
+}
+
+const adapters = [
+  {
+    name: "neutral",
+    render: (spec) => anthropicToNeutral(renderAnthropicPairing(spec)),
+    neutral: (thread) => thread,
+    assemble: (thread, digests, options) => {
+      const { messages, report } = assembleModelView(thread, digests, options);
+      return { messages, fired: report.compaction.fired };
+    },
+    events: neutralEvents,
+  } satisfies Adapter<Message>,
+  {
+    name: "Anthropic",
+    render: renderAnthropicPairing,
+    neutral: anthropicToNeutral,
+    assemble: (thread, digests, options) => {
+      const { messages, report } = assembleAnthropicView(thread, digests, options);
+      return { messages, fired: report.compaction.fired };
+    },
+    events: anthropicEvents,
+    extra: (view) => anthropicPairingProblems(view),
+  } satisfies Adapter<Anthropic.MessageParam>,
+  {
+    name: "OpenAI",
+    render: (spec) => renderOpenAI(spec.steps) as unknown as OpenAIMessageLike[],
+    neutral: openAIToNeutral,
+    assemble: (thread, digests, options) => {
+      const { messages, report } = assembleOpenAIView(thread, digests, options);
+      return { messages, fired: report.compaction.fired };
+    },
+    events: (message) => openAIEvents(message as unknown as Record<string, unknown>),
+  } satisfies Adapter<OpenAIMessageLike>,
+  {
+    name: "AI SDK",
+    render: renderAiSdkPairing,
+    neutral: aiSdkToNeutral,
+    assemble: (thread, digests, options) => {
+      const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
+      return { messages, fired: report.compaction.fired };
+    },
+    events: aiSdkEvents,
+  } satisfies Adapter<ReturnType<typeof renderAiSdkPairing>[number]>,
+  {
+    name: "LangChain",
+    render: renderLangChainPairing,
+    neutral: fromLangChain,
+    assemble: (thread, digests, options) => {
+      const { messages, report } = assembleLangChainView<BaseMessage>(thread, digests, options);
+      return { messages, fired: report.compaction.fired };
+    },
+    events: langChainEvents,
+  } satisfies Adapter<BaseMessage>,
+];
+
+type Block = Record<string, unknown>;
+
+const roleOf = (message: unknown): string => {
+  const record = message as { role?: unknown; getType?: () => string };
+  if (typeof record.getType === "function") return record.getType() === "ai" ? "assistant" : record.getType();
+  return String(record.role);
+};
+
+describe("pairing under a tight budget, through every adapter", () => {
+  for (const adapter of adapters as Adapter<unknown>[]) {
+    it(`${adapter.name}: results follow their calls and never outnumber them; server tools, approvals and thinking stay with their callers`, () => {
+      let fired = 0;
+      fc.assert(
+        fc.property(pairingSpecArbitrary, digestPickArbitrary, optionsArbitrary, (spec, pick, options) => {
+          const thread = adapter.render(spec);
+          const digests = digestsFor(adapter.neutral(thread), pick);
+          const view = adapter.assemble(thread, digests, options);
+          if (view.fired) fired++;
+          expect(pairingProblems(view.messages.map(adapter.events))).toEqual([]);
+          expect(adapter.extra?.(view.messages) ?? []).toEqual([]);
+          // Assistant messages come back as the objects passed in (a cache breakpoint aside)
+          // and the latest one always does.
+          const latest = thread.findLast((message) => roleOf(message) === "assistant");
+          if (latest !== undefined) expect(view.messages).toContain(latest);
+          const blocksOf = (content: unknown) =>
+            typeof content === "string" ? [{ type: "text", text: content }] : (content as Block[]);
+          const inputs = new Set(thread.map((input) => JSON.stringify(blocksOf((input as Block).content))));
+          for (const message of view.messages) {
+            if (roleOf(message) !== "assistant" || thread.includes(message)) continue;
+            // Only a cache breakpoint, on one block, tells a copy from the input message.
+            const blocks = blocksOf((message as Block).content);
+            expect(blocks.filter((block) => block.cache_control !== undefined)).toHaveLength(1);
+            const stripped = blocks.map(({ cache_control: _mark, ...block }) => block);
+            expect(inputs.has(JSON.stringify(stripped))).toBe(true);
+          }
+        }),
+        { numRuns: NUM_RUNS },
+      );
+      // The budget must bite for the property to mean anything.
+      expect(fired).toBeGreaterThan(NUM_RUNS / 3);
+    });
+  }
+});

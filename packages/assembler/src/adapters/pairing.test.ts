@@ -1,0 +1,281 @@
+import type Anthropic from "@anthropic-ai/sdk";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ModelMessage } from "ai";
+import { describe, expect, it } from "vitest";
+import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
+import {
+  aiSdkEvents,
+  anthropicEvents,
+  langChainEvents,
+  type PairingExtras,
+  type PairingSpec,
+  pairingProblems,
+  renderAiSdkPairing,
+  renderAnthropicPairing,
+  renderLangChainPairing,
+} from "#test/assembler/fixtures/pairing-thread";
+import { digestsFor, pageText, type StepSpec } from "#test/assembler/fixtures/provider-thread";
+import type { AssembleOptions } from "../assemble";
+import type { Message } from "../types";
+import { aiSdkToNeutral, assembleAiSdkPrompt } from "./ai-sdk/prompt-adapter";
+import { anthropicToNeutral, assembleAnthropicView } from "./anthropic/anthropic-adapter";
+import { assembleLangChainView, fromLangChain } from "./langchain/langchain-adapter";
+
+const read = (file: string, page: number) => ({
+  tool: "read_document",
+  args: { file_id: file, offset: page * 1_200 },
+  result: pageText(file, page * 1_200),
+  error: false,
+  blocks: false,
+});
+
+/** Two earlier turns of paged reads, the latest turn mid-loop: history the backstop cuts into. */
+function specWith(extras: Partial<PairingExtras>): PairingSpec {
+  const exchange = (file: string, page: number): StepSpec => ({
+    kind: "exchange",
+    text: "Let me read that.",
+    calls: [read(file, page)],
+    note: null,
+  });
+  return {
+    steps: [
+      { kind: "user", text: "Review the lease.", blocks: false },
+      exchange("lease_77", 0),
+      exchange("lease_77", 1),
+      { kind: "answer", text: "Done." },
+      { kind: "user", text: "Now the NDA.", blocks: false },
+      exchange("cd_9f2", 0),
+      exchange("cd_9f2", 1),
+      { kind: "answer", text: "Done." },
+      { kind: "user", text: "Compare them.", blocks: false },
+      exchange("lease_77", 0),
+    ],
+    extras: [{ thinking: false, server: "none", approval: false, ...extras }],
+  };
+}
+
+/** Budgets from far below the thread's size up to it, each with a wall of 0 and 1 exchanges, digests or none, long or short snippets. */
+function* tightOptions(neutral: readonly Message[]): Generator<AssembleOptions & { digests: boolean }> {
+  const total = JSON.stringify(neutral).length;
+  for (let budget = 150; budget < total; budget = Math.ceil(budget * 1.15)) {
+    for (const recencyKeepExchanges of [0, 1]) {
+      for (const digests of [false, true]) {
+        // Short snippets make dropping a small message pay, so a cut can fall between any two units.
+        for (const snippetChars of [300, 20])
+          yield { historyBudgetChars: budget, recencyKeepExchanges, snippetChars, digests };
+      }
+    }
+  }
+}
+
+/** Runs `check` over every tight option; returns how many views the backstop cut. */
+function sweep(
+  neutral: readonly Message[],
+  check: (options: AssembleOptions, digests: ReturnType<typeof digestsFor> | null) => boolean,
+): number {
+  let compacted = 0;
+  for (const { digests, ...options } of tightOptions(neutral)) {
+    if (check(options, digests ? digestsFor(neutral, () => true) : null)) compacted++;
+  }
+  return compacted;
+}
+
+describe("pairing through the Anthropic adapter", () => {
+  it("keeps thinking and redacted-thinking blocks byte-identical, in the message of the tool_use they precede", () => {
+    const thread = renderAnthropicPairing(specWith({ thinking: true }));
+    const snapshot = JSON.stringify(thread);
+    const thinkingBlocks = new Set(
+      thread.flatMap((message) =>
+        Array.isArray(message.content)
+          ? message.content.filter((block) => block.type.endsWith("thinking"))
+          : [],
+      ),
+    );
+    expect(thinkingBlocks.size).toBe(10);
+    const compacted = sweep(anthropicToNeutral(thread), (options, digests) => {
+      const { messages, report } = assembleAnthropicView(thread, digests, options);
+      expect(anthropicPairingProblems(messages)).toEqual([]);
+      for (const message of messages) {
+        if (message.role !== "assistant" || typeof message.content === "string") continue;
+        const source = thread.find(
+          (input) => Array.isArray(input.content) && input.content[0] === (message.content as unknown[])[0],
+        );
+        // An assistant message is the input's, or a copy carrying a breakpoint: the same blocks in the same order.
+        expect(source).toBeDefined();
+        expect(message.content).toHaveLength((source as Anthropic.MessageParam).content.length);
+        message.content.forEach((block, at) => {
+          const original = (source as { content: Anthropic.ContentBlockParam[] }).content[at];
+          if (block.type.endsWith("thinking")) expect(block).toBe(original);
+          else
+            expect({ ...block, cache_control: undefined }).toEqual({ ...original, cache_control: undefined });
+        });
+      }
+      return report.compaction.fired;
+    });
+    expect(compacted).toBeGreaterThan(10);
+    expect(JSON.stringify(thread)).toBe(snapshot);
+  });
+
+  /** A thread whose turn ended on the latest assistant message, a new user message after it; and one mid-loop. */
+  function latestAssistantThreads(): [Anthropic.MessageParam[], Anthropic.MessageParam][] {
+    const midLoop = renderAnthropicPairing(specWith({ thinking: true }));
+    const latest: Anthropic.MessageParam = {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "Both leases allow assignment.", signature: "sig-latest-EqQBCgIYAh" },
+        { type: "text", text: "Both allow assignment with consent." },
+      ],
+    };
+    const ended = [...midLoop.slice(0, -2), latest, { role: "user", content: "And the rent?" } as const];
+    return [
+      [ended, latest],
+      [midLoop, midLoop.at(-2) as Anthropic.MessageParam],
+    ];
+  }
+
+  it("never drops the latest assistant message, whatever the budget and the wall", () => {
+    for (const [thread, latest] of latestAssistantThreads()) {
+      expect(latest.role).toBe("assistant");
+      const compacted = sweep(anthropicToNeutral(thread), (options, digests) => {
+        const view = assembleAnthropicView(thread, digests, { ...options, cacheBreakpoints: false });
+        expect(view.messages).toContain(latest);
+        return view.report.compaction.fired;
+      });
+      expect(compacted).toBeGreaterThan(10);
+    }
+  });
+
+  it("never puts a cache breakpoint on the latest assistant message: the message before it takes the prefix's", () => {
+    const [[thread, latest]] = latestAssistantThreads() as [
+      [Anthropic.MessageParam[], Anthropic.MessageParam],
+    ];
+    const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
+    expect(messages).toContain(latest);
+    const at = thread.indexOf(latest);
+    expect(cacheBreakpoints).toEqual([
+      { message: at - 1, block: 0, kind: "prefix" },
+      { message: thread.length - 1, block: 0, kind: "end" },
+    ]);
+    // A request that ends on the latest assistant message (a prefill, a paused turn) gets no end breakpoint.
+    const prefill = assembleAnthropicView(thread.slice(0, at + 1), null);
+    expect(prefill.messages.at(-1)).toBe(latest);
+    expect(prefill.cacheBreakpoints.map((mark) => mark.kind)).toEqual(["prefix"]);
+  });
+
+  it("keeps a server_tool_use and its web_search_tool_result together, in one message or over a paused turn's two", () => {
+    for (const server of ["same", "split"] as const) {
+      const thread = renderAnthropicPairing(specWith({ server, thinking: server === "split" }));
+      const compacted = sweep(anthropicToNeutral(thread), (options, digests) => {
+        const { messages, report } = assembleAnthropicView(thread, digests, options);
+        expect(pairingProblems(messages.map(anthropicEvents))).toEqual([]);
+        expect(anthropicPairingProblems(messages)).toEqual([]);
+        return report.compaction.fired;
+      });
+      expect(compacted).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe("pairing through the AI SDK adapter", () => {
+  it("keeps a tool-approval request and response with their call, whatever the backstop cuts", () => {
+    const thread = renderAiSdkPairing(specWith({ approval: true }));
+    const compacted = sweep(aiSdkToNeutral(thread), (options, digests) => {
+      const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
+      expect(pairingProblems(messages.map(aiSdkEvents))).toEqual([]);
+      return report.compaction.fired;
+    });
+    expect(compacted).toBeGreaterThan(10);
+  });
+
+  it("keeps a provider-executed call and its result together, in one message or over two", () => {
+    for (const server of ["same", "split"] as const) {
+      const thread = renderAiSdkPairing(specWith({ server }));
+      const compacted = sweep(aiSdkToNeutral(thread), (options, digests) => {
+        const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
+        expect(pairingProblems(messages.map(aiSdkEvents))).toEqual([]);
+        return report.compaction.fired;
+      });
+      expect(compacted).toBeGreaterThan(10);
+    }
+  });
+
+  it("keeps reasoning parts and their signatures as the very parts passed in", () => {
+    const thread = renderAiSdkPairing(specWith({ thinking: true, server: "same" }));
+    const reasoning = new Set(
+      thread.flatMap((message) =>
+        Array.isArray(message.content) ? message.content.filter((part) => part.type === "reasoning") : [],
+      ),
+    );
+    expect(reasoning.size).toBe(10);
+    sweep(aiSdkToNeutral(thread), (options, digests) => {
+      const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
+      for (const message of messages) {
+        if (message.role === "assistant") expect(thread).toContain(message);
+      }
+      return report.compaction.fired;
+    });
+  });
+
+  it("keeps a provider-executed approval response with the call before it in the language-model prompt", () => {
+    // The language-model prompt has no approval requests: the response follows the call's message.
+    const thread: ModelMessage[] = renderAiSdkPairing(specWith({ server: "same" })).flatMap(
+      (message): ModelMessage[] => {
+        if (message.role !== "assistant" || typeof message.content === "string") return [message];
+        const server = message.content.find(
+          (part) => part.type === "tool-call" && part.providerExecuted === true,
+        );
+        if (server?.type !== "tool-call") return [message];
+        const response: ModelMessage = {
+          role: "tool",
+          content: [
+            {
+              type: "tool-approval-response",
+              approvalId: `mcpr_${server.toolCallId}`,
+              approved: true,
+              providerExecuted: true,
+            },
+          ],
+        };
+        return [message, response];
+      },
+    );
+    const byApproval = new Map<string, ModelMessage>();
+    thread.forEach((message, at) => {
+      if (
+        message.role === "tool" &&
+        typeof message.content !== "string" &&
+        message.content[0]?.type === "tool-approval-response"
+      )
+        byApproval.set(message.content[0].approvalId, thread[at - 1] as ModelMessage);
+    });
+    expect(byApproval.size).toBe(5);
+    const compacted = sweep(aiSdkToNeutral(thread), (options, digests) => {
+      const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
+      for (const message of messages) {
+        if (message.role !== "tool" || typeof message.content === "string") continue;
+        for (const part of message.content) {
+          if (part.type === "tool-approval-response")
+            expect(messages).toContain(byApproval.get(part.approvalId));
+        }
+      }
+      return report.compaction.fired;
+    });
+    expect(compacted).toBeGreaterThan(10);
+  });
+});
+
+describe("pairing through the LangChain adapter", () => {
+  it("keeps server tool blocks with their caller and thinking blocks in their message", () => {
+    for (const server of ["same", "split"] as const) {
+      const thread = renderLangChainPairing(specWith({ server, thinking: true }));
+      const compacted = sweep(fromLangChain(thread), (options, digests) => {
+        const { messages, report } = assembleLangChainView<BaseMessage>(thread, digests, options);
+        expect(pairingProblems(messages.map(langChainEvents))).toEqual([]);
+        for (const message of messages) if (message.getType() === "ai") expect(thread).toContain(message);
+        expect(messages).toContain(thread.at(-2));
+        return report.compaction.fired;
+      });
+      expect(compacted).toBeGreaterThan(10);
+    }
+  });
+});
