@@ -20,6 +20,12 @@ export interface ToolCall {
   id: string;
   name: string;
   args: Record<string, unknown>;
+  /**
+   * The id of the server tool call that issued this call, when one did (Anthropic
+   * programmatic tool calling: code execution calling a client tool, its `caller.tool_id`).
+   * The call and its results are kept or dropped with that server call.
+   */
+  issuedBy?: string;
 }
 
 interface MessageBase {

@@ -96,6 +96,16 @@ describe("validateThread rejects", () => {
     expect(
       threadError([{ role: "assistant", content: "", toolCalls: [{ id: 7, name: "x", args: {} }] }]),
     ).toMatchObject({ field: "toolCalls[0].id" });
+    expect(
+      threadError([
+        { role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args: {}, issuedBy: 7 }] },
+      ]),
+    ).toMatchObject({ index: 0, field: "toolCalls[0].issuedBy" });
+    expect(() =>
+      validateThread([
+        { role: "assistant", content: "", toolCalls: [{ id: "c", name: "x", args: {}, issuedBy: "srv_1" }] },
+      ]),
+    ).not.toThrow();
   });
 });
 

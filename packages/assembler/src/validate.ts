@@ -128,10 +128,12 @@ function validateToolCalls(index: number, toolCalls: unknown): void {
     const field = (suffix = "") => `toolCalls[${callIndex}]${suffix}`;
     if (call === null || typeof call !== "object")
       failAt(index, field(), `must be an object, got ${describeValue(call)}`);
-    const { id, name, args } = call as Record<string, unknown>;
+    const { id, name, args, issuedBy } = call as Record<string, unknown>;
     if (typeof id !== "string") failAt(index, field(".id"), `must be a string, got ${describeValue(id)}`);
     if (typeof name !== "string")
       failAt(index, field(".name"), `must be a string, got ${describeValue(name)}`);
+    if (issuedBy !== undefined && typeof issuedBy !== "string")
+      failAt(index, field(".issuedBy"), `must be a string or absent, got ${describeValue(issuedBy)}`);
     if (args === null || typeof args !== "object" || Array.isArray(args)) {
       failAt(index, field(".args"), `must be an object, got ${describeValue(args)}`);
     }

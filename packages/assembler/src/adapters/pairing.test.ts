@@ -2,7 +2,10 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
+import {
+  anthropicPairingProblems,
+  programmaticRunProblems,
+} from "#test/assembler/fixtures/anthropic-pairing";
 import {
   aiSdkEvents,
   anthropicEvents,
@@ -172,6 +175,120 @@ describe("pairing through the Anthropic adapter", () => {
         return report.compaction.fired;
       });
       expect(compacted).toBeGreaterThan(10);
+    }
+  });
+});
+
+/**
+ * A code-execution run calling a client tool programmatically, page by page, each call in
+ * an assistant message of its own carrying `caller`; the run's result comes after the last
+ * page unless `underWay`.
+ */
+function programmaticRun(serverId: string, pages: number, underWay = false): Anthropic.MessageParam[] {
+  const caller = { type: "code_execution_20250825" as const, tool_id: serverId };
+  const call = (page: number): Anthropic.ToolUseBlockParam => ({
+    type: "tool_use",
+    id: `${serverId}_page_${page}`,
+    name: "read_document",
+    input: { file_id: "lease_77", offset: page * 1_200 },
+    caller,
+  });
+  const result = (page: number): Anthropic.MessageParam => ({
+    role: "user",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: `${serverId}_page_${page}`,
+        content: pageText("lease_77", page * 1_200, 2_000),
+      },
+    ],
+  });
+  const run: Anthropic.MessageParam[] = [
+    {
+      role: "assistant",
+      content: [
+        { type: "server_tool_use", id: serverId, name: "code_execution", input: { code: "sum(rents)" } },
+        call(0),
+      ],
+    },
+    result(0),
+  ];
+  for (let page = 1; page < pages; page++)
+    run.push({ role: "assistant", content: [call(page)] }, result(page));
+  if (!underWay)
+    run.push({
+      role: "assistant",
+      content: [
+        {
+          type: "code_execution_tool_result",
+          tool_use_id: serverId,
+          content: { type: "code_execution_result", stdout: "3", stderr: "", return_code: 0, content: [] },
+        },
+        { type: "text", text: "The rents sum to 3." },
+      ],
+    });
+  return run;
+}
+
+describe("pairing of programmatic tool calls", () => {
+  it("carries a tool_use's caller into its neutral call", () => {
+    const neutral = anthropicToNeutral([
+      { role: "user", content: "Sum the rents." },
+      ...programmaticRun("srvtoolu_1", 2),
+    ]);
+    const calls = neutral.flatMap((message) =>
+      message.role === "assistant" ? (message.toolCalls ?? []) : [],
+    );
+    expect(calls.map((call) => [call.id, call.issuedBy])).toEqual([
+      ["srvtoolu_1_page_0", "srvtoolu_1"],
+      ["srvtoolu_1_page_1", "srvtoolu_1"],
+    ]);
+    // A direct call names no caller.
+    const direct = anthropicToNeutral([
+      {
+        role: "assistant",
+        content: [{ type: "tool_use", id: "c1", name: "read", input: {}, caller: { type: "direct" } }],
+      },
+    ]);
+    expect(direct[0]).toEqual({
+      role: "assistant",
+      content: [],
+      toolCalls: [{ id: "c1", name: "read", args: {} }],
+    });
+  });
+
+  it("keeps a code-execution run whole: the server call, the calls it issues over several messages, their results and its result", () => {
+    const history = renderAnthropicPairing(specWith({}));
+    const threads: [string, Anthropic.MessageParam[], boolean][] = [
+      [
+        "the run alone",
+        [
+          { role: "user", content: "Sum the rents." },
+          ...programmaticRun("srvtoolu_1", 2),
+          { role: "user", content: "Thanks." },
+        ],
+        true,
+      ],
+      [
+        "the run before later turns",
+        [{ role: "user", content: "Sum the rents." }, ...programmaticRun("srvtoolu_1", 3), ...history],
+        true,
+      ],
+      [
+        "a run under way",
+        [...history, { role: "user", content: "Sum the rents." }, ...programmaticRun("srvtoolu_1", 3, true)],
+        false,
+      ],
+    ];
+    for (const [name, thread, ended] of threads) {
+      const compacted = sweep(anthropicToNeutral(thread), (options, digests) => {
+        const { messages, report } = assembleAnthropicView(thread, digests, options);
+        expect(programmaticRunProblems(thread, messages), name).toEqual([]);
+        expect(anthropicPairingProblems(messages), name).toEqual([]);
+        if (ended) expect(pairingProblems(messages.map(anthropicEvents)), name).toEqual([]);
+        return report.compaction.fired;
+      });
+      expect(compacted, name).toBeGreaterThan(10);
     }
   });
 });

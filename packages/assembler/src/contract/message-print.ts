@@ -13,7 +13,7 @@ export interface MessagePrint {
   readonly toolCallId: unknown;
   readonly toolName: unknown;
   readonly status: unknown;
-  /** Each block and its text, then each tool call with its id, name and args; undefined when there are none. */
+  /** Each block and its text, then each tool call with its id, name, args and issuer; undefined when there are none. */
   readonly parts: readonly unknown[] | undefined;
 }
 
@@ -24,7 +24,7 @@ function partsOf(message: Message): unknown[] | undefined {
   if (typeof message.content !== "string") {
     for (const block of message.content) parts.push(block, block.text);
   }
-  for (const call of toolCalls ?? []) parts.push(call, call.id, call.name, call.args);
+  for (const call of toolCalls ?? []) parts.push(call, call.id, call.name, call.args, call.issuedBy);
   return parts;
 }
 
@@ -68,8 +68,8 @@ function sameParts(message: Message, parts: readonly unknown[]): boolean {
   const toolCalls = message.role === "assistant" ? message.toolCalls : undefined;
   for (const call of toolCalls ?? []) {
     if (parts[at] !== call || parts[at + 1] !== call.id || parts[at + 2] !== call.name) return false;
-    if (parts[at + 3] !== call.args) return false;
-    at += 4;
+    if (parts[at + 3] !== call.args || parts[at + 4] !== call.issuedBy) return false;
+    at += 5;
   }
   return at === parts.length;
 }

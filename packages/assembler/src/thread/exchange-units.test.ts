@@ -180,6 +180,46 @@ describe("UnitIndex", () => {
     expect(unitsOf(messages)).toEqual([[0, 1, 2], [3]]);
   });
 
+  it("joins a code-execution run: the client calls it issues, their results and every message up to its result", () => {
+    const issued = (id: string) => ({ ...toolCall(id, "read"), issuedBy: "srv_1" });
+    const messages: Message[] = [
+      userMessage("Sum the rents."),
+      {
+        role: "assistant",
+        content: [{ type: "server_tool_use", id: "srv_1", name: "code_execution", input: {} }],
+        toolCalls: [issued("c1")],
+      },
+      toolResult("c1", "read", "page a"),
+      // A later call of the same run, in a message of its own.
+      { role: "assistant", content: "", toolCalls: [issued("c2")] },
+      toolResult("c2", "read", "page b"),
+      assistantText([
+        { type: "code_execution_tool_result", tool_use_id: "srv_1", content: {} },
+        { type: "text", text: "3" },
+      ]),
+      userMessage("Thanks."),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 2, 3, 4, 5], [6]]);
+    // A run still under way, its result not in the thread yet: its calls join it all the same.
+    expect(unitsOf(messages.slice(0, 5))).toEqual([[0], [1, 2, 3, 4]]);
+    // Calls whose server call the thread lacks stay together.
+    expect(unitsOf([userMessage("Go on."), ...messages.slice(3, 5), assistantCalling(issued("c3"))])).toEqual(
+      [[0], [1, 2, 3]],
+    );
+  });
+
+  it("keeps every message between a server call and its result in their unit", () => {
+    const messages: Message[] = [
+      userMessage("Is assignment allowed?"),
+      assistantText([{ type: "server_tool_use", id: "srv_1", name: "web_search", input: { query: "x" } }]),
+      { role: "system", content: "Still searching." },
+      assistantText("Searching the registry too."),
+      assistantText([{ type: "web_search_tool_result", tool_use_id: "srv_1", content: [] }]),
+      userMessage("Thanks."),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 2, 3, 4], [5]]);
+  });
+
   it("joins a tool approval's request, its call and its response", () => {
     const messages: Message[] = [
       userMessage("Delete the draft."),

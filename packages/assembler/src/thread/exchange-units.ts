@@ -2,6 +2,8 @@ import type { Message, MessageContent } from "../types";
 
 /** A pairing a message's content blocks name beyond its tool calls (see {@link contentPairings}). */
 type Pairing =
+  /** A server tool call's key: every message naming it, and every message between them, share one unit. */
+  | { kind: "server"; key: string }
   /** A key every message naming it shares one unit by. */
   | { kind: "key"; key: string }
   /** An approval response: joins its request's message, else (no request in the thread) the latest assistant message. */
@@ -11,7 +13,7 @@ type Pairing =
 
 const NO_PAIRINGS: readonly Pairing[] = [];
 
-/** The key of a server tool call's id: its call and result blocks share it. */
+/** The key of a server tool call's id: its call and result blocks, and the calls it issues, share it. */
 const serverKey = (id: string) => `server:${id}`;
 
 /**
@@ -40,9 +42,9 @@ export function contentPairings(content: MessageContent): readonly Pairing[] {
     const callId = block.toolCallId;
     const approvalId = block.approvalId;
     if (type === "server_tool_use" || type === "mcp_tool_use" || type === "server_tool_call") {
-      if (typeof id === "string") add({ kind: "key", key: serverKey(id) });
+      if (typeof id === "string") add({ kind: "server", key: serverKey(id) });
     } else if (type === "tool-call" || type === "tool-result" || type === "server_tool_call_result") {
-      if (typeof callId === "string") add({ kind: "key", key: serverKey(callId) });
+      if (typeof callId === "string") add({ kind: "server", key: serverKey(callId) });
     } else if (type === "tool-approval-request") {
       if (typeof approvalId === "string") add({ kind: "key", key: `approval:${approvalId}` });
       if (typeof callId === "string") add({ kind: "call", id: callId });
@@ -53,7 +55,7 @@ export function contentPairings(content: MessageContent): readonly Pairing[] {
       type.endsWith("_tool_result") &&
       typeof block.tool_use_id === "string"
     ) {
-      add({ kind: "key", key: serverKey(block.tool_use_id) });
+      add({ kind: "server", key: serverKey(block.tool_use_id) });
     }
   }
   return found ?? NO_PAIRINGS;
@@ -70,7 +72,10 @@ export function contentPairings(content: MessageContent): readonly Pairing[] {
  * What the content blocks pair beyond that ({@link contentPairings}) joins units too: a
  * server tool call and its result (one message, or the two of a paused turn), an approval
  * request with its call and its response (a response whose request the thread does not
- * hold, as in a language-model prompt, joins the latest assistant message before it).
+ * hold, as in a language-model prompt, joins the latest assistant message before it). A
+ * server tool call also joins the tool calls it issued (their `issuedBy`, as code execution
+ * calls client tools), and every message from its first naming to its latest one: a run
+ * whose result comes messages later keeps the whole exchange between.
  */
 export class UnitIndex {
   private readonly parent: number[] = [];
@@ -81,6 +86,8 @@ export class UnitIndex {
   private readonly waiting = new Map<string, number[]>();
   /** Per pairing key, the first message naming it. */
   private readonly keyHolder = new Map<string, number>();
+  /** Per server key, the latest message naming it: every message from its holder up to it is in the holder's unit. */
+  private readonly spanEnd = new Map<string, number>();
   private latestAssistantAt = -1;
   /** The latest assistant message before the latest user message; undefined before any user message. */
   private assistantBeforeUser: number | undefined;
@@ -106,6 +113,7 @@ export class UnitIndex {
     if (message.role === "assistant") {
       // Stryker disable next-line ArrayDeclaration: an assistant without tool calls has no call id for a result to match
       for (const call of message.toolCalls ?? []) {
+        if (call.issuedBy !== undefined) this.pair(index, { kind: "server", key: serverKey(call.issuedBy) });
         const first = !this.latestCaller.has(call.id);
         this.latestCaller.set(call.id, index);
         // Stryker disable next-line ConditionalExpression: a shortcut; the id's waiting results were taken by its first call
@@ -134,11 +142,14 @@ export class UnitIndex {
       return;
     }
     const holder = this.keyHolder.get(pairing.key);
-    if (holder !== undefined) this.union(holder, index);
-    else {
+    if (holder === undefined) {
       this.keyHolder.set(pairing.key, index);
       if (pairing.kind === "answer" && this.latestAssistantAt >= 0) this.union(this.latestAssistantAt, index);
-    }
+    } else if (pairing.kind === "server") {
+      // Each message joins once per key: the span grows from where it last ended.
+      for (let at = (this.spanEnd.get(pairing.key) ?? holder) + 1; at <= index; at++) this.union(holder, at);
+      this.spanEnd.set(pairing.key, index);
+    } else this.union(holder, index);
   }
 
   /** The root (first member) of the unit holding `index`. */

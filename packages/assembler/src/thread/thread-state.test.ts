@@ -39,6 +39,28 @@ describe("indexedThreadOf", () => {
     expect(second.chars[3]).toBe("the page, read again".length);
   });
 
+  it("builds a new index when a call's issuer was set in place since", () => {
+    const call = toolCall("c2", "read_document", { file_id: "lease", offset: 1 });
+    const thread: Message[] = [
+      systemMessage(),
+      userMessage("Read the lease."),
+      {
+        role: "assistant",
+        content: [{ type: "server_tool_use", id: "srv_1", name: "code_execution", input: {} }],
+        toolCalls: [{ ...toolCall("c1", "read_document"), issuedBy: "srv_1" }],
+      },
+      toolResult("c1", "read_document", "page"),
+      assistantCalling(call),
+      toolResult("c2", "read_document", "page"),
+    ];
+    const first = indexedThreadOf(thread);
+    expect(first.units.unitOf(4)).toBe(4);
+    call.issuedBy = "srv_1";
+    const second = indexedThreadOf(thread);
+    expect(second).not.toBe(first);
+    expect(second.units.unitOf(4)).toBe(2);
+  });
+
   it("keeps the indexes of threads sharing their first message object (a constant system prompt)", () => {
     const system = systemMessage();
     const one = [system, userMessage("Thread one."), ...exchange("c1", "lease", 0)];

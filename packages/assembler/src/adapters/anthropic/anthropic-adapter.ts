@@ -31,6 +31,14 @@ interface ToolUseBlock {
   id: string;
   name: string;
   input: unknown;
+  /** Who issued the call: `{ type: "direct" }`, or a code-execution server tool's `tool_id`. */
+  caller?: { type?: unknown; tool_id?: unknown } | null;
+}
+
+/** The server tool call that issued `call` (programmatic tool calling), if one did. */
+function issuerOf(call: ToolUseBlock): string | undefined {
+  const toolId = isRecord(call.caller) ? call.caller.tool_id : undefined;
+  return typeof toolId === "string" ? toolId : undefined;
 }
 
 interface ToolResultBlock {
@@ -110,7 +118,7 @@ function cacheKey(message: AnthropicMessageLike, toolNames: ReadonlyMap<string, 
       key.push(result.tool_use_id, result.content, result.is_error, toolNames.get(result.tool_use_id));
     } else if (block.type === "tool_use") {
       const call = block as unknown as ToolUseBlock;
-      key.push(call.id, call.name, call.input);
+      key.push(call.id, call.name, call.input, issuerOf(call));
     }
   }
   return key;
@@ -126,11 +134,15 @@ function makePieces(message: AnthropicMessageLike, toolNames: ReadonlyMap<string
   if (message.role === "assistant") {
     const calls = content.filter((block) => block.type === "tool_use") as unknown as ToolUseBlock[];
     if (calls.length === 0) return [{ slot: REST_SLOT, message: { role: "assistant", content } }];
-    const toolCalls: ToolCall[] = calls.map((call) => ({
-      id: call.id,
-      name: call.name,
-      args: argsObject(call.input),
-    }));
+    const toolCalls: ToolCall[] = calls.map((call) => {
+      const issuedBy = issuerOf(call);
+      return {
+        id: call.id,
+        name: call.name,
+        args: argsObject(call.input),
+        ...(issuedBy !== undefined ? { issuedBy } : {}),
+      };
+    });
     const rest = content.filter((block) => block.type !== "tool_use");
     return [{ slot: REST_SLOT, message: { role: "assistant", content: rest, toolCalls } }];
   }
@@ -202,7 +214,8 @@ function anthropicFormat<M extends AnthropicMessageLike>(): SplitFormat<M> {
 /**
  * An Anthropic Messages API thread in the neutral model: each tool_result block becomes a
  * tool message (`is_error: true` → status "error", the tool name read from its tool_use);
- * tool_use blocks become the assistant's tool calls; text riding beside tool results
+ * tool_use blocks become the assistant's tool calls (a code-execution `caller.tool_id` as
+ * the call's `issuedBy`); text riding beside tool results
  * becomes a system message (it continues the turn and is never cleaned).
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
