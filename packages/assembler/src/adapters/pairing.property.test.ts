@@ -2,7 +2,10 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { BaseMessage } from "@langchain/core/messages";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { anthropicPairingProblems } from "#test/assembler/fixtures/anthropic-pairing";
+import {
+  anthropicPairingProblems,
+  programmaticRunProblems,
+} from "#test/assembler/fixtures/anthropic-pairing";
 import {
   aiSdkEvents,
   anthropicEvents,
@@ -53,7 +56,7 @@ interface Adapter<M> {
   ) => { messages: readonly M[]; fired: boolean };
   events: (message: M) => PairingEvent[];
   /** What else the format itself checks. */
-  extra?: (view: readonly M[]) => string[];
+  extra?: (view: readonly M[], thread: readonly M[]) => string[];
 }
 
 const adapters = [
@@ -76,7 +79,7 @@ const adapters = [
       return { messages, fired: report.compaction.fired };
     },
     events: anthropicEvents,
-    extra: (view) => anthropicPairingProblems(view),
+    extra: (view, thread) => [...anthropicPairingProblems(view), ...programmaticRunProblems(thread, view)],
   } satisfies Adapter<Anthropic.MessageParam>,
   {
     name: "OpenAI",
@@ -129,7 +132,7 @@ describe("pairing under a tight budget, through every adapter", () => {
           const view = adapter.assemble(thread, digests, options);
           if (view.fired) fired++;
           expect(pairingProblems(view.messages.map(adapter.events))).toEqual([]);
-          expect(adapter.extra?.(view.messages) ?? []).toEqual([]);
+          expect(adapter.extra?.(view.messages, thread) ?? []).toEqual([]);
           // Assistant messages come back as the objects passed in (a cache breakpoint aside)
           // and the latest one always does.
           const latest = thread.findLast((message) => roleOf(message) === "assistant");

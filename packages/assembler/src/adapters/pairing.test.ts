@@ -53,7 +53,7 @@ function specWith(extras: Partial<PairingExtras>): PairingSpec {
       { kind: "user", text: "Compare them.", blocks: false },
       exchange("lease_77", 0),
     ],
-    extras: [{ thinking: false, server: "none", approval: false, ...extras }],
+    extras: [{ thinking: false, server: "none", approval: false, programmatic: false, ...extras }],
   };
 }
 
