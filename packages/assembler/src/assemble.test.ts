@@ -682,6 +682,34 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
     );
   });
 
+  it("condenses an unpinned result before a ledger page the window names, though the ledger page is later", () => {
+    // A ledger first page may be condensed early, unless the window names it: then it is pinned.
+    const thread = [
+      userMessage("Review the leases."),
+      ...toolExchange(
+        "x1",
+        "read_document",
+        { file_id: "other_3", offset: 5_000 },
+        documentPage("other_3", 2),
+      ),
+      ...toolExchange("l0", "read_document", { file_id: "lease_9", offset: 0 }, LEDGER_PAGE),
+      userMessage("What did l0 say about the cap?"),
+    ];
+    const { messages: view, report } = assembleModelView(thread, null, {
+      recencyKeepExchanges: 0,
+      historyBudgetChars: 7_000,
+    });
+    expect(report.compaction).toMatchObject({
+      droppedMessages: 0,
+      condensedResults: 1,
+      wallExceedsBudget: false,
+    });
+    expect(view[resultIndex(thread, "l0")]).toBe(thread[resultIndex(thread, "l0")]);
+    expect(view[resultIndex(thread, "x1")]?.content).toMatch(
+      /^\[Condensed by context-cleaner to fit the history budget: tool call x1/,
+    );
+  });
+
   it("condenses a result before the wall whose exchange reaches into the wall", () => {
     // c2's result arrives after the next user message: its exchange reaches into the wall.
     const thread = [

@@ -260,6 +260,61 @@ describe("UnitIndex", () => {
     expect(unitsOf(messages)).toEqual([[0], [1]]);
   });
 
+  it("joins an MCP tool call and its result, and an AI SDK provider-executed call and result", () => {
+    const messages: Message[] = [
+      assistantText([{ type: "mcp_tool_use", id: "mcp_1", name: "registry", server_name: "r", input: {} }]),
+      userMessage("Between."),
+      assistantText([{ type: "mcp_tool_result", tool_use_id: "mcp_1", content: [] }]),
+      assistantText([
+        { type: "tool-call", toolCallId: "px_1", toolName: "search", input: {}, providerExecuted: true },
+      ]),
+      userMessage("Between again."),
+      assistantText([{ type: "tool-result", toolCallId: "px_1", toolName: "search", output: {} }]),
+    ];
+    expect(unitsOf(messages)).toEqual([[0, 2], [1], [3, 5], [4]]);
+  });
+
+  it("joins an approval request to a provider-executed call it is for", () => {
+    const messages: Message[] = [
+      userMessage("Search the registry."),
+      assistantText([
+        { type: "tool-call", toolCallId: "px_1", toolName: "registry", input: {}, providerExecuted: true },
+      ]),
+      userMessage("Between."),
+      assistantText([{ type: "tool-approval-request", approvalId: "ap_1", toolCallId: "px_1" }]),
+    ];
+    expect(unitsOf(messages)).toEqual([[0], [1, 3], [2]]);
+  });
+
+  it("joins an approval response whose request the thread lacks to an assistant message at the start, and to none before any", () => {
+    const response = (approvalId: string): Message => ({
+      role: "system",
+      content: [{ type: "tool-approval-response", approvalId, approved: true }],
+    });
+    expect(unitsOf([assistantText("Searching."), response("ap_1")])).toEqual([[0, 1]]);
+    expect(unitsOf([userMessage("Search."), response("ap_1"), assistantText("Done.")])).toEqual([
+      [0],
+      [1],
+      [2],
+    ]);
+  });
+
+  it("pairs nothing by a block that lacks the id its type pairs by", () => {
+    const messages: Message[] = [
+      assistantText([{ type: "server_tool_use", name: "web_search", input: {} }]),
+      assistantText([{ type: "server_tool_use", name: "web_search", input: {} }]),
+      assistantText([{ type: "tool-call", toolName: "search", input: {} }]),
+      assistantText([{ type: "tool-result", toolName: "search", output: {} }]),
+      assistantText([{ type: "web_search_tool_result", content: [] }]),
+      assistantText([{ type: "web_search_tool_result", content: [] }]),
+      assistantText([{ type: "tool-approval-request", toolCallId: "nothing" }]),
+      assistantText([{ type: "tool-approval-request", toolCallId: "nothing" }]),
+      userMessage("Go on."),
+      { role: "system", content: [{ type: "tool-approval-response", approved: true }] },
+    ];
+    expect(unitsOf(messages)).toEqual(messages.map((_, index) => [index]));
+  });
+
   it("names the latest assistant message before the latest user message, or the latest with no user message", () => {
     const units = new UnitIndex();
     expect(units.turnOpeningAssistant).toBe(-1);

@@ -103,6 +103,7 @@ export class DropPlan {
         thread.messages[index]?.role !== "tool" ||
         replaced.has(index) ||
         this.dropped[index] === 1 ||
+        // Stryker disable next-line ConditionalExpression: equivalent — a guard that saves calls: `condense` gives a result the same stand-in on every call, and the figures-only form `shrink` puts in place is shorter than it, so a condensed result stays as it is
         this.condensed.has(index) ||
         targets.has(index) ||
         !early(index)
@@ -132,7 +133,7 @@ export class DropPlan {
     if (!shrink) return;
     const { thread, wallStart } = this.view;
     for (let index = 0; index < wallStart && !this.fits(); index++) {
-      // Stryker disable next-line ConditionalExpression,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result, and a dropped result was offered to it as the view shows it before its unit went (every step but the drops runs over the whole history until the view fits): `shrink` gives it what it gave then, nothing or a figures-only form it does not cut again
       if (thread.messages[index]?.role !== "tool" || this.dropped[index] === 1) continue;
       const shown = this.condensed.get(index) ?? (this.view.messages[index] as Message);
       this.condenseAt(index, (at) => shrink(at, shown));
@@ -214,8 +215,10 @@ function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSet
     fired: true,
     droppedMessages: droppedCount,
     condensedResults,
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
     wallExceedsBudget: plan.total > settings.budget,
     chars: plan.total,
+    // Stryker disable next-line BooleanLiteral: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
     cutNow: false,
     dropped,
     condensed,
