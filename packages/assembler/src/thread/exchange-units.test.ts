@@ -260,7 +260,7 @@ describe("UnitIndex", () => {
     expect(unitsOf(messages)).toEqual([[0], [1]]);
   });
 
-  it("joins an MCP tool call and its result, and an AI SDK provider-executed call and result", () => {
+  it("joins an MCP tool call and its result, and an AI SDK provider-executed call and result, with what lies between", () => {
     const messages: Message[] = [
       assistantText([{ type: "mcp_tool_use", id: "mcp_1", name: "registry", server_name: "r", input: {} }]),
       userMessage("Between."),
@@ -271,7 +271,10 @@ describe("UnitIndex", () => {
       userMessage("Between again."),
       assistantText([{ type: "tool-result", toolCallId: "px_1", toolName: "search", output: {} }]),
     ];
-    expect(unitsOf(messages)).toEqual([[0, 2], [1], [3, 5], [4]]);
+    expect(unitsOf(messages)).toEqual([
+      [0, 1, 2],
+      [3, 4, 5],
+    ]);
   });
 
   it("joins an approval request to a provider-executed call it is for", () => {
