@@ -462,7 +462,49 @@ describe("assembleModelView history backstop holds its budget", () => {
 
   it("reports no excess when the view fits", () => {
     const { report } = assembleModelView(realisticThread(), null);
-    expect(report.compaction).toMatchObject({ fired: false, wallExceedsBudget: false, condensedResults: 0 });
+    expect(report.compaction).toMatchObject({
+      fired: false,
+      wallExceedsBudget: false,
+      latestExchangeExceedsBudget: false,
+      condensedResults: 0,
+    });
+  });
+
+  it("counts the latest exchange it cannot shrink like the wall: no exchange is dropped for it", () => {
+    // Six reads, then the latest assistant message's exchange: a failed result the backstop
+    // never condenses, longer than the budget; the wall (from the latest user message) is tiny.
+    const reads = Array.from({ length: 6 }, (_, read) =>
+      toolExchange(
+        `c${read}`,
+        "read_document",
+        { file_id: `f${read}`, offset: 0 },
+        `Document f${read} page. Rent $${read}00,000. ${"x".repeat(400)}`,
+      ),
+    ).flat();
+    const failed = toolExchange("e1", "run_script", { q: 1 }, `Traceback: ${"y".repeat(3_000)}`, "error");
+    const thread = deepFreeze([userMessage("Review."), ...reads, ...failed, userMessage("Next.")]);
+    const budget = 2_500;
+    const { messages: view, report } = assembleModelView(thread, null, {
+      historyBudgetChars: budget,
+      recencyKeepExchanges: 0,
+    });
+    // Nothing is dropped for a latest exchange that no cut can shrink: every read keeps its
+    // place, condensed to a stub naming its re-read call where the budget needs it.
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, wallExceedsBudget: true });
+    expect(report.compaction.condensedResults).toBeGreaterThan(0);
+    expect(view).toHaveLength(thread.length);
+    for (let read = 0; read < 6; read++) {
+      const index = resultIndex(thread, `c${read}`);
+      expect(view[index]).toMatchObject({ role: "tool", toolCallId: `c${read}` });
+      expect(view[index]?.content).toContain(`f${read}`);
+    }
+    const latest = resultIndex(thread, "e1");
+    expect(view[latest]).toBe(thread[latest]);
+    // The history besides the kept latest exchange and the wall stays within the budget.
+    const kept = total(thread.slice(latest - 1));
+    expect(report.assembledChars - kept).toBeLessThanOrEqual(budget);
+    // The report says what leaves no room: the kept latest exchange, not the 5-char wall.
+    expect(report.compaction.latestExchangeExceedsBudget).toBe(true);
   });
 });
 
@@ -1149,6 +1191,7 @@ describe("assembleModelView input errors name what is wrong", () => {
       droppedMessages: 0,
       condensedResults: 0,
       wallExceedsBudget: false,
+      latestExchangeExceedsBudget: false,
     });
   });
 });

@@ -64,6 +64,13 @@ export interface CompactionResult {
    * this pass's note header) exceeds it.
    */
   wallExceedsBudget: boolean;
+  /**
+   * True when the view is over the budget though the recency wall alone fits it: the
+   * latest assistant message's exchange, which a wall starting at the latest user message
+   * leaves out and the backstop never drops, is too long even at its shortest (a failed
+   * result, or one kept as it is, is never condensed).
+   */
+  latestExchangeExceedsBudget: boolean;
 }
 
 /**
@@ -101,7 +108,10 @@ const NOTHING_REPLACED = { has: () => false };
  * second run would change.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
  * system messages, earlier notes, the latest assistant message's exchange, which a wall
- * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget` is true.
+ * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget`
+ * is true, nothing is dropped or condensed for what cannot help (the history besides the
+ * wall and the latest exchange at its shortest stays within the budget), and
+ * `latestExchangeExceedsBudget` says whether the latest exchange is the cause.
  *
  * @param hints What must stay: pinned messages and the targets of kept stubs (text that
  * merely looks like a stub pins nothing), and how to condense a pinned result.
