@@ -234,13 +234,15 @@ function planFor(
   const plan = new DropPlan(view, planned, hints);
   // Each step does nothing once the view fits. A view still over the budget after them all
   // holds nothing a second run would condense, shrink or drop: the condensing steps run
-  // again over what the drops and the pinned results' stand-ins leave (targets of stubs
-  // that went, digests just put in place), so assembling the view again changes nothing.
+  // again, in their order, over what the drops and the pinned results' stand-ins leave
+  // (targets of stubs that went, digests just put in place, cut to their figures before a
+  // pinned result is condensed), so assembling the view again changes nothing.
   const steps = [
     () => plan.condenseRaw(),
     () => plan.shrinkDigests(),
     () => plan.dropOldest("held", true),
     () => plan.condenseRaw(),
+    () => plan.shrinkDigests(),
     () => plan.condensePinned(),
     () => plan.condenseRaw(),
     () => plan.shrinkDigests(),
