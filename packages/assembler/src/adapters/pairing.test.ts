@@ -217,13 +217,15 @@ describe("pairing through the AI SDK adapter", () => {
       ),
     );
     expect(reasoning.size).toBe(10);
-    sweep(aiSdkToNeutral(thread), (options, digests) => {
+    const compacted = sweep(aiSdkToNeutral(thread), (options, digests) => {
       const { messages, report } = assembleAiSdkPrompt(thread, digests, options);
       for (const message of messages) {
         if (message.role === "assistant") expect(thread).toContain(message);
       }
-      return report.compaction.fired;
+      return report.compaction.droppedMessages > 0;
     });
+    // The sweep must have cut into the assistant messages' exchanges for the check to mean anything.
+    expect(compacted).toBeGreaterThan(10);
   });
 
   it("keeps a provider-executed approval response with the call before it in the language-model prompt", () => {
