@@ -51,10 +51,18 @@ describe("assembling an assembled view", () => {
       readCall("call_1"),
       readResult("call_1", page),
     ];
-    const options = { recencyKeepExchanges: 0, historyBudgetChars: 1, policy: createToolPolicy() };
-    const first = expectIdempotent(messages, new Map(), options);
-    expect(first.report.stubs.duplicate).toBe(1);
-    expect(String(first.messages[1]?.content).startsWith(DUPLICATE_PREFIX)).toBe(true);
+    const policy = createToolPolicy();
+    const raw = assembleModelView(messages, new Map(), { recencyKeepExchanges: 0, policy }).report.rawChars;
+    // From a budget nothing fits to one the whole thread fits.
+    for (let budget = 1; budget <= raw + 50; budget += 25) {
+      const options = { recencyKeepExchanges: 0, historyBudgetChars: budget, policy };
+      const first = expectIdempotent(messages, new Map(), options);
+      expect(first.report.compaction.wallExceedsBudget).toBe(first.report.assembledChars > budget);
+      expect(first.report.stubs.duplicate).toBe(1);
+      expect(first.messages.find((message) => message.role === "tool")?.content).toSatisfy((content) =>
+        String(content).startsWith(DUPLICATE_PREFIX),
+      );
+    }
   });
 
   it("leaves a digest cut to its figures in the latest assistant message's exchange as it is", () => {

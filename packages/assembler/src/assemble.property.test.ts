@@ -74,6 +74,22 @@ function isNote(message: Message): boolean {
  * or -1 for the backstop's note. Untouched messages match by identity, replaced tool
  * results by their tool call id.
  */
+/**
+ * The latest assistant message before the thread's latest user message (the latest one when
+ * there is no user message); -1 when there is none: what the backstop keeps beside the wall.
+ */
+function latestAssistantBeforeLatestUser(messages: readonly Message[]): number {
+  let end = messages.length;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]?.role === "user") {
+      end = index;
+      break;
+    }
+  }
+  for (let index = end - 1; index >= 0; index--) if (messages[index]?.role === "assistant") return index;
+  return -1;
+}
+
 function align(input: readonly Message[], view: readonly Message[]): number[] {
   const inputSet = new Set(input);
   const aligned: number[] = [];
@@ -458,7 +474,7 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
           // and the exchange of the latest assistant message before the latest user message.
           const aligned = align(messages, view);
           const units = indexUnits(messages);
-          const latest = units.turnOpeningAssistant;
+          const latest = latestAssistantBeforeLatestUser(messages);
           const latestUnit = new Set(latest < 0 ? [] : units.members(units.unitOf(latest)));
           const wallChars = view.reduce((sum, message, viewIndex) => {
             const index = aligned[viewIndex] as number;
@@ -466,14 +482,24 @@ describe(`assembleModelView properties (${NUM_RUNS} runs each)`, () => {
               index < 0 || index >= wallStart || message.role === "system" || latestUnit.has(index);
             return kept ? sum + messageChars(message) : sum;
           }, 0);
-          // The worst case: the history outside the wall kept within the budget on its own,
-          // with the wall beside it (the backstop never cuts history for a wall that cannot fit).
+          // The worst case: the history besides the wall and the latest exchange kept within
+          // the budget on its own, with them beside it (the backstop never cuts history for
+          // what no cut can make fit).
           const wallOnly = view.reduce((sum, message, viewIndex) => {
             const index = aligned[viewIndex] as number;
             return index >= wallStart ? sum + messageChars(message) : sum;
           }, 0);
-          expect(size).toBeLessThanOrEqual(Math.max(budget, wallChars, budget + wallOnly));
+          const latestOnly = view.reduce((sum, message, viewIndex) => {
+            const index = aligned[viewIndex] as number;
+            return index < wallStart && latestUnit.has(index) ? sum + messageChars(message) : sum;
+          }, 0);
+          expect(size).toBeLessThanOrEqual(Math.max(budget, wallChars, budget + wallOnly + latestOnly));
           expect(report.compaction.wallExceedsBudget).toBe(size > budget);
+          if (report.compaction.latestExchangeExceedsBudget) {
+            expect(size).toBeGreaterThan(budget);
+            expect(wallOnly).toBeLessThanOrEqual(budget);
+            expect(wallOnly + latestOnly).toBeGreaterThan(budget);
+          }
         }
       }),
       { numRuns: NUM_RUNS },

@@ -370,6 +370,38 @@ describe("assembleModelView history backstop", () => {
     });
     expect(report.assembledChars).toBe(total(view));
   });
+
+  it("cuts a digest a drop frees down to its figures before it condenses a pinned result", () => {
+    // c0 is a duplicate stub of c1; with no new batch landing, c1 stays raw while the stub
+    // keeps it. Dropping c0's exchange frees c1, which comes back as its full digest: that
+    // digest is cut to its figures before the page the window names (r0) is touched.
+    const lease = `Document cd_a01, page 1 (rev 3). ${"The Tenant shall pay base rent of $1,250,000 per year. ".repeat(25)}`;
+    const nda = `Document nda_7, page 1. ${"Confidential information excludes public data. ".repeat(25)}`;
+    const read = (id: string, file: string, text: string) =>
+      toolExchange(id, "read_document", { file_id: file, offset: 0 }, text);
+    const thread = deepFreeze([
+      userMessage("Review."),
+      ...read("r0", "cd_a01", lease),
+      ...read("c0", "nda_7", nda),
+      ...read("c1", "nda_7", nda),
+      userMessage("Now compare with cd_a01."),
+    ]);
+    const ndaDigest = `${DIGEST_HEADER}\ntool: read_document\nfigures verbatim: §4; 2 years\ndigest:\n  - ${"NDA excludes public data and lasts two years. ".repeat(12)}`;
+    const leaseDigest = `${DIGEST_HEADER}\ntool: read_document\nfigures verbatim: $1,250,000\ndigest:\n  - ${"base rent per year payable by the tenant. ".repeat(6)}`;
+    const rows = digestMap({ c1: digestFor(nda, ndaDigest), r0: digestFor(lease, leaseDigest) });
+    const { messages: view, report } = assembleModelView(thread, rows, {
+      historyBudgetChars: 2_500,
+      recencyKeepExchanges: 0,
+      cache: { turnStart: false, shown: ["c0"] },
+    });
+    expect(report.compaction).toMatchObject({ fired: true, wallExceedsBudget: false });
+    expect(report.assembledChars).toBeLessThanOrEqual(2_500);
+    expect(view.find((message) => message.role === "tool" && message.toolCallId === "c0")).toBeUndefined();
+    const shown = (id: string) =>
+      view.find((message) => message.role === "tool" && message.toolCallId === id) as Message;
+    expect(shown("c1").content).toBe(figuresOnlyDigest(ndaDigest, "c1"));
+    expect(shown("r0")).toBe(thread[resultIndex(thread, "r0")]);
+  });
 });
 
 describe("assembleModelView history backstop holds its budget", () => {
@@ -462,7 +494,49 @@ describe("assembleModelView history backstop holds its budget", () => {
 
   it("reports no excess when the view fits", () => {
     const { report } = assembleModelView(realisticThread(), null);
-    expect(report.compaction).toMatchObject({ fired: false, wallExceedsBudget: false, condensedResults: 0 });
+    expect(report.compaction).toMatchObject({
+      fired: false,
+      wallExceedsBudget: false,
+      latestExchangeExceedsBudget: false,
+      condensedResults: 0,
+    });
+  });
+
+  it("counts the latest exchange it cannot shrink like the wall: no exchange is dropped for it", () => {
+    // Six reads, then the latest assistant message's exchange: a failed result the backstop
+    // never condenses, longer than the budget; the wall (from the latest user message) is tiny.
+    const reads = Array.from({ length: 6 }, (_, read) =>
+      toolExchange(
+        `c${read}`,
+        "read_document",
+        { file_id: `f${read}`, offset: 0 },
+        `Document f${read} page. Rent $${read}00,000. ${"x".repeat(400)}`,
+      ),
+    ).flat();
+    const failed = toolExchange("e1", "run_script", { q: 1 }, `Traceback: ${"y".repeat(3_000)}`, "error");
+    const thread = deepFreeze([userMessage("Review."), ...reads, ...failed, userMessage("Next.")]);
+    const budget = 2_500;
+    const { messages: view, report } = assembleModelView(thread, null, {
+      historyBudgetChars: budget,
+      recencyKeepExchanges: 0,
+    });
+    // Nothing is dropped for a latest exchange that no cut can shrink: every read keeps its
+    // place, condensed to a stub naming its re-read call where the budget needs it.
+    expect(report.compaction).toMatchObject({ fired: true, droppedMessages: 0, wallExceedsBudget: true });
+    expect(report.compaction.condensedResults).toBeGreaterThan(0);
+    expect(view).toHaveLength(thread.length);
+    for (let read = 0; read < 6; read++) {
+      const index = resultIndex(thread, `c${read}`);
+      expect(view[index]).toMatchObject({ role: "tool", toolCallId: `c${read}` });
+      expect(view[index]?.content).toContain(`f${read}`);
+    }
+    const latest = resultIndex(thread, "e1");
+    expect(view[latest]).toBe(thread[latest]);
+    // The history besides the kept latest exchange and the wall stays within the budget.
+    const kept = total(thread.slice(latest - 1));
+    expect(report.assembledChars - kept).toBeLessThanOrEqual(budget);
+    // The report says what leaves no room: the kept latest exchange, not the 5-char wall.
+    expect(report.compaction.latestExchangeExceedsBudget).toBe(true);
   });
 });
 
@@ -1177,6 +1251,7 @@ describe("assembleModelView input errors name what is wrong", () => {
       droppedMessages: 0,
       condensedResults: 0,
       wallExceedsBudget: false,
+      latestExchangeExceedsBudget: false,
     });
   });
 });

@@ -95,8 +95,10 @@ export interface AssemblyReport {
     droppedMessages: number;
     /** Results before the wall condensed to fit the budget (digest, figures-only digest or re-read stub). */
     condensedResults: number;
-    /** The view is over `historyBudgetChars` because the recency wall (with system messages, notes and the latest assistant message's exchange) alone exceeds it. */
+    /** The view is over `historyBudgetChars` because what the backstop never removes (the recency wall, with system messages, notes and the latest assistant message's exchange) exceeds it. */
     wallExceedsBudget: boolean;
+    /** The view is over `historyBudgetChars` though the recency wall alone fits it: the latest assistant message's exchange, which the backstop never drops, is too long even at its shortest. */
+    latestExchangeExceedsBudget: boolean;
   };
   /** What this view shows condensed, by tool call id, and the new batch: what a UI shows as "condensed". */
   ledger: TurnLedger;
@@ -197,7 +199,13 @@ function emptyReport(
     stubs: { duplicate: 0, errorRetry: 0 },
     protected: 0,
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: the backstop's own figures replace these before the report is sent or returned
-    compaction: { fired: false, droppedMessages: 0, condensedResults: 0, wallExceedsBudget: false },
+    compaction: {
+      fired: false,
+      droppedMessages: 0,
+      condensedResults: 0,
+      wallExceedsBudget: false,
+      latestExchangeExceedsBudget: false,
+    },
     ledger: {
       entries: [],
       condensedIds: [],
@@ -335,6 +343,7 @@ function assembleOnce(run: AssemblyRun, orgPolicy: OrgPolicy | undefined, disabl
     droppedMessages: compacted.droppedMessages,
     condensedResults: compacted.condensedResults,
     wallExceedsBudget: compacted.wallExceedsBudget,
+    latestExchangeExceedsBudget: compacted.latestExchangeExceedsBudget,
   };
   report.ledger = buildLedger(view, cleaned, compacted, cache?.shown);
   report.assembledChars = compacted.chars;

@@ -308,8 +308,12 @@ describe("assembleAnthropicView cache breakpoints", () => {
       { role: "assistant", content: [thinking] },
     ];
     const { messages, cacheBreakpoints } = assembleAnthropicView(thread, null);
-    // The request ends on a thinking-only message: no end breakpoint there.
-    expect(cacheBreakpoints).toEqual([{ message: 1, block: 0, kind: "prefix" }]);
+    // The request ends on the latest assistant message, thinking only: it goes as it came,
+    // and the user message before it takes the end breakpoint.
+    expect(cacheBreakpoints).toEqual([
+      { message: 1, block: 0, kind: "prefix" },
+      { message: 2, block: 0, kind: "end" },
+    ]);
     expect(marked(messages[1])).toEqual([0]);
     expect(blockAt(messages[1], 1)).toBe(redacted);
     expect(messages[3]).toBe(thread[3]);

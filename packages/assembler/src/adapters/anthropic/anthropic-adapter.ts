@@ -339,7 +339,8 @@ function stablePrefixEnd(
  * the stable prefix and at the end of the request, within the limit of four counting the
  * caller's own (kept, always; the prefix breakpoint goes first when over), never on a
  * thinking block nor on the latest assistant message (the prefix's goes on the message
- * before it); a message carrying one is a copy (string content becomes one text
+ * before it, and so does the end's when the request ends on it: a prefill, a paused turn's
+ * continuation); a message carrying one is a copy (string content becomes one text
  * block). `cacheBreakpoints` in the answer lists where they are. The kill switch sets none.
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
@@ -371,11 +372,16 @@ export function assembleAnthropicView<M extends AnthropicMessageLike>(
       "cacheBreakpoints.elsewhere",
     );
   }
-  const last = view.messages.length - 1;
   // The latest assistant message goes as it came (its thinking blocks are checked
   // unmodified): the prefix's breakpoint goes on the message before it, and a request
-  // ending on it (a prefill, a paused turn) gets no end breakpoint.
+  // ending on it (a prefill, a paused turn's continuation) has its end breakpoint on the
+  // latest message before it that may carry one, so each continuation reads that from the cache.
   const latestAssistant = view.messages.findLastIndex((message) => message.role === "assistant");
+  let last = view.messages.length - 1;
+  if (last === latestAssistant) {
+    last--;
+    while (last >= 0 && breakpointBlock(view.messages[last] as M) < 0) last--;
+  }
   const stable = stablePrefixEnd(owners, neutralOwners, neutral, view.report.ledger.prefixKeptMessages);
   const prefix = stable === latestAssistant ? stable - 1 : stable;
   // The end of the request first: when only one fits, it is the one the next call reads.

@@ -217,6 +217,7 @@ function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSet
     condensedResults,
     // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
     wallExceedsBudget: plan.total > settings.budget,
+    latestExchangeExceedsBudget: false,
     chars: plan.total,
     // Stryker disable next-line BooleanLiteral: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
     cutNow: false,
@@ -236,13 +237,15 @@ function planFor(
   const plan = new DropPlan(view, planned, hints);
   // Each step does nothing once the view fits. A view still over the budget after them all
   // holds nothing a second run would condense, shrink or drop: the condensing steps run
-  // again over what the drops and the pinned results' stand-ins leave (targets of stubs
-  // that went, digests just put in place), so assembling the view again changes nothing.
+  // again, in their order, over what the drops and the pinned results' stand-ins leave
+  // (targets of stubs that went, digests just put in place, cut to their figures before a
+  // pinned result is condensed), so assembling the view again changes nothing.
   const steps = [
     () => plan.condenseRaw(),
     () => plan.shrinkDigests(),
     () => plan.dropOldest("held", true),
     () => plan.condenseRaw(),
+    () => plan.shrinkDigests(),
     () => plan.condensePinned(),
     () => plan.condenseRaw(),
     () => plan.shrinkDigests(),
@@ -285,6 +288,40 @@ function turnCallLengths(view: BackstopView): number[] {
 }
 
 /**
+ * The fewest chars the backstop can bring the latest assistant message's exchange down to
+ * (its members before the wall; the unit is never dropped), each result at its shortest
+ * form the steps may give it: condensed when a condensing step may take it, then cut to its
+ * figures. A failed result, or one the keep-rules keep as it is, stays whole. 0 when the
+ * wall holds the latest assistant message.
+ */
+function latestExchangeFloor(view: BackstopView, hints: BackstopHints): number {
+  const { thread, wallStart, replaced } = view;
+  const { units } = thread;
+  const latest = units.turnOpeningAssistant;
+  if (latest < 0 || latest >= wallStart) return 0;
+  const pinned = new Set(hints.pinned);
+  const early = hints.condensesEarly ?? ((index: number) => !pinned.has(index));
+  let floor = 0;
+  for (const index of units.members(units.unitOf(latest))) {
+    if (index >= wallStart) continue;
+    let shown = view.messages[index] as Message;
+    let size = messageChars(shown);
+    if (shown.role === "tool") {
+      const condensable = pinned.has(index) || (!replaced.has(index) && early(index));
+      const standIn = condensable ? hints.condense?.(index) : undefined;
+      if (standIn !== undefined && messageChars(standIn) < size) {
+        shown = standIn;
+        size = messageChars(standIn);
+      }
+      const cut = hints.shrink?.(index, shown);
+      if (cut !== undefined) size = Math.min(size, messageChars(cut));
+    }
+    floor += size;
+  }
+  return floor;
+}
+
+/**
  * The history-compaction backstop over a view of an indexed thread (docs/architecture.md#assembly;
  * see `compactHistory` for the order of its steps). It replays the current turn's model
  * calls (the thread's prompts from the turn's first call on, each the one before grown by
@@ -294,9 +331,10 @@ function turnCallLengths(view: BackstopView): number[] {
  *   first), that cut stays as it is, so the turn's later calls append to the same prefix;
  * - when a call's view goes over the budget, a new cut brings it down to the low-water
  *   mark (`lowWater`), so the calls after it append without cutting again;
- * - when even that cannot fit the budget (what is never removed, the recency wall above
- *   all, exceeds it), nothing more is cut for it: the history before the wall is only kept
- *   within the budget on its own (`wallExceedsBudget`).
+ * - when even that cannot fit the budget (what is never removed, the recency wall and the
+ *   latest assistant message's exchange at its shortest above all, exceeds it), nothing
+ *   more is cut for it: the history besides them is only kept within the budget on its own
+ *   (`wallExceedsBudget`; `latestExchangeExceedsBudget` when the wall alone fits).
  * Its cost past the budget is linear in the messages before the wall, with no work per
  * char but the note's snippets.
  */
@@ -305,15 +343,16 @@ export function runBackstop(
   settings: BackstopSettings,
   hints: BackstopHints,
 ): BackstopResult {
-  const unchanged = (wallExceedsBudget: boolean): BackstopResult => ({
+  const unchanged: BackstopResult = {
     messages: view.messages,
     fired: false,
     droppedMessages: 0,
     condensedResults: 0,
-    wallExceedsBudget,
+    wallExceedsBudget: false,
+    latestExchangeExceedsBudget: false,
     chars: view.chars,
     cutNow: false,
-  });
+  };
   const { budget } = settings;
   const { thread, wallStart } = view;
   const lengths = turnCallLengths(view);
@@ -327,6 +366,18 @@ export function runBackstop(
   }
   let wallChars = 0;
   for (let index = wallStart; index < thread.length; index++) wallChars += thread.chars[index] as number;
+  // What no cut removes besides the wall: the latest assistant message's exchange, at its
+  // shortest (measured only for a view over the budget).
+  let floor: number | undefined;
+  const latestFloor = () => {
+    floor ??= latestExchangeFloor(view, hints);
+    return floor;
+  };
+  // The view is over the budget with the wall alone within it: the kept latest exchange leaves no room.
+  const verdict = (chars: number) => ({
+    wallExceedsBudget: chars > budget,
+    latestExchangeExceedsBudget: chars > budget && wallChars <= budget && wallChars + latestFloor() > budget,
+  });
   let cut: BackstopResult | undefined;
   let cutAt = -1;
   const calls = settings.appendWithinTurn ? 1 : lengths.length;
@@ -340,16 +391,17 @@ export function runBackstop(
       cutAt = call;
       continue;
     }
-    // The wall (with what else is never removed) exceeds the budget: nothing outside it is
-    // cut for that. The history alone stays within the budget; past this call both grow
-    // by the same messages, so the bound holds for the rest of the turn.
-    const history = budget + wallChars - growth;
+    // The wall (with what else is never removed: the latest exchange at its shortest)
+    // exceeds the budget: nothing outside them is cut for that. The history besides them
+    // stays within the budget; past this call both grow by the same messages, so the bound
+    // holds for the rest of the turn.
+    const history = budget + wallChars + latestFloor() - growth;
     if (chars > history) {
       cut = planFor(view, settings, hints, history + growth) ?? cut;
       cutAt = call;
     }
     break;
   }
-  if (!cut) return unchanged(view.chars > budget);
-  return { ...cut, wallExceedsBudget: cut.chars > budget, cutNow: cutAt === lengths.length - 1 };
+  if (!cut) return { ...unchanged, ...verdict(view.chars) };
+  return { ...cut, ...verdict(cut.chars), cutNow: cutAt === lengths.length - 1 };
 }

@@ -64,6 +64,8 @@ export interface BackstopResult {
   droppedMessages: number;
   condensedResults: number;
   wallExceedsBudget: boolean;
+  /** Over the budget with the wall alone within it: the kept latest exchange leaves no room. */
+  latestExchangeExceedsBudget: boolean;
   /** Chars of `messages`. */
   chars: number;
   /** Whether the cut in place was made for this call's own prompt (the previous call of the turn had another, or none). */

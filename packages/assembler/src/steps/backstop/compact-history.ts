@@ -64,6 +64,13 @@ export interface CompactionResult {
    * this pass's note header) exceeds it.
    */
   wallExceedsBudget: boolean;
+  /**
+   * True when the view is over the budget though the recency wall alone fits it: the
+   * latest assistant message's exchange, which a wall starting at the latest user message
+   * leaves out and the backstop never drops, is too long even at its shortest (a failed
+   * result, or one kept as it is, is never condensed).
+   */
+  latestExchangeExceedsBudget: boolean;
 }
 
 /**
@@ -89,19 +96,23 @@ const NOTHING_REPLACED = { has: () => false };
  * The history-compaction backstop: past `historyBudgetChars`, makes the view fit, in this
  * order, touching the recency wall never:
  * 1. condenses the results before the wall that no unit keeps (not pinned, no stub still in the
- *    view points to), oldest first, to the stand-in `hints.condense` gives (their digest, or a
- *    stub naming their re-read call);
+ *    view points to), latest first (the view's unchanged prefix stays as long as it can), to
+ *    the stand-in `hints.condense` gives (their digest, or a stub naming their re-read call);
  * 2. (with the assembler's hints) cuts the digests before the wall down to their figures;
  * 3. drops the oldest whole units before the wall (see `UnitIndex`) that hold
  *    no pinned message, and puts one note of short snippets where the first one was;
  * 4. condenses pinned results before the wall, oldest first, the same way;
  * 5. drops the oldest units holding pinned results.
- * After each drop and after step 4, steps 1 and 2 run again (a stub that went frees its
- * target; step 4's digests are cut too), so a view left over the budget holds nothing a
+ * After each drop and after step 4, steps 1 and 2 run again, in that order (a stub that
+ * went frees its target, whose digest is cut to its figures before step 4 touches a pinned
+ * result; step 4's digests are cut too), so a view left over the budget holds nothing a
  * second run would change.
  * The note counts toward the budget. The view fits unless what is never removed (the wall,
  * system messages, earlier notes, the latest assistant message's exchange, which a wall
- * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget` is true.
+ * starting at the latest user message leaves out) leaves no room: then `wallExceedsBudget`
+ * is true, nothing is dropped or condensed for what cannot help (the history besides the
+ * wall and the latest exchange at its shortest stays within the budget), and
+ * `latestExchangeExceedsBudget` says whether the latest exchange is the cause.
  *
  * @param hints What must stay: pinned messages and the targets of kept stubs (text that
  * merely looks like a stub pins nothing), and how to condense a pinned result.
