@@ -4,6 +4,8 @@
  * assembler and a runtime integrator does not need. No stability promise: names here may
  * change or go away in any release.
  */
+export type { BreakpointPlacement } from "./adapters/anthropic/breakpoints";
+export { breakpointPlacements } from "./adapters/anthropic/breakpoints";
 export { contentChars, contentText } from "./content";
 export { figureSpans, normalizeWhitespace, wholeFigureFinder } from "./contract/figures";
 export { canonicalJson, messageContentSha256 } from "./contract/hash";

@@ -12,6 +12,7 @@ import {
   type SplitFormat,
   splitThread,
 } from "../shared/split-view";
+import { breakpointPlacements } from "./breakpoints";
 
 /** A content block of the Anthropic Messages API (the SDK's `ContentBlockParam`). */
 export interface AnthropicBlockLike {
@@ -373,27 +374,16 @@ export function assembleAnthropicView<M extends AnthropicMessageLike>(
     );
   }
   // The latest assistant message goes as it came (its thinking blocks are checked
-  // unmodified): the prefix's breakpoint goes on the message before it, and a request
-  // ending on it (a prefill, a paused turn's continuation) has its end breakpoint on the
-  // latest message before it that may carry one, so each continuation reads that from the cache.
-  const latestAssistant = view.messages.findLastIndex((message) => message.role === "assistant");
-  let last = view.messages.length - 1;
-  if (last === latestAssistant) {
-    last--;
-    while (last >= 0 && breakpointBlock(view.messages[last] as M) < 0) last--;
-  }
+  // unmodified): see breakpointPlacements.
   const stable = stablePrefixEnd(owners, neutralOwners, neutral, view.report.ledger.prefixKeptMessages);
-  const prefix = stable === latestAssistant ? stable - 1 : stable;
-  // The end of the request first: when only one fits, it is the one the next call reads.
   const wanted: CacheBreakpoint[] = [];
-  for (const [index, kind] of [
-    [last, "end"],
-    [prefix, "prefix"],
-  ] as const) {
-    if (index < 0 || index === latestAssistant || wanted.some((mark) => mark.message === index)) continue;
+  for (const { message: index, kind } of breakpointPlacements(
+    view.messages.map((message) => message.role),
+    stable,
+    (index) => breakpointBlock(view.messages[index] as M) >= 0,
+  )) {
     const message = view.messages[index] as M;
     const block = breakpointBlock(message);
-    if (block < 0) continue;
     if (typeof message.content !== "string" && hasBreakpoint(message.content[block])) continue;
     wanted.push({ message: index, block, kind });
   }
