@@ -91,6 +91,28 @@ describe("PromptCacheModel, Anthropic breakpoints", () => {
     expect(call.openai).toEqual({ cachedChars: 0, uncachedChars: 180 });
   });
 
+  it("never places a breakpoint on the latest assistant message, as the adapter does", () => {
+    const model = new PromptCacheModel(SETTINGS);
+    const head = user(100);
+    const reply: Message = { role: "assistant", content: "r".repeat(40) };
+    model.call([head, reply, user(50)]);
+    // The stable prefix ends on the latest assistant message: its breakpoint goes on the message before it.
+    expect(model.call([head, reply, user(60, "y")]).anthropic).toEqual({
+      readChars: 0,
+      writeChars: 200,
+      uncachedChars: 0,
+      breakpoints: [1, 3],
+    });
+    // A request ending on the latest assistant message (a paused turn): its end breakpoint goes
+    // before it, on the head the call above wrote.
+    expect(model.call([head, reply]).anthropic).toEqual({
+      readChars: 100,
+      writeChars: 0,
+      uncachedChars: 40,
+      breakpoints: [1],
+    });
+  });
+
   it("treats equal bytes in new message objects as the same prefix", () => {
     const model = new PromptCacheModel(SETTINGS);
     model.call([user(100), user(50)]);

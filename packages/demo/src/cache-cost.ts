@@ -4,15 +4,18 @@
  * uncached input, counted the way each provider does where it matters (prices in
  * ./cache-prices).
  *
- * Anthropic. The request sets two `cache_control` breakpoints, as the `./anthropic`
- * adapter does: at the end of the request, and at the end of the stable prefix (the
- * longest prefix of messages the call shares with the thread's previous call's view;
- * none when that is empty or the whole view). A breakpoint whose prefix is shorter than
+ * Anthropic. The request sets two `cache_control` breakpoints where the `./anthropic`
+ * adapter does (by its own rule, `breakpointPlacements`): at the end of the request, and
+ * at the end of the stable prefix (the longest prefix of messages the call shares with
+ * the thread's previous call's view; none when that is empty or the whole view), never
+ * on the latest assistant message (the prefix's goes on the message before it, and so
+ * does the end's when the request ends on it). A breakpoint whose prefix is shorter than
  * the minimum cacheable length is neither read nor written. The call reads the longest
  * cached entry that is a prefix of it, looked up at each breakpoint and up to
  * `lookbackBlocks` messages before it; it writes an entry at each cacheable breakpoint
  * past the read and is billed the chars from the read to its last cacheable breakpoint
- * as a write; what follows that breakpoint (only when the end is too short to cache) is
+ * as a write; what follows that breakpoint (when the end is too short to cache, or is the
+ * latest assistant message) is
  * uncached input. Simplifications: one message is one block (an Anthropic request may
  * hold several blocks per message, so the modelled lookback reaches at least as far back
  * as the provider's), the caller's own
@@ -27,7 +30,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Message } from "@context-cleaner/assembler";
-import { canonicalJson, messageChars } from "@context-cleaner/assembler/internal";
+import { breakpointPlacements, canonicalJson, messageChars } from "@context-cleaner/assembler/internal";
 import { ANTHROPIC_CACHE, CHARS_PER_TOKEN, OPENAI_CACHE, type Tariff } from "./cache-prices";
 
 /** One model call's input, split as each provider bills it (chars). */
@@ -140,7 +143,10 @@ export class PromptCacheModel {
   call(view: readonly Message[]): CallCache {
     const prefixes = prefixesOf(view);
     const total = prefixes.chars[view.length] as number;
-    const anthropic = this.anthropicCall(prefixes, view.length);
+    const anthropic = this.anthropicCall(
+      prefixes,
+      view.map((message) => message.role),
+    );
     const openai = this.openaiCall(prefixes, view.length);
     this.previous = prefixes;
     return { chars: total, anthropic, openai };
@@ -155,11 +161,20 @@ export class PromptCacheModel {
     return index;
   }
 
-  private anthropicCall(prefixes: Prefixes, length: number): CallCache["anthropic"] {
+  /** Prefix lengths at which the adapter sets its breakpoints, ascending. */
+  private breakpoints(roles: readonly string[], stable: number): number[] {
+    const stableEnd = stable > 0 && stable < roles.length ? stable - 1 : -1;
+    return breakpointPlacements(roles, stableEnd)
+      .map((mark) => mark.message + 1)
+      .sort((a, b) => a - b);
+  }
+
+  private anthropicCall(prefixes: Prefixes, roles: readonly string[]): CallCache["anthropic"] {
     const { chars, keys } = prefixes;
+    const length = roles.length;
     const total = chars[length] as number;
     const stable = this.stablePrefix(prefixes, length);
-    const breakpoints = stable > 0 && stable < length ? [stable, length] : length > 0 ? [length] : [];
+    const breakpoints = this.breakpoints(roles, stable);
     const minChars = this.settings.minCacheableTokens * this.settings.charsPerToken;
     const cacheable = breakpoints.filter((point) => (chars[point] as number) >= minChars);
     let read = 0;
