@@ -179,3 +179,65 @@ describe("the backstop stops at the budget", () => {
     expect(result.wallExceedsBudget).toBe(false);
   });
 });
+
+/** The backstop over a thread that ends inside a turn (the wall at its user message), low water at half the budget. */
+function midTurn(messages: readonly Message[], budget: number): BackstopResult {
+  const thread = indexedThreadOf(messages);
+  const view = {
+    thread,
+    messages,
+    replaced: { has: () => false },
+    chars: thread.totalChars,
+    wallStart: recencyWallStart(messages, 0),
+  };
+  return runBackstop(view, backstopSettings({ historyBudgetChars: budget, lowWaterRatio: 0.5 }), {
+    pinned: [],
+  });
+}
+
+/** Earlier turns of `count` read units, then a turn that read two pages and is still going. */
+function threadInTurn(count: number): { messages: Message[]; turn: number } {
+  const messages: Message[] = [];
+  for (let unit = 0; unit < count; unit++) {
+    messages.push(userMessage(`q${unit}`), assistantCalling(toolCall(`r${unit}`, "read")));
+    messages.push(toolResult(`r${unit}`, "read", big(`${unit % 10}`)), assistantText("Noted."));
+  }
+  const turn = messages.length;
+  messages.push(userMessage("go"), assistantCalling(toolCall("x", "read")), toolResult("x", "read", big("x")));
+  messages.push(assistantCalling(toolCall("y", "read")), toolResult("y", "read", big("y")));
+  return { messages, turn };
+}
+
+const charsOf = (messages: readonly Message[]) => messages.reduce((sum, m) => sum + messageChars(m), 0);
+
+describe("the backstop replays the turn's model calls", () => {
+  it("cuts at the turn's first call over the budget, to the low-water mark, so the later calls append", () => {
+    const { messages, turn } = threadInTurn(8);
+    const history = charsOf(messages.slice(0, turn + 1));
+    const budget = history - 3_000;
+    const result = midTurn(messages, budget);
+    expect(result.fired).toBe(true);
+    expect(result.cutNow).toBe(false);
+    expect(result.chars - charsOf(messages.slice(turn + 1))).toBeLessThanOrEqual(Math.floor(budget / 2));
+  });
+
+  it("keeps the view whole while every call fits, and cuts at the call before the second assistant message when it is the first over", () => {
+    const { messages, turn } = threadInTurn(8);
+    const budget = charsOf(messages.slice(0, turn + 3)) - 1_000;
+    const result = midTurn(messages, budget);
+    expect(result.fired).toBe(true);
+    expect(result.cutNow).toBe(false);
+    const grown = charsOf(messages.slice(turn + 3));
+    expect(result.chars - grown).toBeLessThanOrEqual(Math.floor(budget / 2));
+  });
+
+  it("cuts now when only the thread's whole prompt goes over the budget", () => {
+    const { messages } = threadInTurn(8);
+    const budget = charsOf(messages) - 1_000;
+    const result = midTurn(messages, budget);
+    expect(result.cutNow).toBe(true);
+    expect(result.chars).toBeLessThanOrEqual(Math.floor(budget / 2));
+    expect(result.wallExceedsBudget).toBe(false);
+    expect(result.latestExchangeExceedsBudget).toBe(false);
+  });
+});
