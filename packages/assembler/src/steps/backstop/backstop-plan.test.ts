@@ -241,3 +241,41 @@ describe("the backstop replays the turn's model calls", () => {
     expect(result.latestExchangeExceedsBudget).toBe(false);
   });
 });
+
+describe("the backstop reports what it did", () => {
+  it("leaves a view within the budget as it is, with no cut made now", () => {
+    const { messages } = threadInTurn(2);
+    const result = midTurn(messages, charsOf(messages));
+    expect(result).toMatchObject({ fired: false, cutNow: false, wallExceedsBudget: false });
+    expect(result.messages).toBe(messages);
+  });
+
+  it("says the latest exchange leaves no room when the wall alone is exactly at the budget", () => {
+    const messages: Message[] = [
+      userMessage("go"),
+      assistantCalling(toolCall("a", "read")),
+      toolResult("a", "read", big("a")),
+      assistantCalling(toolCall("e", "read")),
+      toolResult("e", "read", big("e")),
+      userMessage("next"),
+    ];
+    const wall = messageChars(messages[5] as Message);
+    const result = backstop(messages, wall, {});
+    expect(result.wallExceedsBudget).toBe(true);
+    expect(result.latestExchangeExceedsBudget).toBe(true);
+  });
+});
+
+describe("the backstop keeps the history besides a wall over the budget within the budget", () => {
+  it("makes no new cut on a later call whose wall alone goes over, keeping the cut of the turn's first call", () => {
+    const { messages, turn } = threadInTurn(8);
+    messages[turn + 4] = toolResult("y", "read", "y".repeat(40_000));
+    const budget = charsOf(messages.slice(0, turn + 1)) - 3_000;
+    const result = midTurn(messages, budget);
+    const wall = charsOf(messages.slice(turn));
+    expect(result.cutNow).toBe(false);
+    expect(result.wallExceedsBudget).toBe(true);
+    expect(result.latestExchangeExceedsBudget).toBe(false);
+    expect(result.chars - wall).toBeLessThanOrEqual(Math.floor(budget / 2));
+  });
+});
