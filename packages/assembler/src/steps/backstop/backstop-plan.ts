@@ -348,7 +348,9 @@ export function runBackstop(
     fired: false,
     droppedMessages: 0,
     condensedResults: 0,
+    // Stryker disable next-line BooleanLiteral: equivalent — every return of the unchanged view takes these from `verdict`
     wallExceedsBudget: false,
+    // Stryker disable next-line BooleanLiteral: equivalent — every return of the unchanged view takes these from `verdict`
     latestExchangeExceedsBudget: false,
     chars: view.chars,
     cutNow: false,
@@ -357,9 +359,11 @@ export function runBackstop(
   const { thread, wallStart } = view;
   const lengths = turnCallLengths(view);
   // Chars of the view from each call's prompt length on (the wall's messages, as the thread has them).
+  // Stryker disable next-line ArrowFunction: equivalent — the loop below sets every call's entry
   const tails = lengths.map(() => 0);
   let tail = 0;
   let position = thread.length;
+  // Stryker disable next-line ArithmeticOperator: equivalent — a call past the last reads no prompt length, adds nothing to `tail`, and sets an entry no call reads
   for (let call = lengths.length - 1; call >= 0; call--) {
     for (; position > (lengths[call] as number); position--) tail += thread.chars[position - 1] as number;
     tails[call] = tail;
@@ -379,6 +383,7 @@ export function runBackstop(
     latestExchangeExceedsBudget: chars > budget && wallChars <= budget && wallChars + latestFloor() > budget,
   });
   let cut: BackstopResult | undefined;
+  // Stryker disable next-line UnaryOperator: equivalent — `cutAt` is read only once a cut is made, and each assignment of `cut` assigns it
   let cutAt = -1;
   const calls = settings.appendWithinTurn ? 1 : lengths.length;
   for (let call = 0; call < calls; call++) {
