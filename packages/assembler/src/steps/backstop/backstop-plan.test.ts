@@ -203,7 +203,11 @@ function threadInTurn(count: number): { messages: Message[]; turn: number } {
     messages.push(toolResult(`r${unit}`, "read", big(`${unit % 10}`)), assistantText("Noted."));
   }
   const turn = messages.length;
-  messages.push(userMessage("go"), assistantCalling(toolCall("x", "read")), toolResult("x", "read", big("x")));
+  messages.push(
+    userMessage("go"),
+    assistantCalling(toolCall("x", "read")),
+    toolResult("x", "read", big("x")),
+  );
   messages.push(assistantCalling(toolCall("y", "read")), toolResult("y", "read", big("y")));
   return { messages, turn };
 }
