@@ -137,13 +137,7 @@ describe("assembling an assembled view", () => {
       readResult("call_1", page),
       user("Summarize the lease."),
     ];
-    const options = {
-      recencyKeepExchanges: 0,
-      historyBudgetChars: 1,
-      inline: true,
-      policy: createToolPolicy(),
-    };
-    const first = expectIdempotent(messages, new Map(), options);
+    const first = expectIdempotent(messages, new Map(), wallOnlyOptions());
     expect(first.report.compaction.droppedMessages).toBe(2);
     expect(first.messages).toContain(messages[2]);
     expect(
@@ -169,14 +163,13 @@ describe("assembling an assembled view", () => {
       user("Summarize the lease."),
       { role: "tool", toolCallId: "call_2", toolName: "calculator", content: "calculator output 0: 42" },
     ];
-    const options = {
-      recencyKeepExchanges: 0,
-      historyBudgetChars: 1,
-      inline: true,
-      policy: createToolPolicy(),
-    };
-    const first = expectIdempotent(messages, new Map(), options);
+    const first = expectIdempotent(messages, new Map(), wallOnlyOptions());
     expect(first.report.compaction.droppedMessages).toBe(2);
     expect(String(first.messages[2]?.content).startsWith(BUDGET_STUB_PREFIX)).toBe(true);
   });
 });
+
+/** Inline cleaning, a wall at the latest user message and a budget nothing but the wall fits. */
+function wallOnlyOptions() {
+  return { recencyKeepExchanges: 0, historyBudgetChars: 1, inline: true, policy: createToolPolicy() };
+}
