@@ -1,12 +1,10 @@
-import {
-  createExtractiveDigester,
-  createInMemoryCheckpointReader,
-  createInMemoryDigestStore,
-  fixedClock,
-} from "@context-cleaner/core";
-import { runJob } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { buildHeavyThread } from "../../packages/core/test/fixtures/heavy-thread";
+import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { fixedClock } from "../clock";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
+import { runJob } from "./run-job";
 
 const thread = buildHeavyThread({
   name: "timed",
