@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TARIFFS, type TariffId } from "./cache-prices";
 import type { TurnCost } from "./cache-scenarios";
 import { compareContestants, formatTurnsBeforeCut, renderComparisonTable } from "./comparison";
+import { floorComparison, formatCostCell, formatFloorCell, type ScenarioCost } from "./cost-comparison";
 import { lossFindings, targetFindings } from "./findings";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
 
@@ -48,8 +49,19 @@ function run(id: string, turns: TurnRecord[], viewMs: number[]): ContestantRun {
   };
 }
 
-function simulation(name: string, runs: ContestantRun[]): ThreadSimulation {
-  return { thread: name, turns: 3, probes: 10, rawChars: 1_000, contestants: runs, passes: {} };
+const units = (value: number) =>
+  Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, value])) as Record<TariffId, number>;
+
+function simulation(name: string, runs: ContestantRun[], floor = 200): ThreadSimulation {
+  return {
+    thread: name,
+    turns: 3,
+    probes: 10,
+    rawChars: 1_000,
+    floor: units(floor),
+    contestants: runs,
+    passes: {},
+  };
 }
 
 const simulations = [
@@ -148,7 +160,7 @@ describe("compareContestants, cost with prompt caching", () => {
     const digests = compareContestants(priced)[1];
     expect(digests?.cost.warm.vsRaw?.["anthropic-5m"]).toBeCloseTo(0.4, 10);
     expect(digests?.cost.cold.vsRaw?.["openai-gpt-4.1"]).toBeCloseTo(0.75, 10);
-    expect(digests?.cost.warm.perThread).toEqual([
+    expect(digests?.cost.warm.perThread.map(({ thread, vsRaw }) => ({ thread, vsRaw }))).toEqual([
       { thread: "one", vsRaw: 0.3 },
       { thread: "two", vsRaw: 0.5 },
     ]);
@@ -160,6 +172,47 @@ describe("compareContestants, cost with prompt caching", () => {
       probesEveryTurn: 20,
     });
     expect(digests?.cacheBreaksPerTurn).toBe(0.5);
+  });
+
+  it("removes a share of the avoidable cost: (raw − cost) / (raw − floor), summed over the threads, per tariff", () => {
+    const digests = compareContestants(priced)[1];
+    // Warm: raw 2,000, digests 800, floor 400. Cold: raw 4,000, digests 3,000.
+    expect(digests?.cost.warm.removed?.["anthropic-5m"]).toBeCloseTo(0.75, 10);
+    expect(digests?.cost.cold.removed?.["openai-gpt-5"]).toBeCloseTo(1_000 / 3_600, 10);
+    expect(digests?.cost.warm.floorUnits["anthropic-1h"]).toBe(400);
+    // Per thread, Anthropic 5-minute: (1,000 − 300) / 800 and (1,000 − 500) / 800.
+    expect(digests?.cost.warm.perThread.map((entry) => entry.removed)).toEqual([0.875, 0.625]);
+    expect(compareContestants(priced)[0]?.cost.warm.removed?.["openai-gpt-4o"]).toBe(0);
+  });
+
+  it("gives a contestant costing more than raw a negative share", () => {
+    const dearer = priced.map((entry) => ({
+      ...entry,
+      contestants: [
+        ...entry.contestants,
+        run("blind-caps", [turn(1, { cost: { warm: turnCost(1_400), cold: turnCost(2_000) } })], [1]),
+      ],
+    }));
+    const blind = compareContestants(dearer)[2];
+    expect(blind?.cost.warm.removed?.["anthropic-5m"]).toBeCloseTo(-0.5, 10);
+    expect(blind?.cost.cold.removed?.["anthropic-5m"]).toBe(0);
+    expect(formatCostCell(blind?.cost.warm as ScenarioCost, "anthropic-5m")).toBe("-50.0% (1.40×)");
+  });
+
+  it("prices the floor against raw, and has no share without raw or with raw at the floor", () => {
+    const floor = floorComparison(priced);
+    expect(floor.warm.units["anthropic-5m"]).toBe(400);
+    expect(floor.warm.vsRaw?.["anthropic-5m"]).toBeCloseTo(0.2, 10);
+    expect(floor.cold.vsRaw?.["openai-gpt-4.1"]).toBeCloseTo(0.1, 10);
+    expect(formatFloorCell(floor.warm, "anthropic-5m")).toBe("100% (0.20×)");
+    const rawOnly = priced.map((entry) => ({ ...entry, contestants: entry.contestants.slice(1) }));
+    expect(compareContestants(rawOnly)[0]?.cost.warm.removed).toBeNull();
+    expect(floorComparison(rawOnly).warm.vsRaw).toBeNull();
+    const atFloor = priced.map((entry) => ({ ...entry, floor: units(1_000) }));
+    expect(compareContestants(atFloor)[1]?.cost.warm.removed?.["anthropic-5m"]).toBeNull();
+    expect(formatCostCell(compareContestants(atFloor)[1]?.cost.warm as ScenarioCost, "anthropic-5m")).toBe(
+      "– (0.40×)",
+    );
   });
 
   it("shows the ratios in the table, warm then cold, and names a cheaper peer in the findings", () => {

@@ -68,6 +68,7 @@ const simulation: ThreadSimulation = {
   turns: 2,
   probes: 2,
   rawChars: 100,
+  floor: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, 20])) as Record<TariffId, number>,
   contestants: runs,
   passes: {},
 };

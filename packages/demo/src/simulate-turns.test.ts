@@ -47,6 +47,19 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(raw.turns.at(-1)?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
   });
 
+  it("prices the thread's floor from the messages played, each once at the write price, under raw's cost", () => {
+    expect(simulation.floor["anthropic-5m"]).toBeCloseTo((simulation.rawChars * 1.25) / 4, 6);
+    expect(simulation.floor["anthropic-1h"]).toBeCloseTo((simulation.rawChars * 2) / 4, 6);
+    expect(simulation.floor["openai-gpt-5"]).toBeCloseTo(simulation.rawChars / 4, 6);
+    const raw = runOf("raw");
+    for (const scenario of ["warm", "cold"] as const) {
+      for (const tariff of ["anthropic-5m", "anthropic-1h", "openai-gpt-4o", "openai-gpt-5"] as const) {
+        const cost = raw.turns.reduce((sum, turn) => sum + turn.cost[scenario].units[tariff], 0);
+        expect(cost, `${scenario} ${tariff}`).toBeGreaterThan(simulation.floor[tariff]);
+      }
+    }
+  });
+
   it("cuts under blind accounting in turn 3, once 610,120 raw chars were spent in two turns", () => {
     const blind = runOf("blind-caps");
     expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 614_645, 614_645]);

@@ -1,6 +1,8 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
 import type { DigestJobOutcome } from "@context-cleaner/core";
 import { type Accounting, BudgetTrack } from "./budget-track";
+import { costFloor } from "./cache-cost";
+import { TARIFFS, type TariffId } from "./cache-prices";
 import { type CacheLane, createLanes, SCENARIOS, type ScenarioId, type TurnCost } from "./cache-scenarios";
 import type { Contestant } from "./contestants";
 import { type DigestSample, digestSample } from "./digest-sample";
@@ -71,6 +73,8 @@ export interface ThreadSimulation {
   probes: number;
   /** Chars of the whole raw thread played (every message). */
   rawChars: number;
+  /** The floor of the thread's bill per tariff (./cache-cost `costFloor` of the messages played). */
+  floor: Record<TariffId, number>;
   contestants: ContestantRun[];
   /** The worker's passes, per worker timing, in order (turns whose event was not published have none). */
   passes: Partial<Record<WorkerTiming, DigestJobOutcome[]>>;
@@ -330,6 +334,7 @@ export async function simulateThread(
     }
   }
 
+  const played = thread.messages.slice(0, turns.at(-1)?.end ?? 0);
   const sampled = play.effectiveTracks[0];
   const sample =
     sampled && options.worker
@@ -343,7 +348,11 @@ export async function simulateThread(
     thread: thread.name,
     turns: turns.length,
     probes: thread.probes.length,
-    rawChars: viewChars(thread.messages.slice(0, turns.at(-1)?.end ?? 0)),
+    rawChars: viewChars(played),
+    floor: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, costFloor(played, tariff)])) as Record<
+      TariffId,
+      number
+    >,
     contestants: play.runs,
     passes: Object.fromEntries(play.effectiveTracks.map((state) => [state.timing, state.passes])),
     ...(sample ? { digestSample: sample } : {}),
