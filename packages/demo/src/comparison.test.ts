@@ -32,6 +32,8 @@ function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 10, strict: 10, recoverable: 10 },
+    everyCall: { total: 20, strict: 20, recoverable: 20 },
+    previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
     cost: { warm: turnCost(100), cold: turnCost(100) },
     ...fields,
   };
@@ -59,6 +61,7 @@ function simulation(name: string, runs: ContestantRun[], floor = 200): ThreadSim
     probes: 10,
     rawChars: 1_000,
     floor: units(floor),
+    counters: [],
     contestants: runs,
     passes: {},
   };

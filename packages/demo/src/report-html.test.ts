@@ -32,6 +32,8 @@ function turns(values: number[]): TurnRecord[] {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 2, strict: 1, recoverable: 2 },
+    everyCall: { total: 4, strict: 2, recoverable: 4 },
+    previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
     cost: { warm: turnCost(value / 4), cold: turnCost(value / 2) },
   }));
 }
@@ -69,6 +71,7 @@ const simulation: ThreadSimulation = {
   probes: 2,
   rawChars: 100,
   floor: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, 20])) as Record<TariffId, number>,
+  counters: [],
   contestants: runs,
   passes: {},
 };

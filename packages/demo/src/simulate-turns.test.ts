@@ -99,6 +99,21 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(runOf("with-digests-turn-end").turns).toEqual(runOf("with-digests").turns);
   });
 
+  it("measures retention at every call and what each turn's first call holds of the previous turn", () => {
+    for (const turn of runOf("raw").turns) {
+      expect(turn.everyCall.strict).toBe(turn.everyCall.total);
+      expect(turn.previousTurn).toMatchObject({ strict: turn.previousTurn.total, standIn: 0, lost: 0 });
+    }
+    // Turn 1's 31 probes at turn 2's first call; the peers' format conversions are no stand-ins.
+    expect(runOf("with-digests").turns[1]?.previousTurn).toMatchObject({ total: 31, strict: 31, handle: 31 });
+    expect(runOf("with-digests").turns[1]?.previousTurn.standIn).toBeGreaterThan(0);
+    for (const id of ["blind-caps", "trim-messages", "prune-messages"]) {
+      expect(runOf(id).turns.every((turn) => turn.previousTurn.standIn === 0)).toBe(true);
+    }
+    const everyCall = (id: string) => runOf(id).turns.reduce((sum, turn) => sum + turn.everyCall.strict, 0);
+    expect(everyCall("blind-caps")).toBeLessThan(everyCall("with-digests"));
+  });
+
   it("counts cache breaks: the drop-oldest backstop shifts the prefix, pruneMessages on nearly every call", () => {
     const breaks = (id: string) => runOf(id).turns.reduce((sum, turn) => sum + turn.cacheBreaks, 0);
     expect(breaks("raw")).toBe(0);
