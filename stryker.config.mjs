@@ -51,7 +51,6 @@ export default {
     "packages/core/src/job/plan-pass.ts",
     "packages/core/src/job/digest-call.ts",
     "packages/core/src/job/digest-within-budget.ts",
-    "packages/core/src/worker/run-job.ts",
     "packages/core/src/job/build-rows.ts",
     "packages/core/src/job/job-context.ts",
     "packages/core/src/job/outcome.ts",

@@ -34,10 +34,10 @@ import { createDigestRepository, type DigestRepository } from "@context-cleaner/
 import { Redis } from "@upstash/redis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "../packages/core/test/fakes/anthropic-messages";
+import { recordingLogger, recordingMetrics } from "../packages/core/test/fakes/recorders";
+import { heavyThread, probeRetention, rawToolChars, viewChars } from "../packages/core/test/fixtures/threads";
 import { requireRedisUrl, startUpstashRelay, type UpstashRelay } from "../test/services/upstash-relay";
-import { recordingLogger, recordingMetrics } from "./test/recorders";
 import { type FunctionServices, startFunctionServices, writeCheckpoint } from "./test/services";
-import { heavyThread, probeRetention, rawToolChars, viewChars } from "./test/threads";
 
 const THREAD = "ground-lease";
 let services: FunctionServices;

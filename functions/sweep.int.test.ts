@@ -28,10 +28,10 @@ import type { ChannelVersions, Checkpoint, CheckpointMetadata } from "@langchain
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { recordingLogger, recordingMetrics } from "../packages/core/test/fakes/recorders";
 import { buildLeaseAgent, QUESTION } from "../packages/core/test/fixtures/lease-agent";
-import { recordingLogger, recordingMetrics } from "./test/recorders";
+import { heavyThread, rawToolChars } from "../packages/core/test/fixtures/threads";
 import { type FunctionServices, startFunctionServices, writeCheckpoint } from "./test/services";
-import { heavyThread, rawToolChars } from "./test/threads";
 
 /**
  * How a JS runtime stamps the org into checkpoint metadata (LangGraph's Python runtime

@@ -16,8 +16,8 @@ import {
 } from "@context-cleaner/core";
 import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
 import { inProcessSqsClient, startLocalWorker } from "@context-cleaner/core/worker";
-import { recordingLogger, recordingMetrics } from "../../functions/test/recorders";
-import { heavyThread, rawToolChars } from "../../functions/test/threads";
+import { recordingLogger, recordingMetrics } from "../../packages/core/test/fakes/recorders";
+import { heavyThread, rawToolChars } from "../../packages/core/test/fixtures/threads";
 
 const THREADS = Number(process.env.QUEUE_BENCH_THREADS ?? 20);
 const TURNS = Number(process.env.QUEUE_BENCH_TURNS ?? 5);

@@ -14,7 +14,7 @@ import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
 import type { DigestRepository } from "@context-cleaner/db";
 import { expect } from "vitest";
 import { type FunctionServices, writeCheckpoint } from "../../functions/test/services";
-import { heavyThread, rawToolChars } from "../../functions/test/threads";
+import { heavyThread, rawToolChars } from "../../packages/core/test/fixtures/threads";
 import type { UpstashRelay } from "./upstash-relay";
 
 /** How to start the command: the executable and the arguments before `worker`'s own, and where. */

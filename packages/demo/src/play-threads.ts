@@ -1,6 +1,7 @@
 import type { Contestant } from "./contestants";
 import { createLineup } from "./lineup";
 import {
+  type CallCounter,
   type SimulationThread,
   simulateThread,
   type ThreadSimulation,
@@ -14,6 +15,8 @@ export interface PlayOptions {
   orgPrefix: string;
   /** @default createLineup() per thread */
   contestants?: () => Contestant[];
+  /** Per-call counts added to every contestant's figures (a column each). @default none */
+  counters?: readonly CallCounter[];
   onTurn?: (
     thread: SimulationThread,
     turn: number,
@@ -35,6 +38,7 @@ export async function playThreads(
         contestants: (options.contestants ?? createLineup)(),
         worker: options.worker,
         orgId: `${options.orgPrefix}-${index + 1}`,
+        ...(options.counters ? { counters: options.counters } : {}),
         onTurn: (turn, records) => options.onTurn?.(thread, turn, turns, records),
       }),
     );

@@ -8,6 +8,7 @@ import {
   type DigestJobPorts,
   InvalidPayloadError,
   parseDigestJobPayload,
+  runDigestJob,
   type TurnClockCheck,
 } from "../index";
 import type { DeadLetterQueue, DigestQueue } from "../queue/index";
@@ -19,7 +20,6 @@ import {
   type FunctionMetrics,
   type IssueReporter,
 } from "./observability";
-import { runJob } from "./run-job";
 
 /** Defaults of {@link DigestHandlerDependencies}' settings. */
 export const DIGEST_HANDLER_DEFAULTS = {
@@ -394,11 +394,14 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
 
     let outcome: DigestJobOutcome;
     try {
-      outcome = await runJob(job, jobPorts, {
-        options: { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
-        remainingTimeMs: () => context.getRemainingTimeInMillis(),
-        ...sentAt(record),
-      });
+      // The invocation's remaining time is the job's `remainingTimeMs` port; turns are
+      // coalesced on the queue's send time.
+      outcome = await runDigestJob(
+        job,
+        { ...jobPorts, remainingTimeMs: () => context.getRemainingTimeInMillis() },
+        { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
+        sentAt(record),
+      );
     } catch (error) {
       const retryInSeconds = retryDelaySeconds(error, receiveCount, retry);
       logger.error("digest job failed: the queue retries it", {

@@ -15,7 +15,6 @@ export * from "./lambda-context";
 export * from "./local-worker";
 export * from "./message-table-config";
 export * from "./observability";
-export * from "./run-job";
 export * from "./sqs-event";
 export * from "./sweep-dependencies";
 export * from "./sweep-handler";

@@ -1,17 +1,14 @@
-import {
-  createExtractiveDigester,
-  createInMemoryCheckpointReader,
-  createInMemoryDigestStore,
-  type DigestModel,
-  type DigestStore,
-  type TurnLock,
-} from "@context-cleaner/core";
-import { createDigestHandler, type DigestHandlerDependencies, sqsEvent } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { type ManualClock, manualClock } from "../../packages/core/test/fakes/manual-clock";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread } from "../test/threads";
-import { contextWith, turnRecordOf } from "../test/turn-records";
+import { type ManualClock, manualClock } from "#test/core/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { heavyThread } from "#test/core/fixtures/threads";
+import { contextWith, turnRecordOf } from "#test/core/fixtures/turn-records";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import type { DigestModel, DigestStore, TurnLock } from "../ports";
+import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
+import { createDigestHandler, type DigestHandlerDependencies } from "./digest-handler";
+import { sqsEvent } from "./sqs-event";
 
 const ORG = "org-record-time";
 const THREAD = "ground-lease";

@@ -1,12 +1,15 @@
 import { assembleModelView } from "@context-cleaner/assembler";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
-import { createExtractiveDigester, createInMemoryCheckpointReader, systemClock } from "@context-cleaner/core";
-import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import { inProcessSqsClient, startLocalWorker } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread, probeRetention, rawToolChars, viewChars } from "../test/threads";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { heavyThread, probeRetention, rawToolChars, viewChars } from "#test/core/fixtures/threads";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { systemClock } from "../clock";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { createInProcessDigestQueue } from "../queue/in-process-queue";
+import { inProcessSqsClient } from "./in-process-sqs-client";
+import { startLocalWorker } from "./local-worker";
 
 const storage = usePgliteRepository();
 

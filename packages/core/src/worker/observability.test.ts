@@ -1,7 +1,7 @@
 import { Metrics } from "@aws-lambda-powertools/metrics";
-import { consoleIssues, describeError, FunctionIssue, powertoolsMetrics } from "@context-cleaner/core/worker";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { recordingLogger } from "../test/recorders";
+import { recordingLogger } from "#test/core/fakes/recorders";
+import { consoleIssues, describeError, FunctionIssue, powertoolsMetrics } from "./observability";
 
 /** The EMF documents Powertools printed to stdout while `run` ran. */
 function emfLines(run: () => void): Record<string, unknown>[] {

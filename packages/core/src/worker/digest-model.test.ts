@@ -1,11 +1,11 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
-import type { DigestRequest, Metric } from "@context-cleaner/core";
-import { digesterFor, parseDigestModel } from "@context-cleaner/core/worker";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   type FakeChatCompletionsApi,
   startFakeChatCompletionsApi,
-} from "../../packages/core/test/fakes/openai-chat-completions";
+} from "#test/core/fakes/openai-chat-completions";
+import type { DigestRequest, Metric } from "../ports";
+import { digesterFor, parseDigestModel } from "./digest-model";
 
 const page = "GROUND LEASE\nBase rent is $1,250,000 per year with a 2.5% escalator.";
 const request: DigestRequest = {

@@ -1,5 +1,5 @@
-import { parseThreadOwnerSource } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
+import { parseThreadOwnerSource } from "./thread-owner-source";
 
 describe("parseThreadOwnerSource", () => {
   it("takes the two sources and refuses anything else", () => {

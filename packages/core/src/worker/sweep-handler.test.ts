@@ -1,9 +1,10 @@
-import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import { createSweepHandler, lambdaContext, SweepSendError } from "@context-cleaner/core/worker";
 import { beforeAll, describe, expect, it } from "vitest";
-import { manualClock } from "../../packages/core/test/fakes/manual-clock";
-import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
+import { manualClock } from "#test/core/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
+import { createInProcessDigestQueue } from "../queue/in-process-queue";
+import { lambdaContext } from "./lambda-context";
+import { createSweepHandler, SweepSendError } from "./sweep-handler";
 
 const NOW = new Date("2026-12-01T03:00:00Z");
 const storage = usePgliteRepository();

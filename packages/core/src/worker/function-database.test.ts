@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
-import { openFunctionDatabase } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
+import { openFunctionDatabase } from "./function-database";
 
 /** A loopback port with nothing listening. */
 async function closedPort(): Promise<number> {

@@ -1,31 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { turnEventDeduplicationId, turnEventGroupId } from "@context-cleaner/assembler/events";
-import {
-  createExtractiveDigester,
-  createInMemoryCheckpointReader,
-  type DigestJobPorts,
-  type DigestModel,
-  DigestModelError,
-  type DigestStore,
-  StoreInputError,
-  type TurnLock,
-  withFallback,
-} from "@context-cleaner/core";
-import { createInProcessDigestQueue } from "@context-cleaner/core/queue";
-import type { FunctionIssue } from "@context-cleaner/core/worker";
-import {
-  createDigestHandler,
-  type DigestHandlerDependencies,
-  deliverOnce,
-  lambdaContext,
-  retryDelaySeconds,
-  sqsEvent,
-} from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { type ManualClock, manualClock } from "../../packages/core/test/fakes/manual-clock";
-import { usePgliteRepository } from "../../packages/db/test/conformance/pglite-repository";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread, rawToolChars } from "../test/threads";
+import { type ManualClock, manualClock } from "#test/core/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { heavyThread, rawToolChars } from "#test/core/fixtures/threads";
+import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { withFallback } from "../digesters/with-fallback";
+import { DigestModelError, StoreInputError } from "../errors";
+import type { DigestJobPorts } from "../job/job-context";
+import type { DigestModel, DigestStore, TurnLock } from "../ports";
+import { createInProcessDigestQueue } from "../queue/in-process-queue";
+import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
+import { lambdaContext } from "./lambda-context";
+import { deliverOnce } from "./local-worker";
+import type { FunctionIssue } from "./observability";
+import { sqsEvent } from "./sqs-event";
 
 type ThreadOwner = NonNullable<DigestJobPorts["threadOwner"]>;
 

@@ -1,31 +1,26 @@
 import { turnEventGroupId } from "@context-cleaner/assembler/events";
-import {
-  createExtractiveDigester,
-  createInMemoryCheckpointReader,
-  createInMemoryDigestStore,
-  type DigestJobOutcome,
-  type DigestModel,
-  DigestModelError,
-  type DigestStore,
-  StoreInputError,
-  type TurnLock,
-  withFallback,
-} from "@context-cleaner/core";
+import type { Context, SQSEvent } from "aws-lambda";
+import { describe, expect, it } from "vitest";
+import { manualClock } from "#test/core/fakes/manual-clock";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { heavyThread } from "#test/core/fixtures/threads";
+import { contextWith, turnRecordOf } from "#test/core/fixtures/turn-records";
+import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
+import { createExtractiveDigester } from "../digesters/extractive-digester";
+import { withFallback } from "../digesters/with-fallback";
+import { DigestModelError, StoreInputError } from "../errors";
+import type { DigestJobOutcome } from "../job/outcome";
+import type { DigestModel, DigestStore, TurnLock } from "../ports";
+import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";
 import {
   createDigestHandler,
   type DigestHandlerDependencies,
-  type FunctionIssue,
   PoisonRecordError,
   RecordHandedBack,
   retryDelaySeconds,
-  sqsEvent,
-} from "@context-cleaner/core/worker";
-import type { Context, SQSEvent } from "aws-lambda";
-import { describe, expect, it } from "vitest";
-import { manualClock } from "../../packages/core/test/fakes/manual-clock";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
-import { heavyThread } from "../test/threads";
-import { contextWith, turnRecordOf } from "../test/turn-records";
+} from "./digest-handler";
+import type { FunctionIssue } from "./observability";
+import { sqsEvent } from "./sqs-event";
 
 const ORG = "org-edges";
 const THREAD = "ground-lease";

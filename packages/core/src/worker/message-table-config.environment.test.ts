@@ -1,6 +1,7 @@
-import { createDigestDependencies, messageTableFromEnvironment } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
-import { recordingLogger, recordingMetrics } from "../test/recorders";
+import { recordingLogger, recordingMetrics } from "#test/core/fakes/recorders";
+import { createDigestDependencies } from "./digest-dependencies";
+import { messageTableFromEnvironment } from "./message-table-config";
 
 describe("messageTableFromEnvironment", () => {
   it("is undefined without CHECKPOINT_MESSAGE_TABLE: the functions read LangGraph's tables", () => {

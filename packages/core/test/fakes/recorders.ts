@@ -1,5 +1,5 @@
-import type { Metric } from "@context-cleaner/core";
-import type { FunctionLogger, FunctionMetrics } from "@context-cleaner/core/worker";
+import type { Metric } from "../../src/ports";
+import type { FunctionLogger, FunctionMetrics } from "../../src/worker/observability";
 
 export interface LogEntry {
   level: "info" | "warn" | "error";
