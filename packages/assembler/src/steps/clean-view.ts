@@ -100,7 +100,7 @@ interface Condensation {
  * wall, per result index. A result already showing its stub or its row's digest (an
  * earlier assembly's view written back) is neither live nor stale for the digest gate.
  * `sticky` results (the previous view showed them condensed) are cleaned whatever keep-rule
- * the window now adds.
+ * the window now adds; see {@link isSticky} for the rules that win over it.
  */
 function condensations(
   facts: ThreadFacts,
@@ -110,9 +110,8 @@ function condensations(
   counts: CleaningCounts,
 ): Map<number, Condensation> {
   const found = new Map<number, Condensation>();
-  const sticky = (index: number) =>
-    index < protection.wallStart && options.shown?.has(facts.message(index).toolCallId) === true;
-  const cleanable = (index: number) => protection.reasonAt(index) === undefined || sticky(index);
+  const cleanable = (index: number) =>
+    protection.reasonAt(index) === undefined || isSticky(facts, index, protection, options);
   if (options.inline) {
     for (const stub of decideInlineStubs(facts, cleanable, options.evidenceEnd)) {
       // Stryker disable next-line OptionalChaining: equivalent — a stub's index is a message of the thread
@@ -166,6 +165,26 @@ function condensations(
     }
   }
   return found;
+}
+
+/**
+ * Whether the result at `index`, before the wall, stays condensed because the previous view
+ * showed it so (`options.shown`), whatever keep-rule now keeps it. On a turn's first call
+ * the rules that do not depend on the window win (an org's `neverCondense`, `exclude`,
+ * `include` or `protectedArgs` set since, an interrupt or memory tool, a ledger page): the
+ * result is shown raw from then on. Within a turn, and for the window's references, the
+ * view stays as it was.
+ */
+function isSticky(
+  facts: ThreadFacts,
+  index: number,
+  protection: WindowProtection,
+  options: CleanOptions,
+): boolean {
+  if (index >= protection.wallStart) return false;
+  if (options.shown?.has(facts.message(index).toolCallId) !== true) return false;
+  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
+  return !(options.cache?.turnStart === true && facts.at(index)?.reason !== undefined);
 }
 
 /** Where the call's new batch stands (see `TurnLedger.batch`). */
