@@ -14,7 +14,10 @@ export type ReadOriginalOption = boolean | { toolName?: string };
 /** Defaults of the `read_original` tool. */
 export const READ_ORIGINAL_DEFAULTS = {
   toolName: "read_original",
-  /** Chars one call returns when it gives no `limit` (the runtime's per-result cap). */
+  /**
+   * Chars one call returns at most, and when it gives no `limit`: the runtime's per-result
+   * cap, so a re-read is never longer than a result the runtime would take in.
+   */
   limit: BUDGET_DEFAULTS.perResultCapChars,
 } as const;
 
@@ -69,7 +72,8 @@ export const READ_ORIGINAL_INPUT_SCHEMA = {
     limit: {
       type: "integer",
       minimum: 0,
-      description: `Characters to return at most. @default ${READ_ORIGINAL_DEFAULTS.limit}`,
+      maximum: READ_ORIGINAL_DEFAULTS.limit,
+      description: `Characters to return at most (a larger limit returns ${READ_ORIGINAL_DEFAULTS.limit}). @default ${READ_ORIGINAL_DEFAULTS.limit}`,
     },
   },
   required: ["tool_call_id"],
@@ -160,8 +164,8 @@ function windowEnd(text: string, end: number): number {
 /**
  * The `read_original` executor: the raw result of tool call `args.tool_call_id` in
  * `messages`, the thread the runtime holds (its own record: no other thread can be named),
- * from `args.offset` for at most `args.limit` chars (@default
- * {@link READ_ORIGINAL_DEFAULTS}.limit). Never throws: bad arguments, an empty id or an id
+ * from `args.offset` for at most `args.limit` chars (@default, and at most,
+ * {@link READ_ORIGINAL_DEFAULTS}.limit, the per-result cap). Never throws: bad arguments, an empty id or an id
  * the thread does not hold answer `{ ok: false, error }`. Text blocks of a result are
  * joined by newlines; other blocks (images) are not returned.
  */
@@ -188,7 +192,8 @@ export function readOriginal(messages: readonly Message[], args: unknown): ReadO
   if (start > text.length) {
     return failure(`offset ${start} is past the end of the result (${text.length} characters)`);
   }
-  const end = windowEnd(text, Math.min(text.length, start + (limit ?? READ_ORIGINAL_DEFAULTS.limit)));
+  const window = Math.min(limit ?? READ_ORIGINAL_DEFAULTS.limit, READ_ORIGINAL_DEFAULTS.limit);
+  const end = windowEnd(text, Math.min(text.length, start + window));
   const content = text.slice(start, end);
   return {
     ok: true,
