@@ -119,6 +119,23 @@ describe("readOriginal", () => {
     expect(rest).not.toHaveProperty("next_offset");
   });
 
+  it("refuses an id two results carry: which one is meant cannot be told", () => {
+    const messages: Message[] = [
+      ...toolExchange("dup", "read_file", { path: "a" }, "first file"),
+      ...toolExchange("dup", "read_file", { path: "b" }, "second file"),
+      ...toolExchange("own", "read_file", { path: "c" }, "third file"),
+    ];
+    expect(readOriginal(messages, { tool_call_id: "dup" })).toEqual({
+      ok: false,
+      error:
+        '2 results of this conversation carry tool call id "dup", so which one is meant cannot be told (results that share an id are never condensed, so none of them stands condensed in the conversation)',
+    });
+    expect(readOriginal(messages, { tool_call_id: "own" })).toMatchObject({
+      ok: true,
+      content: "third file",
+    });
+  });
+
   it("never splits a surrogate pair at a window's end", () => {
     const messages = [...toolExchange("emoji", "read_file", {}, "a😀b")];
     const result = readOriginal(messages, { tool_call_id: "emoji", limit: 2 });

@@ -146,12 +146,13 @@ function windowArg(value: unknown, name: string): number | string | undefined {
   return value;
 }
 
-/** The first result in `messages` answering `toolCallId`. */
-function resultOf(messages: readonly Message[], toolCallId: string): ToolMessage | undefined {
+/** The results in `messages` answering `toolCallId`. */
+function resultsOf(messages: readonly Message[], toolCallId: string): ToolMessage[] {
+  const results: ToolMessage[] = [];
   for (const message of messages) {
-    if (message?.role === "tool" && message.toolCallId === toolCallId) return message;
+    if (message?.role === "tool" && message.toolCallId === toolCallId) results.push(message);
   }
-  return undefined;
+  return results;
 }
 
 /** A window end that does not split a surrogate pair (one character stays whole). */
@@ -165,9 +166,11 @@ function windowEnd(text: string, end: number): number {
  * The `read_original` executor: the raw result of tool call `args.tool_call_id` in
  * `messages`, the thread the runtime holds (its own record: no other thread can be named),
  * from `args.offset` for at most `args.limit` chars (@default, and at most,
- * {@link READ_ORIGINAL_DEFAULTS}.limit, the per-result cap). Never throws: bad arguments, an empty id or an id
- * the thread does not hold answer `{ ok: false, error }`. Text blocks of a result are
- * joined by newlines; other blocks (images) are not returned.
+ * {@link READ_ORIGINAL_DEFAULTS}.limit, the per-result cap). Never throws: bad arguments,
+ * an empty id, an id the thread does not hold, or an id two or more results carry (which
+ * of them is meant cannot be known: the view condenses none of them, so none needs a
+ * re-read) answer `{ ok: false, error }`. Text blocks of a result are joined by newlines;
+ * other blocks (images) are not returned.
  */
 export function readOriginal(messages: readonly Message[], args: unknown): ReadOriginalResult {
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
@@ -183,9 +186,15 @@ export function readOriginal(messages: readonly Message[], args: unknown): ReadO
   if (typeof offset === "string") return failure(offset);
   if (typeof limit === "string") return failure(limit);
   if (!Array.isArray(messages)) return failure("the conversation is not available");
-  const message = resultOf(messages, toolCallId);
+  const results = resultsOf(messages, toolCallId);
+  const message = results[0];
   if (message === undefined) {
     return failure(`no result of tool call ${JSON.stringify(toolCallId)} in this conversation`);
+  }
+  if (results.length > 1) {
+    return failure(
+      `${results.length} results of this conversation carry tool call id ${JSON.stringify(toolCallId)}, so which one is meant cannot be told (results that share an id are never condensed, so none of them stands condensed in the conversation)`,
+    );
   }
   const text = contentText(message.content);
   const start = offset ?? 0;

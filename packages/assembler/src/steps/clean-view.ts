@@ -169,11 +169,12 @@ function condensations(
 
 /**
  * Whether the result at `index`, before the wall, stays condensed because the previous view
- * showed it so (`options.shown`), whatever keep-rule now keeps it. On a turn's first call
- * the rules that do not depend on the window win (an org's `neverCondense`, `exclude`,
- * `include` or `protectedArgs` set since, an interrupt or memory tool, a ledger page): the
- * result is shown raw from then on. Within a turn, and for the window's references, the
- * view stays as it was.
+ * showed it so (`options.shown`), whatever keep-rule now keeps it. Never a result no id
+ * names alone (an empty id, or one another result carries: `shown` cannot tell which of
+ * them it meant). On a turn's first call the rules that do not depend on the window win
+ * (an org's `neverCondense`, `exclude`, `include` or `protectedArgs` set since, an interrupt
+ * or memory tool, a ledger page): the result is shown raw from then on. Within a turn, and
+ * for the window's references, the view stays as it was.
  */
 function isSticky(
   facts: ThreadFacts,
@@ -182,7 +183,9 @@ function isSticky(
   options: CleanOptions,
 ): boolean {
   if (index >= protection.wallStart) return false;
-  if (options.shown?.has(facts.message(index).toolCallId) !== true) return false;
+  const { toolCallId } = facts.message(index);
+  if (options.shown?.has(toolCallId) !== true) return false;
+  if (toolCallId === "" || facts.thread.calls.sharesResultId(index)) return false;
   // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
   return !(options.cache?.turnStart === true && facts.at(index)?.reason !== undefined);
 }
@@ -305,7 +308,8 @@ function condenser(
     // assembly (the error/retry rule decides failed results).
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (message.role !== "tool" || facts.at(index)?.failed) return undefined;
-    if (alreadyCondensed.has(index)) return undefined;
+    // A result whose id another result carries is never condensed (its handle would name both).
+    if (alreadyCondensed.has(index) || facts.thread.calls.sharesResultId(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (entry) checkDigestEntry(message.toolCallId, entry);
     if (
@@ -329,7 +333,7 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number, shown: Message): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
     // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
-    if (message.role !== "tool") return undefined;
+    if (message.role !== "tool" || facts.thread.calls.sharesResultId(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (!entry || shown.content !== entry.digest) return undefined;
     const text = figuresOnlyOf(entry, message.toolCallId);
@@ -338,14 +342,24 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
 }
 
 /**
+ * Whether `read_original` can name the result at `index` by its id: not an empty id, nor
+ * one another result of the thread carries (the tool refuses both).
+ */
+function hasOwnId(facts: ThreadFacts, index: number): boolean {
+  const message = facts.thread.messages[index] as Message;
+  return message.role === "tool" && message.toolCallId !== "" && !facts.thread.calls.sharesResultId(index);
+}
+
+/**
  * The note's line for a dropped result: one with a digest (shown in the view, or its
  * row's, hash-matched) gives its figures and re-read calls instead of a snippet; with the
- * `read_original` tool, any other result's snippet names the call returning it.
+ * `read_original` tool, any other result's snippet names the call returning it. A result
+ * without an id of its own keeps the plain snippet: no handle could name it.
  */
 function noteLiner(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number, shown: Message, maxChars: number): string | undefined => {
     const message = facts.thread.messages[index] as Message;
-    if (message.role !== "tool" || shown.role !== "tool") return undefined;
+    if (message.role !== "tool" || shown.role !== "tool" || !hasOwnId(facts, index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     const digest =
       typeof shown.content === "string" && shown.content.startsWith(DIGEST_HEADER)
@@ -516,12 +530,10 @@ export function cleanView(
       noteHandle:
         facts.readOriginal === undefined
           ? undefined
-          : (index) => {
-              const message = facts.thread.messages[index] as Message;
-              return message.role === "tool" && message.toolCallId !== ""
-                ? renderOriginalHandle(message.toolCallId, facts.readOriginal as string)
-                : undefined;
-            },
+          : (index) =>
+              hasOwnId(facts, index)
+                ? renderOriginalHandle(facts.message(index).toolCallId, facts.readOriginal as string)
+                : undefined,
     },
     kinds,
     batch: outcome,
