@@ -12,11 +12,17 @@ export const KEEP_RULE_DEFAULTS = {
   recencyKeepExchanges: 0,
 } as const;
 
-/** Why a message is untouchable; one value per keep-rule (docs/architecture.md#keep-rules). */
+/**
+ * Why a message is untouchable; one value per keep-rule (docs/architecture.md#keep-rules).
+ * `shared-tool-call-id` keeps a result whose non-empty tool call id another result of the
+ * thread carries too (`CallIndex.sharesResultId`, decided over the whole thread): a digest
+ * row, a `cache.shown` id and a `read_original` call name a result by its id alone.
+ */
 export const KEEP_REASONS = {
   conversational: "conversational",
   recencyWall: "recency-wall",
   emptyToolCallId: "empty-tool-call-id",
+  sharedToolCallId: "shared-tool-call-id",
   interrupt: "interrupt",
   ledgerFirstPage: "ledger-first-page",
   referencedByWindow: "referenced-by-window",
