@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLIND_CAPS, CLEAR_TOOL_RESULTS, RAW, WITH_DIGESTS } from "./contestants";
 import { fixtureThreads } from "./demo-threads";
 import { providerCheckCounters, withThinking } from "./provider-checks";
-import { type ContestantRun, simulateThread, type ThreadSimulation } from "./simulate-turns";
+import { type ContestantRun, type SimulationThread, simulateThread, type ThreadSimulation } from "./simulate-turns";
 
 const fixture = fixtureThreads().find((candidate) => candidate.name === "credit-agreement");
 let database: Database;
@@ -40,7 +40,7 @@ afterAll(async () => {
 
 describe("the providers' checks over a played thread with thinking on every assistant message", () => {
   it("puts a thinking block first in every assistant message, and nowhere else", () => {
-    const messages = withThinking((fixture as { messages: [] }).messages);
+    const messages = withThinking((fixture as SimulationThread).messages);
     for (const message of messages) {
       const first = typeof message.content === "string" ? undefined : message.content[0];
       expect(first?.type === "thinking").toBe(message.role === "assistant");
