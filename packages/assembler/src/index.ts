@@ -57,10 +57,12 @@ export type {
   BatchReason,
   CacheContext,
   CacheProvider,
+  CacheTariff,
   LedgerEntry,
   TurnLedger,
 } from "./steps/cache-policy";
-export { CACHE_DEFAULTS, CACHE_PRICES } from "./steps/cache-policy";
+export { CACHE_DEFAULTS, CACHE_TARIFFS } from "./steps/cache-policy";
+export type { ThinkingReport } from "./steps/provider-true";
 export type { ProtectedArg, ProtectedArgInput, ToolRules, ToolRulesInput } from "./tool-rules";
 export { validateToolRules } from "./tool-rules";
 export type {

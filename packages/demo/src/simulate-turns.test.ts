@@ -77,9 +77,9 @@ describe("simulateThread over the credit-agreement fixture", () => {
     const digests = runOf("with-digests");
     const last = digests.turns.at(-1);
     expect(digests.firstBudgetCutTurn).toBeNull();
-    // From turn 3 on, one small result's digest (26 chars shorter than the result) waits,
-    // its batch not paying for the rewrite: the budget counts it raw, as the view shows it.
-    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_368, 226_908, 100_579]);
+    // Each turn start condenses every page of the turn before (the recency wall starts at
+    // the latest user message): the budget counts their digests from then on.
+    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 250_894, 124_736, 100_579]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
@@ -90,9 +90,9 @@ describe("simulateThread over the credit-agreement fixture", () => {
     const written = (timing: "turn-end" | "next-user-message") =>
       simulation.passes[timing]?.map((pass) => [pass.status, pass.digestsWritten]);
     expect(written("turn-end")).toEqual([
-      ["done", 6],
-      ["done", 4],
-      ["done", 3],
+      ["done", 7],
+      ["done", 5],
+      ["done", 1],
     ]);
     expect(written("turn-end")).toEqual(written("next-user-message"));
     expect(runOf("with-digests-turn-end").turns).toHaveLength(4);

@@ -4,8 +4,12 @@ import type { Message, ToolCall, ToolMessage } from "../types";
 
 /** Defaults of the keep-rules (docs/architecture.md#keep-rules). */
 export const KEEP_RULE_DEFAULTS = {
-  /** Assistant/tool exchanges kept raw before the latest user message. */
-  recencyKeepExchanges: 3,
+  /**
+   * Assistant/tool exchanges kept raw before the latest user message. None: the previous
+   * turn's consumed pages are condensed in the same turn-start batch as the earlier ones, so
+   * no raw page is written to the prompt cache twice (docs/architecture.md#prompt-cache).
+   */
+  recencyKeepExchanges: 0,
 } as const;
 
 /**

@@ -48,6 +48,8 @@ interface OpenTurn {
 interface LastCall {
   atMs: number;
   condensedIds: readonly string[];
+  /** What the call sent (its `report.ledger.sent`): the next call's view keeps its thinking true to it. */
+  sent: readonly string[];
 }
 
 function warn(error: unknown, stage: string, threadId: string): void {
@@ -159,8 +161,9 @@ export class TurnRegistry {
   /**
    * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
    * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
-   * (measured at that first call, kept for the turn), and `shown`, the previous call's
-   * `report.ledger.condensedIds`. A thread without an open turn gets a turn start.
+   * (measured at that first call, kept for the turn), `shown`, the previous call's
+   * `report.ledger.condensedIds`, and `sent`, its `report.ledger.sent`. A thread without an
+   * open turn gets a turn start.
    */
   cacheContext(threadId: string): CacheContext {
     const open = this.#turns.get(threadId);
@@ -175,7 +178,7 @@ export class TurnRegistry {
     return {
       turnStart,
       ...(idleMs === undefined ? {} : { idleMs }),
-      ...(last === undefined ? {} : { shown: last.condensedIds }),
+      ...(last === undefined ? {} : { shown: last.condensedIds, sent: last.sent }),
     };
   }
 
@@ -185,7 +188,11 @@ export class TurnRegistry {
     if (open) open.calls++;
     const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
     this.#lastCalls.delete(threadId);
-    this.#lastCalls.set(threadId, { atMs: nowMs, condensedIds: report.ledger.condensedIds });
+    this.#lastCalls.set(threadId, {
+      atMs: nowMs,
+      condensedIds: report.ledger.condensedIds,
+      sent: report.ledger.sent,
+    });
     const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
     while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
   }
