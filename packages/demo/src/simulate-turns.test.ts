@@ -66,7 +66,7 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(digests.firstBudgetCutTurn).toBeNull();
     // From turn 3 on, one small result's digest (26 chars shorter than the result) waits,
     // its batch not paying for the rewrite: the budget counts it raw, as the view shows it.
-    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_368, 226_908, 100_579]);
+    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_524, 227_070, 100_763]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
