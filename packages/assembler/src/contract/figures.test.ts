@@ -7,6 +7,7 @@ import {
   extractFigures,
   figureSpans,
   normalizeWhitespace,
+  numberWordRuns,
   wholeFigureFinder,
 } from "./figures";
 
@@ -467,6 +468,18 @@ describe("wholeFigureFinder", () => {
     const occurs = wholeFigureFinder("a fee of U.S.$25 Million");
     expect(occurs("25", "token")).toBe(true);
     expect(occurs("2", "token")).toBe(false);
+  });
+});
+
+describe("numberWordRuns", () => {
+  it("lists every run of number words, with or without a unit, as whole words", () => {
+    expect(
+      numberWordRuns("a cap of Forty-Five Million over thirteen months, and someone tended the ironwork"),
+    ).toEqual(["Forty-Five Million", "thirteen"]);
+    expect(numberWordRuns("Five Hundred Thousand and No/100 Dollars")).toEqual([
+      "Five Hundred Thousand and No/100",
+    ]);
+    expect(numberWordRuns("no figures here")).toEqual([]);
   });
 });
 

@@ -371,6 +371,20 @@ export function extractFigures(text: string): string[] {
   return figures;
 }
 
+const NUMBER_WORD_RUNS = new RegExp(NUMBER_WORDS, "g");
+
+/**
+ * Every run of number words in a text, verbatim, in order (`forty-five million`, `thirteen`,
+ * `Five Hundred Thousand and No/100`), with or without a unit after it: a figure check
+ * treats each as a figure the source must state in words.
+ *
+ * @example
+ * numberWordRuns("a cap of forty-five million over thirteen months"); // → ["forty-five million", "thirteen"]
+ */
+export function numberWordRuns(text: string): string[] {
+  return text.match(NUMBER_WORD_RUNS) ?? [];
+}
+
 const DIGIT = /\d/;
 const LETTER = /\p{L}/u;
 const ALPHANUMERIC = /[\p{L}\d]/u;
