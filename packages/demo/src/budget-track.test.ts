@@ -84,6 +84,30 @@ describe("BudgetTrack", () => {
     expect(effective).toEqual(blind);
   });
 
+  it("condenses a result over the budget at arrival under overBudget: condense, keeping its figures", () => {
+    const track = new BudgetTrack("blind", "condense");
+    const dense = (index: number) =>
+      `ARTICLE ${index}\nThe Borrower shall not incur Debt above $${index},250,000.00 after March 31, 2026.\n`.padEnd(
+        PAGE,
+        "x",
+      );
+    for (const message of turnOne) track.append(message, new Map());
+    const events = [];
+    for (let index = 10; index < 14; index++) {
+      const [call, result] = read(index) as [Message, Message & { role: "tool" }];
+      track.append(call, new Map());
+      events.push(track.append({ ...result, content: dense(index) }, new Map()));
+    }
+    expect(events.map((event) => event?.condensed)).toEqual([false, false, true, true]);
+    expect(events.map((event) => event?.budgetCut)).toEqual([false, false, true, true]);
+    const last = String((track.messages.at(-1) as Message).content);
+    expect(last).toMatch(
+      /^\[Condensed at arrival by context-cleaner: the conversation's tool budget is spent/,
+    );
+    expect(last).toContain("figures verbatim: ARTICLE 13; $13,250,000.00; March 31, 2026");
+    expect(events.at(-1)?.removedChars).toBe(PAGE);
+  });
+
   it("no accounting records every result whole", () => {
     const track = new BudgetTrack("none");
     expect(play(track, new Map())).toEqual([]);
