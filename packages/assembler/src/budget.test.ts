@@ -369,7 +369,7 @@ describe("capToolResult, condensing at arrival", () => {
     expect(past.content).toMatch(
       /^\[Condensed at arrival by context-cleaner: the conversation's raw tool output is past its ceiling/,
     );
-    const cut = capToolResult(page, { usedChars: 0, rawChars: 101, rawCeilingChars: 100 });
+    const cut = capToolResult(page, { usedChars: 0, rawChars: 101, rawCeilingChars: 100, overBudget: "cut" });
     expect(cut).toMatchObject({ condensed: false, keptChars: 2_000 });
     expect(cut.content).toContain("because the conversation's raw tool output is past its ceiling");
   });
@@ -383,8 +383,14 @@ describe("capToolResult, condensing at arrival", () => {
     expect(result).toMatchObject({ condensed: false, keptChars: 2_000 });
   });
 
-  it("cuts by default (overBudget: cut)", () => {
+  it("condenses by default (overBudget: condense), and cuts when asked to", () => {
     const page = contractPage();
-    expect(capToolResult(page, { usedChars: 600_000 })).toMatchObject({ condensed: false, keptChars: 2_000 });
+    const condensed = capToolResult(page, { usedChars: 600_000 });
+    expect(condensed).toMatchObject({ condensed: true, keptChars: 0 });
+    expect(condensed.content).toContain(`figures verbatim: ${PAGE_FIGURES.join("; ")}`);
+    expect(capToolResult(page, { usedChars: 600_000, overBudget: "cut" })).toMatchObject({
+      condensed: false,
+      keptChars: 2_000,
+    });
   });
 });

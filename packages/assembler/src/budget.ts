@@ -16,17 +16,17 @@ import type { Message } from "./types";
 export const BUDGET_DEFAULTS = {
   /** No single tool result is longer than this. */
   perResultCapChars: 60_000,
-  /** The conversation's tool budget; past it every new result is cut short. */
+  /** The conversation's tool budget; past it every new result is condensed or cut short. */
   conversationBudgetChars: 600_000,
-  /** What a result is cut to once the conversation budget is spent. */
+  /** The longest result that arrives whole once the conversation budget is spent (a longer one is condensed or cut to it). */
   overBudgetResultChars: 2_000,
   /** Past this much raw tool output, raw accounting resumes (bounds checkpoint growth). */
   rawCeilingChars: 2_000_000,
   /**
-   * What a result over the budget (or past the raw ceiling) becomes: `cut` to its first
-   * `overBudgetResultChars`, or `condense`d at arrival to its headings and figures.
+   * What a result over the budget (or past the raw ceiling) becomes: `condense`d at arrival
+   * to its headings and figures, or `cut` to its first `overBudgetResultChars`.
    */
-  overBudget: "cut",
+  overBudget: "condense",
   /** The cap of a result condensed at arrival (the digest's cap). */
   condensedResultChars: 4_000,
   /** How far that cap stretches to fit the figures (the digest's). */
@@ -147,9 +147,9 @@ export interface CapOptions {
   /** @default 2000 */
   overBudgetResultChars?: number;
   /**
-   * What a result longer than `overBudgetResultChars` becomes once over budget: `cut` to
-   * that many chars, or `condense`d at arrival (its headings and every figure verbatim,
-   * bounded by `condensedResultChars`). @default "cut"
+   * What a result longer than `overBudgetResultChars` becomes once over budget:
+   * `condense`d at arrival (its headings and every figure verbatim, bounded by
+   * `condensedResultChars`), or `cut` to that many chars. @default "condense"
    */
   overBudget?: OverBudgetMode;
   /** @default 4000 */
@@ -157,8 +157,10 @@ export interface CapOptions {
   /** @default 8000 */
   condensedResultCharsMax?: number;
   /**
-   * With the `read_original` tool on: the id of the call this result answers, so a
-   * condensation also names `read_original(tool_call_id=…)`. Leave it out when the tool is off.
+   * The id of the call this result answers, so a condensation also names
+   * `read_original(tool_call_id=…)`. Pass it only when the `read_original` tool is on and
+   * the thread it reads keeps this result whole: it returns the result as the thread
+   * recorded it, and a thread that records the condensation would return the condensation.
    */
   toolCallId?: string;
   /** The `read_original` tool's name. @default "read_original" */
@@ -180,8 +182,8 @@ export interface CappedResult {
  * Caps one new tool result: at most `perResultCapChars`, or `overBudgetResultChars` once
  * the conversation budget is spent or the raw tool output is past `rawCeilingChars` (one
  * char less when the cut would split a surrogate pair). A cut result ends with a notice
- * saying where the rest is and how to re-read it. With `overBudget: "condense"`, a result
- * over the budget is condensed at arrival instead: its headings and every figure verbatim
+ * saying where the rest is and how to re-read it. With `overBudget: "condense"` (the
+ * default), a result over the budget is condensed at arrival instead: its headings and every figure verbatim
  * under a header saying it was condensed and the original is re-readable, at most
  * `condensedResultChars` (stretching to `condensedResultCharsMax` for the figures); it is
  * cut as before when the condensation holds no heading and no figure, is not shorter, or
