@@ -5,7 +5,7 @@ export {
   SHADOW_FIGURE_SCAN_CHARS,
   SHADOW_KEPT_FIGURES_LIMIT,
 } from "./assemble";
-export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
+export type { CapOptions, CappedResult, EffectiveToolChars, OverBudgetMode } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { FigureProvenanceResult } from "./contract/figures";
 export { checkFigureProvenance, extractFigures } from "./contract/figures";

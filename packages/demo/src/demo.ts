@@ -72,7 +72,7 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
       "Playing the fixture threads turn by turn: tool results arrive in order through the runtime's caps",
     );
     write(
-      "(60,000 per result; past 600,000 tool chars every new result is cut to 2,000), the worker digests",
+      "(60,000 per result; past 600,000 tool chars a new result is condensed to its headings and figures), the worker digests",
     );
     write(
       "between turns (extractive digester, embedded PGlite, no network), and each model call's view is built",

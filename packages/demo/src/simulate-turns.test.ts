@@ -62,7 +62,7 @@ describe("simulateThread over the credit-agreement fixture", () => {
 
   it("cuts under blind accounting in turn 3, once 610,120 raw chars were spent in two turns", () => {
     const blind = runOf("blind-caps");
-    expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 614_645, 614_645]);
+    expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 613_000, 613_000]);
     expect(blind.firstBudgetCutTurn).toBe(3);
     expect(turnsBeforeFirstCut(blind)).toBe(2);
     // The other blind-accounting contestants record the same thread, so the same cuts.
@@ -79,7 +79,7 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(digests.firstBudgetCutTurn).toBeNull();
     // Each turn start condenses every page of the turn before (the recency wall starts at
     // the latest user message): the budget counts their digests from then on.
-    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 250_894, 124_736, 100_579]);
+    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 251_056, 124_920, 100_763]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
