@@ -11,7 +11,8 @@
  * context-cleaner loses to a peer; and per-thread summaries; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
  *
- *   npm run bench:peers
+ *   npm run bench:peers                       (every assistant message carries thinking)
+ *   BENCH_THINKING=off npm run bench:peers    (no thinking)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -110,8 +111,10 @@ try {
     digester: createExtractiveDigester(),
     clock: systemClock,
   };
-  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture" });
-  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long" });
+  // Every assistant message carries thinking, as on the newest models; BENCH_THINKING=off plays without.
+  const thinking = process.env.BENCH_THINKING !== "off";
+  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture", thinking });
+  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long", thinking });
   const sets = [
     buildReportSet(
       "fixtures",
