@@ -51,7 +51,7 @@ export interface AssembleOptions extends CompactionOptions {
    * option is set (null included).
    */
   orgPolicy?: OrgPolicy | null;
-  /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
+  /** Called with the report of every assembly (metrics, logs). Its errors are caught and ignored: they never change the view. */
   onReport?: (report: AssemblyReport) => void;
   /**
    * The thread's prompt-cache context (docs/architecture.md#prompt-cache): what the previous
@@ -299,7 +299,11 @@ export function assembleModelView(
       ...keptFiguresOf(cleanedView.messages, assembled.messages, backstopCut(assembled.report)),
     };
   }
-  options.onReport?.(assembled.report);
+  try {
+    options.onReport?.(assembled.report);
+  } catch {
+    // A failing report sink never changes what is sent.
+  }
   return assembled;
 }
 
