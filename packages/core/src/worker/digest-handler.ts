@@ -1,5 +1,6 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { CoreError, coreErrorMarker } from "../errors";
 import {
   DIGEST_JOB_DEFAULTS,
   type DigestJobOptions,
@@ -114,13 +115,25 @@ export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
  * a batch item failure so the event source mapping does not delete it, but neither logged
  * nor counted as a failure.
  */
-export class RecordHandedBack extends Error {
+const recordHandedBackMarker = coreErrorMarker("RecordHandedBack");
+const recordHandedBackSymbol = Symbol.for(recordHandedBackMarker);
+
+export class RecordHandedBack extends CoreError {
+  protected readonly [recordHandedBackSymbol] = true;
+
   constructor(
     readonly reason: "turn_lock" | "claimed" | "no_time",
     readonly delaySeconds: number,
   ) {
-    super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`);
+    super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`, {
+      code: "record_handed_back",
+      retryable: true,
+    });
     this.name = "RecordHandedBack";
+  }
+
+  static override isInstance(error: unknown): error is RecordHandedBack {
+    return CoreError.hasMarker(error, recordHandedBackMarker);
   }
 }
 
@@ -128,10 +141,19 @@ export class RecordHandedBack extends Error {
  * A record whose body is not a valid turn event (or whose turn ends too far ahead of the
  * worker's clock). It is sent to the dead letters with this reason and acked.
  */
-export class PoisonRecordError extends Error {
+const poisonRecordMarker = coreErrorMarker("PoisonRecordError");
+const poisonRecordSymbol = Symbol.for(poisonRecordMarker);
+
+export class PoisonRecordError extends CoreError {
+  protected readonly [poisonRecordSymbol] = true;
+
   constructor(readonly reason: string) {
-    super(`poison record: ${reason}`);
+    super(`poison record: ${reason}`, { code: "poison_record", retryable: false });
     this.name = "PoisonRecordError";
+  }
+
+  static override isInstance(error: unknown): error is PoisonRecordError {
+    return CoreError.hasMarker(error, poisonRecordMarker);
   }
 }
 
@@ -327,7 +349,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       outcome = finishedJob === undefined ? "poison" : finishedJob.status;
       return finishedJob;
     } catch (error) {
-      outcome = seen.poison ? "poison" : error instanceof RecordHandedBack ? "requeued" : "failed";
+      outcome = seen.poison ? "poison" : RecordHandedBack.isInstance(error) ? "requeued" : "failed";
       throw error;
     } finally {
       metrics.record({
@@ -364,7 +386,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       });
     } catch (error) {
       seen.poison = true;
-      const reason = error instanceof PoisonRecordError ? error.reason : String(error);
+      const reason = PoisonRecordError.isInstance(error) ? error.reason : String(error);
       logger.error("poison record: not a valid turn event, for the dead letters", {
         ...log,
         reason,

@@ -1,5 +1,6 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
 import type { Context } from "aws-lambda";
+import { CoreError, coreErrorMarker } from "../errors";
 import type { Metric, MetricsSink } from "../index";
 
 /** The CloudWatch namespace of every context-cleaner metric. */
@@ -83,17 +84,26 @@ export function powertoolsMetrics(metrics: Metrics, logger?: Pick<FunctionLogger
  * groups them into one issue; the record's ids (`orgId`, `threadId`, `messageId`, …) are
  * fields of the error, never the thread's content. `cause` is the error that failed the job.
  */
-export class FunctionIssue extends Error {
+const functionIssueMarker = coreErrorMarker("FunctionIssue");
+const functionIssueSymbol = Symbol.for(functionIssueMarker);
+
+export class FunctionIssue extends CoreError {
+  protected readonly [functionIssueSymbol] = true;
+
   constructor(
     name: string,
     message: string,
     readonly fields: Readonly<Record<string, string | number>>,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, { code: "function_issue", cause: options?.cause });
     this.name = name;
     // Own fields: Node prints them with the stack, so the console's issue shows the ids.
     Object.assign(this, fields);
+  }
+
+  static override isInstance(error: unknown): error is FunctionIssue {
+    return CoreError.hasMarker(error, functionIssueMarker);
   }
 }
 
