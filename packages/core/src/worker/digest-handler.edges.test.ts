@@ -17,8 +17,8 @@ import {
   type DigestHandlerDependencies,
   PoisonRecordError,
   RecordHandedBack,
-  retryDelaySeconds,
 } from "./digest-handler";
+import { retryDelaySeconds } from "./disposition";
 import type { FunctionIssue } from "./observability";
 import { sqsEvent } from "./sqs-event";
 

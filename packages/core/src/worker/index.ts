@@ -9,6 +9,7 @@
 export * from "./digest-dependencies";
 export * from "./digest-handler";
 export * from "./digest-model";
+export * from "./disposition";
 export * from "./function-database";
 export * from "./in-process-sqs-client";
 export * from "./lambda-context";
