@@ -274,7 +274,7 @@ describe("createDigestHandler", () => {
     expect(metrics.count("PoisonRecords")).toBe(1);
   });
 
-  it("hands a poison record back at once when it cannot be dead-lettered, to reach the dead letters through the queue", async () => {
+  it("acks a poison record it cannot dead-letter, after logging and counting it, and tries the valid records of its thread", async () => {
     const { queue, logger, metrics, handler } = setup({
       deadLetters: {
         send: async () => {
@@ -282,18 +282,28 @@ describe("createDigestHandler", () => {
         },
       },
     });
-    await queue.send({ body: "{not json", groupId: "poison", deduplicationId: "p" });
-    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    const thread = turn();
+    await queue.send({ body: "{not json", groupId: thread.message.groupId, deduplicationId: "poison" });
+    await queue.send(thread.message);
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.received).toHaveLength(2);
+    expect(batch?.failed).toEqual([]);
+    expect(await storage.repository.getPass(thread.orgId, thread.threadId)).toMatchObject({
+      status: "partial",
+    });
+    expect(logger.at("error")[0]?.message).toBe("poison record: not a valid turn event, for the dead letters");
     expect(logger.at("warn")[0]).toMatchObject({
-      message: "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      message: "poison record not dead-lettered: acked and dropped, its body logged above",
       attributes: { error: "dead-letter queue unreachable" },
     });
     expect(metrics.count("PoisonRecords")).toBe(1);
-    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")).toEqual([
-      { name: "RecordDuration", value: 0, unit: "Milliseconds", dimensions: { outcome: "poison" } },
-    ]);
-    const again = await deliverOnce(queue, handler);
-    expect(again?.received[0]?.receiveCount).toBe(2);
+    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")[0]).toEqual({
+      name: "RecordDuration",
+      value: 0,
+      unit: "Milliseconds",
+      dimensions: { outcome: "poison" },
+    });
+    expect(await queue.receive(10)).toEqual([]);
   });
 
   it("takes a turn that ends far ahead of the clock for poison: no failed pass is recorded for the sweep to resend", async () => {

@@ -38,8 +38,8 @@ export interface DigestHandlerDependencies {
   ports: Omit<DigestJobPorts, "metrics">;
   /**
    * The queue the records come from: the handler changes their visibility to hand them
-   * back, and sends poison records to its dead letters (without them, a poison record is
-   * handed back at once and reaches them through the queue's redrive policy).
+   * back, and sends poison records to its dead letters (without them, or when they cannot
+   * take one, a poison record is logged, counted and acked: it is dropped).
    */
   queue: Pick<DigestQueue, "changeVisibility"> & { readonly deadLetters?: Pick<DeadLetterQueue, "send"> };
   logger: FunctionLogger;
@@ -413,7 +413,7 @@ async function alignSkipped(
  * - an invalid body (not JSON, or not a turn event) is logged with its reason, counted
  *   (`PoisonRecords`), sent to the dead letters with its reason and acked: it has no
  *   ordering meaning, so the later records of its thread in the batch are still tried
- *   (if the dead letters cannot take it, it is handed back at once instead);
+ *   (if the dead letters cannot take it, it is acked all the same: dropped, logged and counted);
  * - too little time left: not started, handed back at once (`RecordsNotStarted`); so is a
  *   job that stopped for the clock before any call (`skipped/out_of_time`);
  * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;

@@ -35,7 +35,7 @@ function shape(disposition: Disposition): Record<string, unknown> {
 describe("dispositionOf", () => {
   it.each<[string, RecordResult, number, Record<string, unknown>]>([
     [
-      "a poison record is dead-lettered, else handed back at once",
+      "a poison record is dead-lettered, else acked",
       poison,
       1,
       {
@@ -45,8 +45,8 @@ describe("dispositionOf", () => {
         level: "error",
         message: "poison record: not a valid turn event, for the dead letters",
         issues: ["PoisonRecord"],
-        otherwise: "hand_back",
-        otherwiseDelay: 0,
+        otherwise: "ack",
+        otherwiseDelay: undefined,
       },
     ],
     [

@@ -233,12 +233,13 @@ function poisonDisposition(result: { reason: string; bodyStart: string }): Dispo
     fields: { reason: result.reason, body: result.bodyStart },
     metric: "PoisonRecords",
     issues: [{ name: "PoisonRecord", message, fields: { reason: result.reason } }],
+    // Handed back, it would come back until the queue's redrive policy moved it, and the
+    // valid records of its thread in each batch would wait behind it: logged and counted
+    // above, it is dropped instead.
     otherwise: {
-      action: "hand_back",
+      action: "ack",
       outcome: "poison",
-      delaySeconds: 0,
-      unsentMessage:
-        "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      unsentMessage: "poison record not dead-lettered: acked and dropped, its body logged above",
       ...quiet,
     },
   };
