@@ -78,17 +78,18 @@ describe("dispositionOf", () => {
       },
     ],
     [
-      "a failure for good goes back at once",
+      "a failure for good is dead-lettered, else backed off",
       { kind: "failed", error: forGood },
-      1,
+      2,
       {
-        action: "hand_back",
+        action: "dead_letter",
         outcome: "failed",
-        delay: 0,
         metric: "FailedJobs",
         level: "error",
-        message: "digest job failed: the queue retries it",
+        message: "digest job failed for good: sent to the dead letters",
         issues: ["DigestJobFailed"],
+        otherwise: "hand_back",
+        otherwiseDelay: 60,
       },
     ],
     [

@@ -262,7 +262,38 @@ function notStarted(message: string, fields: Record<string, unknown>): HandBack 
   };
 }
 
+/**
+ * The start of the dead-letter reason of a job that failed for good: its body is a valid
+ * turn event (`dlq redrive` sends it back after a fix), unlike a poison record's.
+ */
+export const JOB_FAILED_FOR_GOOD = "job failed for good: ";
+
 function failedDisposition(error: unknown, receiveCount: number, settings: DispositionSettings): Disposition {
+  const described = describeError(error);
+  if (isNotRetryable(error)) {
+    // The worker dead-letters it itself: handed back at once, it would be retried at once
+    // for as long as the queue keeps it, forever on a queue without a redrive policy.
+    const retryInSeconds = backoffSeconds(receiveCount, settings);
+    const message = "digest job failed for good: sent to the dead letters";
+    return {
+      action: "dead_letter",
+      outcome: "failed",
+      reason: `${JOB_FAILED_FOR_GOOD}${described.errorCode ?? described.errorName ?? "error"}: ${described.error}`,
+      level: "error",
+      message,
+      fields: described,
+      metric: "FailedJobs",
+      issues: [{ name: "DigestJobFailed", message, fields: {}, cause: error }],
+      otherwise: {
+        action: "hand_back",
+        outcome: "failed",
+        delaySeconds: retryInSeconds,
+        unsentMessage: "failed job not dead-lettered: handed back after the backoff",
+        ...quiet,
+        fields: { retryInSeconds },
+      },
+    };
+  }
   const retryInSeconds = retryDelaySeconds(error, receiveCount, settings);
   const message = "digest job failed: the queue retries it";
   return {
@@ -271,7 +302,7 @@ function failedDisposition(error: unknown, receiveCount: number, settings: Dispo
     delaySeconds: retryInSeconds,
     level: "error",
     message,
-    fields: { ...describeError(error), retryInSeconds },
+    fields: { ...described, retryInSeconds },
     metric: "FailedJobs",
     issues: [{ name: "DigestJobFailed", message, fields: { retryInSeconds }, cause: error }],
   };

@@ -256,6 +256,29 @@ describe("context-cleaner dlq", () => {
     expect(await queue.receive(10)).toEqual([]);
   });
 
+  it("lists and redrives a letter the digest function dead-lettered because its job failed for good, as a valid event", async () => {
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW) });
+    const valid = JSON.stringify({
+      orgId: "acme",
+      threadId: "t",
+      rawToolChars: 1,
+      turnEndedAt: NOW.toISOString(),
+    });
+    await queue.deadLetters.send(
+      { body: valid, groupId: "acme:t", deduplicationId: "a" },
+      "job failed for good: invalid_storage_input: Invalid tool_call_id: is too long",
+      "m1",
+    );
+    const listing = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq", "list"], listing.io, context(listing, { queue }).ops)).toBe(0);
+    expect(listing.stdout()).toContain(
+      "valid turn event: job failed for good: invalid_storage_input: Invalid tool_call_id: is too long",
+    );
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(await runOpsCommand(["dlq", "redrive"], run.io, context(run, { queue }).ops)).toBe(0);
+    expect(run.stdout()).toContain("redrove 1 dead letter");
+  });
+
   it("redrives every dead letter of a thread, past one receive's worth and past a poison letter at its head", async () => {
     // Dead-lettered by the redrive policy, in send order: a poison body, then 14 valid turns.
     const queue = createInProcessDigestQueue({ clock: manualClock(NOW), maxReceiveCount: 1 });
