@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { manualClock } from "#test/core/fakes/manual-clock";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
@@ -352,6 +352,8 @@ function workerOver(options: {
   checkpoints: CheckpointReader;
   queue: ReturnType<typeof createInProcessDigestQueue>;
   onJobFinished?: (status: string) => void;
+  /** Leave the handler's issue reporter to the worker. */
+  defaultIssues?: boolean;
 }) {
   const closed: string[] = [];
   const open: OpenWorker = async (_settings, { logger, metrics }) => ({
@@ -365,7 +367,7 @@ function workerOver(options: {
       },
       logger,
       metrics,
-      issues: () => {},
+      ...(options.defaultIssues ? {} : { issues: () => {} }),
       jobOptions: { maxCallsPerJob: 100 },
       ...(options.onJobFinished
         ? { onJobFinished: (outcome) => options.onJobFinished?.(outcome.status) }
@@ -447,6 +449,44 @@ describe("runWorker", () => {
     const again = await queue.receive(10);
     expect(again.map((message) => [JSON.parse(message.body).threadId, message.receiveCount])).toEqual([
       ["broken", 2],
+    ]);
+  });
+
+  it("writes one JSON line for a failed record and a poison record, and no stack on stderr", async () => {
+    const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    await events.publishTurnEnded({
+      orgId: "acme",
+      threadId: "broken",
+      rawToolChars: RAW_TOOL_CHARS,
+      turnEndedAt: new Date("2026-11-30T10:00:00Z"),
+    });
+    await queue.send({ body: "not json", groupId: "poison", deduplicationId: "poison-1" });
+    const checkpoints: CheckpointReader = {
+      async readThread() {
+        throw new Error("checkpoint store refused the read");
+      },
+    };
+    const { open } = workerOver({ checkpoints, queue, defaultIssues: true });
+    const shutdown = new AbortController();
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const run = capture();
+    let stackPrints: number;
+    try {
+      const stopping = runWorker(settings(), { io: run.io, shutdown: shutdown.signal, open });
+      await vi.waitFor(() => expect(run.entries().some((entry) => entry.message === "metrics")).toBe(true));
+      shutdown.abort();
+      await stopping;
+      stackPrints = errors.mock.calls.length;
+    } finally {
+      errors.mockRestore();
+    }
+    expect(stackPrints).toBe(0);
+    expect(run.stderr()).toBe("");
+    const lines = run.entries().filter((entry) => entry.level === "ERROR");
+    expect(lines.map((entry) => entry.message)).toEqual([
+      "digest job failed: the queue retries it",
+      "poison record: not a valid turn event, for the dead letters",
     ]);
   });
 

@@ -202,7 +202,9 @@ export async function runWorker(settings: WorkerSettings, run: WorkerRun): Promi
   ]);
   const worker = startLocalWorker({
     queue: opened.queue,
-    dependencies: opened.dependencies,
+    // Each handled failure has its JSON line already; the Lambda's Error objects (a stack on
+    // stderr each) are for the SST console's Issues tab, which a worker outside Lambda has not.
+    dependencies: { ...opened.dependencies, issues: () => {} },
     batchSize: settings.batchSize,
     waitTimeSeconds: settings.waitTimeSeconds,
     ...(settings.visibilityTimeoutSeconds !== undefined
