@@ -16,6 +16,8 @@ export * from "./lambda-context";
 export * from "./local-worker";
 export * from "./message-table-config";
 export * from "./observability";
+export * from "./settings";
+export * from "./settings-config";
 export * from "./sqs-event";
 export * from "./sweep-dependencies";
 export * from "./sweep-handler";

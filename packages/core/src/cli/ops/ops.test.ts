@@ -420,7 +420,7 @@ describe("context-cleaner sweep", () => {
     const wrong = capture({ DATABASE_URL: "postgres://x/y", SWEEP_GIVE_UP_AFTER_NIGHTS: "soon" });
     expect(await runOpsCommand(["sweep", "--dry-run"], wrong.io, context(wrong).ops)).toBe(2);
     expect(wrong.stderr()).toContain(
-      'SWEEP_GIVE_UP_AFTER_NIGHTS must be a whole number of at least 1, got "soon"',
+      '--give-up-after-nights (or SWEEP_GIVE_UP_AFTER_NIGHTS) must be a whole number of at least 1, got "soon"',
     );
     expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
@@ -437,7 +437,8 @@ describe("context-cleaner sweep", () => {
     ] as const) {
       const run = capture({ DATABASE_URL: "postgres://x/y" });
       expect(await runOpsCommand(["sweep", "--dry-run", flag, value], run.io, context(run).ops)).toBe(2);
-      expect(run.stderr()).toContain(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+      expect(run.stderr()).toContain(`must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+      expect(run.stderr()).toContain(`${flag} (or SWEEP_`);
     }
     const spaced = capture({ DATABASE_URL: "postgres://x/y" });
     expect(
@@ -450,7 +451,10 @@ describe("context-cleaner sweep", () => {
   });
 
   it("without --dry-run, sends each job with the publisher's ids", async () => {
-    const run = capture({ DATABASE_URL: "postgres://x/y", DIGEST_QUEUE_URL: "queue" });
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      DIGEST_QUEUE_URL: "http://127.0.0.1:4566/0/digest.fifo",
+    });
     const { ops, queue } = context(run);
     expect(await runOpsCommand(["sweep", "--json"], run.io, ops)).toBe(0);
     expect(JSON.parse(run.stdout())).toMatchObject({ dryRun: false, failed: 0, byReason: { partial: 1 } });

@@ -12,11 +12,12 @@ import { UsageError } from "../../errors";
 import type { CheckpointReader } from "../../ports";
 import { createInProcessDigestQueue } from "../../queue/in-process-queue";
 import { inProcessSqsClient } from "../../worker/in-process-sqs-client";
+import { settingRows, settingsTableMarkdown } from "../../worker/settings";
 import { runOpsCommand } from ".";
 import type { OpsContext } from "./ops-context";
 import { digestConfigOf, jsonLineLogger, loggedMetrics, requireWorkerPackages, runWorker } from "./worker";
 import type { OpenWorker } from "./worker-host";
-import { parseWorkerSettings, WORKER_SETTINGS, type WorkerSettings } from "./worker-settings";
+import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
 
 const storage = usePgliteRepository();
 
@@ -292,13 +293,20 @@ describe("context-cleaner worker", () => {
     sqs.destroy();
   });
 
-  it("README's table lists every setting of the worker", async () => {
+  it("README's settings table is the one generated from the settings table", async () => {
     const readme = await readFile(new URL("../../../../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("## Run the worker outside Lambda"));
-    const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| flag | variable |")));
-    for (const spec of Object.values(WORKER_SETTINGS) as { flag?: string; env: string }[]) {
-      expect(table).toContain(`\`${spec.env}`);
-      if (spec.flag) expect(table).toContain(`| \`--${spec.flag}\` | \`${spec.env}\``);
+    const start = readme.indexOf("<!-- settings-table:start -->");
+    const end = readme.indexOf("<!-- settings-table:end -->");
+    expect(start).toBeGreaterThan(0);
+    expect(readme.slice(start, end).split("\n").slice(1, -1).join("\n")).toBe(settingsTableMarkdown());
+  });
+
+  it("lists every setting the worker reads under --help, from the settings table", async () => {
+    const out: string[] = [];
+    const io = { stdout: (text: string) => out.push(text), stderr: () => {}, environment: {} };
+    expect(await runOpsCommand(["worker", "--help"], io, { io } as unknown as OpsContext)).toBe(0);
+    for (const row of settingRows().filter((setting) => setting.readBy.includes("worker"))) {
+      expect(out.join("")).toContain(row.flag ? `--${row.flag} / ${row.env}` : row.env);
     }
   });
 
