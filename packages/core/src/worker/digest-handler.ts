@@ -1,4 +1,5 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from "@aws-lambda-powertools/batch";
+import { redactedError } from "@context-cleaner/assembler/internal";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { CoreError, coreErrorMarker } from "../errors";
 import {
@@ -221,7 +222,8 @@ function report(disposition: Disposition, log: RecordLog, run: HandlerRun): void
         issue.name,
         issue.message,
         { ...ids(log), ...issue.fields },
-        issue.cause === undefined ? undefined : { cause: issue.cause },
+        // The console prints the cause with the issue: a redacted copy, without its own cause.
+        issue.cause === undefined ? undefined : { cause: redactedError(issue.cause) },
       ),
     );
   }

@@ -1,4 +1,5 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
+import { redactSecrets } from "@context-cleaner/assembler/internal";
 import type { Context } from "aws-lambda";
 import { CoreError, coreErrorMarker } from "../errors";
 import type { Metric, MetricsSink } from "../index";
@@ -23,12 +24,15 @@ export interface FunctionMetrics extends MetricsSink {
   flush(): void;
 }
 
-/** The error's name, code and retryability, and its message: what a log entry carries of it. */
+/**
+ * The error's name, code and retryability, and its message redacted (`redactSecrets`): what
+ * a log entry carries of it. Never its cause, which may carry a query and its parameters.
+ */
 export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
+  if (!(error instanceof Error)) return { error: redactSecrets(String(error)) };
   const { code, retryable } = error as Error & { code?: unknown; retryable?: unknown };
   return {
-    error: error.message,
+    error: redactSecrets(error.message),
     errorName: error.name,
     ...(typeof code === "string" ? { errorCode: code } : {}),
     ...(typeof retryable === "boolean" ? { retryable } : {}),

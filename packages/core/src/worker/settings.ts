@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "@context-cleaner/assembler";
+import { redactSecrets } from "@context-cleaner/assembler/internal";
 import {
   OPENAI_COMPATIBLE_SETTINGS,
   openAiCompatibleSettings,
@@ -418,11 +419,6 @@ function describeSetting(row: SettingRow, sources: SettingSources): string {
   return sources.flags && row.flag ? `--${row.flag} (or ${row.env})` : row.env;
 }
 
-/** A URL as an error may show it: without its password. */
-function redacted(value: string): string {
-  return value.replace(/\/\/([^:/@]+):[^@/]*@/, "//$1:***@");
-}
-
 /** The raw value of a setting: its flag (or an alias), else its variable; empty counts as unset. */
 function rawValue(row: SettingRow, sources: SettingSources): string | undefined {
   const flags = sources.flags ?? {};
@@ -437,7 +433,7 @@ function checked(row: SettingRow, value: string, sources: SettingSources): strin
   const type = row.type;
   switch (type.kind) {
     case "url":
-      return checkedUrl(name, value, type.protocols);
+      return checkedUrl(name, value, type.protocols, row.secret);
     case "integer": {
       const number = Number(value);
       if (value.trim() === "" || !Number.isInteger(number) || number < type.min || number > type.max)
@@ -464,12 +460,17 @@ function checked(row: SettingRow, value: string, sources: SettingSources): strin
   }
 }
 
-function checkedUrl(name: string, value: string, protocols: readonly string[]): string {
+function checkedUrl(name: string, value: string, protocols: readonly string[], secret: boolean): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`${name} is not a URL: ${JSON.stringify(redacted(value))}`);
+    // A secret is never echoed, even redacted; another setting is, without its credentials.
+    throw new UsageError(
+      secret
+        ? `${name} is not a URL (its value is a secret: not shown)`
+        : `${name} is not a URL: ${JSON.stringify(redactSecrets(value))}`,
+    );
   }
   if (!protocols.includes(url.protocol)) {
     throw new UsageError(

@@ -4,7 +4,7 @@ import type { FunctionLogger, FunctionMetrics } from "../../worker/observability
 import { digestConfigOf } from "../../worker/settings-config";
 import type { CliIo } from "../cli-io";
 import type { OpsContext } from "./ops-context";
-import type { OpenWorker, WorkerReporting } from "./worker-host";
+import type { OpenWorker } from "./worker-host";
 import { parseWorkerSettings, type WorkerSettings, workerSettingsUsage } from "./worker-settings";
 
 export { digestConfigOf } from "../../worker/settings-config";
