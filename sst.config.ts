@@ -45,9 +45,11 @@ const SHELL_SETTINGS = [
   "CHECKPOINT_UPDATED_AT_COLUMN",
   // Set when the runtime gives the model read_original: time-varying tool output is digested too.
   "CONTEXT_CLEANER_READ_ORIGINAL",
-  // The nightly sweep's bound and how many nights it retries a thread left behind.
+  // The nightly sweep's bound, how many nights it retries a thread left behind, and how
+  // recent a pass or activity it leaves alone.
   "SWEEP_MAX_THREADS",
   "SWEEP_GIVE_UP_AFTER_NIGHTS",
+  "SWEEP_SETTLE_MINUTES",
 ];
 
 function shellEnvironment(): Record<string, string> {

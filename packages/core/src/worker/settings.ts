@@ -397,6 +397,16 @@ export const SETTINGS = {
     readBy: SWEEP,
     about: "nights a thread left behind is retried",
   },
+  settleMinutes: {
+    env: "SWEEP_SETTLE_MINUTES",
+    flag: "settle-minutes",
+    type: { kind: "integer", min: 0, max: 1_440 },
+    default: `${SWEEP_DEFAULTS.settleMinutes} minutes`,
+    secret: false,
+    deployed: "shell",
+    readBy: SWEEP,
+    about: "passes and activity this recent are left alone (their own job may still be queued)",
+  },
 } as const satisfies Record<string, SettingRow>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -743,7 +753,7 @@ export interface SweepSettings {
   endpoint?: string;
   region?: string;
   /** The run's bounds the settings override. */
-  options: Pick<SweepOptions, "maxThreads" | "giveUpAfterNights">;
+  options: Pick<SweepOptions, "maxThreads" | "giveUpAfterNights" | "settleMinutes">;
 }
 
 /**
@@ -755,6 +765,7 @@ export function readSweepSettings(sources: SettingSources, command = "sweep"): S
   const read = readerOf(sources, command);
   const maxThreads = read.number("maxThreads");
   const giveUpAfterNights = read.number("giveUpAfterNights");
+  const settleMinutes = read.number("settleMinutes");
   return {
     ...storageSettings(read),
     ...some("checkpointDatabaseUrl", read.text("checkpointDatabaseUrl")),
@@ -762,6 +773,10 @@ export function readSweepSettings(sources: SettingSources, command = "sweep"): S
     ...some("queueUrl", read.text("queueUrl")),
     ...some("endpoint", read.text("endpoint")),
     ...some("region", read.text("region")),
-    options: { ...some("maxThreads", maxThreads), ...some("giveUpAfterNights", giveUpAfterNights) },
+    options: {
+      ...some("maxThreads", maxThreads),
+      ...some("giveUpAfterNights", giveUpAfterNights),
+      ...some("settleMinutes", settleMinutes),
+    },
   };
 }

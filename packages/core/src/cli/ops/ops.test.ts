@@ -428,6 +428,42 @@ describe("context-cleaner sweep", () => {
     expect(await queue.receive(10)).toEqual([]);
   });
 
+  it("leaves passes of the settle window alone, 15 minutes unless --settle-minutes or SWEEP_SETTLE_MINUTES says", async () => {
+    await repository.recordPass("acme", "recent", {
+      status: "failed",
+      turnEndedAt: new Date(NOW.getTime() - 6 * 60_000),
+      at: new Date(NOW.getTime() - 5 * 60_000),
+    });
+    const settled = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], settled.io, context(settled).ops)).toBe(0);
+    expect(settled.stdout()).not.toContain("acme/recent");
+    const flagged = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(["sweep", "--dry-run", "--settle-minutes", "1"], flagged.io, context(flagged).ops),
+    ).toBe(0);
+    expect(flagged.stdout()).toContain("acme/recent  failed");
+    const configured = capture({ DATABASE_URL: "postgres://x/y", SWEEP_SETTLE_MINUTES: "0" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], configured.io, context(configured).ops)).toBe(0);
+    expect(configured.stdout()).toContain("acme/recent  failed");
+    await repository.recordPass("acme", "recent", {
+      status: "done",
+      turnEndedAt: new Date(NOW.getTime() - 6 * 60_000),
+      at: new Date(NOW.getTime() - 5 * 60_000),
+    });
+  });
+
+  it("answers --help with its usage and every setting it reads", async () => {
+    const run = capture();
+    expect(await runOpsCommand(["sweep", "--help"], run.io, context(run).ops)).toBe(0);
+    expect(run.stdout()).toContain("Usage: context-cleaner sweep");
+    for (const name of [
+      "--database-url / DATABASE_URL",
+      "--settle-minutes / SWEEP_SETTLE_MINUTES",
+      "--max-threads",
+    ])
+      expect(run.stdout()).toContain(name);
+  });
+
   it("reads a count flag as the function reads its variable: decimal digits only", async () => {
     for (const [flag, value] of [
       ["--max-threads", "1e3"],

@@ -2,6 +2,7 @@ import { createDigestRepository } from "@context-cleaner/db";
 import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner";
 import type { ThreadDirectory, ThreadOwner } from "../../ports";
 import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
+import { settingsUsage } from "../../worker/settings";
 import { type OpsContext, withDatabase } from "./ops-context";
 import { parseSweepSettings, type SweepSettings } from "./worker-settings";
 
@@ -69,6 +70,10 @@ async function openCheckpointSources(
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
   const { io } = context;
+  if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+    io.stdout(`${SWEEP_USAGE}\n`);
+    return;
+  }
   const { settings, dryRun, json } = parseSweepSettings(args, io.environment);
   const queue = dryRun
     ? undefined
@@ -99,3 +104,12 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
     await checkpointOwner?.close();
   }
 }
+
+const SWEEP_USAGE = `Usage: context-cleaner sweep [--dry-run] [--json] [flags]
+
+Runs the nightly sweep once: re-enqueues the threads left behind and, with a checkpoint
+store, the threads whose turn event was lost, each under its owner's org. --dry-run shows
+what it would enqueue and sends nothing; --json prints the report as JSON.
+
+Settings (a flag wins over its environment variable), as the nightly function reads them:
+${settingsUsage("sweep")}`;
