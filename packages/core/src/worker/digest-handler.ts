@@ -52,6 +52,11 @@ export interface DigestHandlerDependencies {
    * Issues tab picks up
    */
   issues?: IssueReporter;
+  /**
+   * Aborted when the host stops (`context-cleaner worker` at SIGTERM): from then on no job
+   * starts, and each record not yet started is handed back at once. @default never
+   */
+  shutdown?: AbortSignal;
   /** The kill switch, read per record. @default never disabled */
   disabled?: () => boolean;
   /** The job's options. */
@@ -194,6 +199,7 @@ async function resultOf(
     return { result: { kind: "poison", reason, bodyStart: record.body.slice(0, 1_000) } };
   }
   Object.assign(log, { orgId: job.orgId, threadId: job.threadId, turnEndedAt: job.turnEndedAt });
+  if (dependencies.shutdown?.aborted) return { result: { kind: "stopping" }, job };
   const remainingMs = context.getRemainingTimeInMillis();
   if (remainingMs < run.minRemainingMsToStart) return { result: { kind: "no_time", remainingMs }, job };
   try {
@@ -416,8 +422,9 @@ async function alignSkipped(
  *   (`PoisonRecords`), sent to the dead letters with its reason and acked: it has no
  *   ordering meaning, so the later records of its thread in the batch are still tried
  *   (if the dead letters cannot take it, it is acked all the same: dropped, logged and counted);
- * - too little time left: not started, handed back at once (`RecordsNotStarted`); so is a
- *   job that stopped for the clock before any call (`skipped/out_of_time`);
+ * - too little time left, or the host stopping (`shutdown`): not started, handed back at
+ *   once (`RecordsNotStarted`); so is a job that stopped for the clock before any call
+ *   (`skipped/out_of_time`);
  * - the kill switch: the job drops it without I/O (`SkippedJobs{disabled}`), acked;
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked

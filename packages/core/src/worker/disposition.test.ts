@@ -64,6 +64,20 @@ describe("dispositionOf", () => {
       },
     ],
     [
+      "a record not started because the worker is stopping goes back at once",
+      { kind: "stopping" },
+      1,
+      {
+        action: "hand_back",
+        outcome: "requeued",
+        delay: 0,
+        metric: "RecordsNotStarted",
+        level: "info",
+        message: "not started: the worker is stopping",
+        issues: [],
+      },
+    ],
+    [
       "a transient failure backs off by its receive",
       { kind: "failed", error: transient },
       3,

@@ -66,13 +66,15 @@ export type RecordResult =
   | { kind: "poison"; reason: string; bodyStart: string }
   /** Not started: too little time left in the invocation. */
   | { kind: "no_time"; remainingMs: number }
+  /** Not started: the worker is stopping (SIGTERM), so it starts no new paid work. */
+  | { kind: "stopping" }
   /** Its job threw. */
   | { kind: "failed"; error: unknown }
   /** Its job returned. */
   | { kind: "finished"; outcome: DigestJobOutcome };
 
-/** A record handed back to the queue on purpose, by why: too little time, or the job's skip reason. */
-export type HandBackReason = "no_time" | SkipReason;
+/** A record handed back to the queue on purpose, by why: too little time, a worker stopping, or the job's skip reason. */
+export type HandBackReason = "no_time" | "stopping" | SkipReason;
 
 /** What the handler reports besides its log line: a failure an operator must see (see `FunctionIssue`). */
 export interface IssueSpec {
@@ -215,6 +217,11 @@ export function dispositionOf(
       return notStarted("not started: too little time left in this invocation", {
         remainingMs: result.remainingMs,
       });
+    case "stopping":
+      return {
+        ...notStarted("not started: the worker is stopping", {}),
+        reason: "stopping",
+      };
     case "failed":
       return failedDisposition(result.error, receiveCount, settings);
     case "finished":

@@ -57,8 +57,10 @@ export interface LocalWorker {
    */
   idle(): Promise<void>;
   /**
-   * Stops polling: a waiting receive is abandoned, an invocation in progress finishes (its
-   * successful records are deleted); resolves when every loop has ended.
+   * Stops polling: a waiting receive is abandoned; in an invocation in progress the running
+   * job finishes and the records not yet started are handed back at once (with the
+   * dependencies given, not a handler); its successful records are deleted. Resolves when
+   * every loop has ended.
    */
   stop(): Promise<void>;
   /** Invocations of the handler so far. */
@@ -171,8 +173,10 @@ export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
   }
   const onError =
     options.onError ?? ((error: unknown) => console.error("context-cleaner local worker:", error));
-  const handler = options.handler ?? createDigestHandler({ ...options.dependencies, queue });
   const stopping = new AbortController();
+  // Built here, the handler starts no new job once stop() is called.
+  const handler =
+    options.handler ?? createDigestHandler({ ...options.dependencies, queue, shutdown: stopping.signal });
   const receiveOptions = {
     waitTimeSeconds,
     signal: stopping.signal,

@@ -555,4 +555,46 @@ describe("runWorker", () => {
       "worker stopping: no more receives, finishing the batches in progress",
     );
   });
+
+  it("after the signal starts no new job: the batch's records not yet started go back at once, the running one finishes", async () => {
+    const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    for (const threadId of ["first", "second", "third"]) {
+      await events.publishTurnEnded({
+        orgId: "acme",
+        threadId,
+        rawToolChars: RAW_TOOL_CHARS,
+        turnEndedAt: new Date("2026-11-30T12:00:00Z"),
+      });
+    }
+    const shutdown = new AbortController();
+    const read: string[] = [];
+    const lease = createInMemoryCheckpointReader(new Map([["first", THREAD.messages]]));
+    const { open } = workerOver({
+      queue,
+      checkpoints: {
+        async readThread(threadId) {
+          read.push(threadId);
+          // The signal comes while the first job of the batch reads its thread.
+          shutdown.abort();
+          return lease.readThread(threadId);
+        },
+      },
+    });
+    const run = capture();
+    const result = await runWorker(settings(), { io: run.io, shutdown: shutdown.signal, open });
+    expect(result.invocations).toBe(1);
+    expect(read).toEqual(["first"]);
+    expect(await storage.repository.getPass("acme", "first")).toMatchObject({ status: "done" });
+    const back = await queue.receive(10);
+    expect(back.map((message) => [JSON.parse(message.body).threadId, message.receiveCount])).toEqual([
+      ["second", 2],
+      ["third", 2],
+    ]);
+    const metrics = run.entries().find((entry) => entry.message === "metrics")?.metrics as Record<
+      string,
+      number
+    >;
+    expect(metrics.RecordsNotStarted).toBe(2);
+  });
 });
