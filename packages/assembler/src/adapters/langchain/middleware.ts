@@ -1,5 +1,6 @@
 import { createMiddleware } from "langchain";
 import type { AssembleOptions } from "../../assemble";
+import { turnAnnouncement } from "../../events/turn-event";
 import { resolveReadOriginal } from "../../read-original/read-original";
 import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
 import { TurnRegistry } from "../shared/turn-registry";
@@ -115,7 +116,7 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     },
     afterAgent: async (state, runtime) => {
       const turn = langGraphTurn(runtime);
-      if (turn) await turns.end(turn, rawToolCharsOf(state.messages));
+      if (turn) await turns.end(turn, rawToolCharsOf(state.messages), turnAnnouncement(state.messages));
       return undefined;
     },
   });

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AssembleOptions } from "../../assemble";
-import type { ThreadTurnEnded } from "../../events/turn-event";
+import { type ThreadTurnEnded, turnAnnouncement } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { LoadDigests, TurnErrorHandler } from "../../turn-ports";
 import { TurnRegistry } from "../shared/turn-registry";
@@ -88,5 +88,10 @@ export function langChainTurnEndedEvent(
   messages: readonly BaseMessage[],
   now: Date = new Date(),
 ): ThreadTurnEnded {
-  return { threadId, rawToolChars: rawToolCharsOf(messages), turnEndedAt: now.toISOString() };
+  return {
+    threadId,
+    rawToolChars: rawToolCharsOf(messages),
+    turnEndedAt: now.toISOString(),
+    ...turnAnnouncement(messages),
+  };
 }
