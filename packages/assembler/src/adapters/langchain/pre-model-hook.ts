@@ -81,7 +81,9 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
 
 /**
  * The turn-ended event of a LangChain thread, for runtimes that publish it themselves
- * (e.g. after `agent.invoke` of a prebuilt agent): raw tool chars of `messages`.
+ * (e.g. after `agent.invoke` of a prebuilt agent): raw tool chars of `messages`, and the
+ * turn it announces (their count and the latest one's id). Published once `invoke` has
+ * resolved, it follows every checkpoint of the run: LangGraph awaits its writes first.
  */
 export function langChainTurnEndedEvent(
   threadId: string,
