@@ -30,6 +30,12 @@ export const DIGEST_HANDLER_DEFAULTS = {
    * below the queue's receives before dead letters (5), so a busy thread never lands there.
    */
   maxLockRequeueReceives: 3,
+  /**
+   * A job whose checkpoint does not show the turn its event announced yet is handed back
+   * (to come back after `checkpointWaitSeconds`) while its receive count is below this; on
+   * this receive it goes on with the checkpoint as it is, and covers nothing.
+   */
+  maxCheckpointWaitReceives: 3,
   /** A record is not started with less time left in the invocation; it goes back at once. */
   minRemainingMsToStart: 30_000,
   /**
@@ -84,6 +90,8 @@ export interface DigestHandlerDependencies {
   jobOptions?: Partial<DigestJobOptions>;
   /** @default 3 */
   maxLockRequeueReceives?: number;
+  /** @default 3 */
+  maxCheckpointWaitReceives?: number;
   /** @default 30_000 */
   minRemainingMsToStart?: number;
   /** First step of the backoff after a failed job (see {@link retryDelaySeconds}). @default 30 */
@@ -110,13 +118,14 @@ export type DigestHandler = (event: SQSEvent, context: Context) => Promise<SQSBa
 
 /**
  * A record handed back to the queue on purpose, to come back in `delaySeconds`: a turn was
- * running, another run held the thread, or too little time was left to run it. Reported as
+ * running, another run held the thread, the checkpoint did not show the announced turn
+ * yet, or too little time was left to run it. Reported as
  * a batch item failure so the event source mapping does not delete it, but neither logged
  * nor counted as a failure.
  */
 export class RecordHandedBack extends Error {
   constructor(
-    readonly reason: "turn_lock" | "claimed" | "no_time",
+    readonly reason: "turn_lock" | "claimed" | "no_time" | "checkpoint_behind",
     readonly delaySeconds: number,
   ) {
     super(`record handed back to the queue (${reason}), due again in ${delaySeconds} s`);
@@ -188,6 +197,10 @@ function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
+ * - skipped because the checkpoint does not show the turn the event announced yet: handed
+ *   back for `checkpointWaitSeconds` (`CheckpointWaits`) until
+ *   {@link DIGEST_HANDLER_DEFAULTS.maxCheckpointWaitReceives}, on which receive the job goes
+ *   on with the checkpoint as it is (`CheckpointWaitsCapped`) and covers nothing;
  * - skipped because another run holds the thread's lease: the same, counted as
  *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is raised as the
  *   thread's latest (nothing else of the holder's record changes), so the sweep finds it
@@ -211,6 +224,8 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
   const { ports, queue, logger, metrics } = dependencies;
   const maxLockRequeueReceives =
     dependencies.maxLockRequeueReceives ?? DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives;
+  const maxCheckpointWaitReceives =
+    dependencies.maxCheckpointWaitReceives ?? DIGEST_HANDLER_DEFAULTS.maxCheckpointWaitReceives;
   const minRemainingMsToStart =
     dependencies.minRemainingMsToStart ?? DIGEST_HANDLER_DEFAULTS.minRemainingMsToStart;
   const retry = {
@@ -400,7 +415,7 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
         job,
         { ...jobPorts, remainingTimeMs: () => context.getRemainingTimeInMillis() },
         { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
-        sentAt(record),
+        { ...sentAt(record), mayWaitForCheckpoint: receiveCount < maxCheckpointWaitReceives },
       );
     } catch (error) {
       const retryInSeconds = retryDelaySeconds(error, receiveCount, retry);
@@ -430,6 +445,17 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
       await giveBack(0);
       // Stryker disable next-line StringLiteral: the reason of a hand-back only marks the record failed for the batch response; nothing reads it
       throw new RecordHandedBack("no_time", 0);
+    }
+    if (outcome.status === "skipped" && outcome.reason === "checkpoint_behind") {
+      const delaySeconds = outcome.requeueAfterSeconds ?? 0;
+      logger.info("the checkpoint does not show the announced turn yet: handed back to the queue", {
+        ...log,
+        delaySeconds,
+      });
+      count("CheckpointWaits");
+      await giveBack(delaySeconds);
+      // Stryker disable next-line StringLiteral: the reason of a hand-back only marks the record failed for the batch response; nothing reads it
+      throw new RecordHandedBack("checkpoint_behind", delaySeconds);
     }
     if (outcome.status === "skipped" && outcome.requeueAfterSeconds !== undefined) {
       const claimed = outcome.reason === "claimed";

@@ -1,4 +1,5 @@
 import type { AssemblyReport } from "../../assemble";
+import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { OrgPolicy } from "../../org-policy";
 import type { CacheContext } from "../../steps/cache-policy";
@@ -197,8 +198,15 @@ export class TurnRegistry {
     while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
   }
 
-  /** Ends a turn: publishes the turn-ended event, then releases the lock. */
-  async end(turn: TurnContext, rawToolChars: number): Promise<void> {
+  /**
+   * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
+   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   */
+  async end(
+    turn: TurnContext,
+    rawToolChars: number,
+    announced: Pick<ThreadTurnEnded, "messageCount" | "lastMessageId"> = {},
+  ): Promise<void> {
     try {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
@@ -206,7 +214,7 @@ export class TurnRegistry {
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
-            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString() },
+            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString(), ...announced },
             turn,
           );
         } catch (error) {
