@@ -128,7 +128,8 @@ describe("an agent's turns digested through a queue with no delivery delay", () 
       expect(published).toHaveLength(1);
       const turn1 = await until("turn 1's pass", () => finished[0]);
 
-      // Turn 2: its first model call sees turn 1's pages condensed, but for the recency wall's.
+      // Turn 2: its first model call sees every page turn 1 read condensed (the recency wall
+      // starts at the latest user message).
       const firstCall = model.calls.length;
       await agent.invoke({ messages: [{ role: "user", content: readRequest("nda_3", 2) }] }, run);
       const view = model.calls[firstCall] as BaseMessage[];
@@ -136,14 +137,13 @@ describe("an agent's turns digested through a queue with no delivery delay", () 
       const condensed = Array.from({ length: 12 }, (_, page) => page).filter(
         (page) => resultOf(view, `lease_445_p${page}`)?.content !== raw(page),
       );
-      expect(condensed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+      expect(condensed).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
       for (const page of condensed) {
         expect(String(resultOf(view, `lease_445_p${page}`)?.content).length).toBeLessThan(PAGE_CHARS / 2);
       }
       expect(turn1.status).toBe("done");
-      // Each event came before its turn's checkpoint: the worker handed it back until the
-      // checkpoint showed the announced message, and never had to go on without it.
-      expect(metrics.count("CheckpointWaits")).toBeGreaterThanOrEqual(1);
+      // An event that came before its turn's checkpoint was handed back until the checkpoint
+      // showed the announced message (how often depends on the race); none went on without it.
       expect(metrics.count("CheckpointWaitsCapped")).toBe(0);
       await until("turn 2's pass", () => finished[1]);
       expect((await savedIds()).at(-1)).toBe(published[1]?.lastMessageId);
