@@ -4,7 +4,7 @@
  * Each test checks that what reached the model is the condensed view.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { contentSha256, type DigestMap } from "@context-cleaner/assembler";
+import { contentSha256, type DigestMap, type Message } from "@context-cleaner/assembler";
 import type { ThreadTurnEnded } from "@context-cleaner/assembler/langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
@@ -15,6 +15,7 @@ import { reply as anthropicReply } from "../examples/anthropic-client";
 import { buildAgent } from "../examples/langchain-agent";
 import { buildReactAgent } from "../examples/langgraph-prebuilt";
 import { reply as openAIReply } from "../examples/openai-client";
+import { recordToolResult } from "../examples/runtime-caps";
 import {
   readDocument as aiReadDocument,
   earlierTurn,
@@ -238,5 +239,30 @@ describe("examples/", () => {
     const posted = sent[0]?.messages as OpenAI.ChatCompletionMessageParam[];
     expect(posted[2]).toEqual({ role: "tool", tool_call_id: "p2", content: DIGEST });
     expect(posted).toHaveLength(openAIThread().length);
+  });
+});
+
+describe("runtime-caps.ts", () => {
+  const page = (index: number) =>
+    `ARTICLE ${index}\nThe Borrower shall not incur Debt above $${index},000,000.00.\n`.padEnd(60_000, "x");
+
+  it("records results whole under the budget, then condensed at arrival to their figures", () => {
+    const thread: Message[] = [{ role: "user", content: "read the agreement" }];
+    const read = (index: number) => {
+      const call = { id: `c${index}`, name: "read_document" };
+      thread.push({
+        role: "assistant",
+        content: "",
+        toolCalls: [{ ...call, args: { offset: index * 60_000 } }],
+      });
+      return recordToolResult(thread, new Map(), call, page(index));
+    };
+    for (let index = 1; index <= 10; index++) expect(read(index).content).toBe(page(index));
+    const condensed = String(read(11).content);
+    expect(condensed).toMatch(
+      /^\[Condensed at arrival by context-cleaner: the conversation's tool budget is spent/,
+    );
+    expect(condensed).toContain("figures verbatim: ARTICLE 11; $11,000,000.00");
+    expect(condensed.split("\n").at(-1)).toBe("re-read: the same tool with the same args");
   });
 });

@@ -4,8 +4,11 @@
  * `pruneMessages`; clear old tool results (keep 3); context-cleaner inline only and with
  * digests (the worker running between turns), each priced per model call under prompt caching
  * with every call warm and with each turn cold. Two sets: the checked-in fixtures, and their
- * long versions (more reading turns, past the raw ceiling). Prints the comparison, where
- * context-cleaner loses to a peer, and a per-thread summary; writes
+ * long versions (more reading turns, past the raw ceiling). Prints, per set, the comparison
+ * (headline: the share of the avoidable cost removed, raw's cost above the floor of every
+ * message written once; retention at every call), the cost under every tariff and what each
+ * turn's first call still has of the previous turn, each cost table with a floor row; where
+ * context-cleaner loses to a peer; and per-thread summaries; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
  *
  *   npm run bench:peers
@@ -21,11 +24,12 @@ import {
   type ComparisonRow,
   type ContestantRun,
   fixtureThreads,
+  formatShare,
   longThreads,
   OPENAI_CACHE,
   playThreads,
   REPORT_DEFINITIONS,
-  renderComparisonTable,
+  renderComparisonTables,
   renderReport,
   SCENARIOS,
   TARIFFS,
@@ -47,6 +51,7 @@ function jsonOf(simulation: ThreadSimulation) {
     turns: simulation.turns,
     probes: simulation.probes,
     rawChars: simulation.rawChars,
+    floor: simulation.floor,
     passes: simulation.passes,
     contestants: simulation.contestants.map(({ viewMs, ...run }) => ({
       ...run,
@@ -69,17 +74,29 @@ function summaryLine(simulation: ThreadSimulation): string {
   return `| ${simulation.thread} | ${simulation.turns} | ${cut(blind)} (${cuts(blind)} cut) | ${cut(effective)} (${cuts(effective)} cut) | ${cut(turnEnd)} (${cuts(turnEnd)} cut) | ${last?.retention.strict}/${last?.retention.recoverable}/${last?.retention.total} |`;
 }
 
-/** One line per thread: every contestant's cost over raw's (Anthropic, 5-minute cache), warm / cold. */
+/**
+ * One line per thread under the Anthropic 5-minute tariff: the floor's cost over raw's, and
+ * every contestant's share of the avoidable cost removed with its cost over raw's, warm / cold.
+ */
 function costLines(simulations: readonly ThreadSimulation[], rows: readonly ComparisonRow[]): string[] {
-  const header = `| thread | ${rows.map((row) => row.label).join(" | ")} |`;
-  const lines = [header, `|---|${rows.map(() => "---:").join("|")}|`];
+  const header = `| thread | floor | ${rows.map((row) => row.label).join(" | ")} |`;
+  const lines = [header, `|---|---:|${rows.map(() => "---:").join("|")}|`];
   for (const [index, simulation] of simulations.entries()) {
+    const raw = simulation.contestants.find((run) => run.id === "raw");
+    const rawCost = (scenario: "warm" | "cold") =>
+      raw?.turns.reduce((sum, turn) => sum + turn.cost[scenario].units["anthropic-5m"], 0);
+    const floorRatio = (scenario: "warm" | "cold") => {
+      const cost = rawCost(scenario);
+      return cost ? `${(simulation.floor["anthropic-5m"] / cost).toFixed(2)}×` : "–";
+    };
     const cells = rows.map((row) => {
-      const ratio = (scenario: "warm" | "cold") =>
-        row.cost[scenario].perThread[index]?.vsRaw?.toFixed(2) ?? "–";
-      return `${ratio("warm")} / ${ratio("cold")}`;
+      const entry = (scenario: "warm" | "cold") => row.cost[scenario].perThread[index];
+      const ratio = (scenario: "warm" | "cold") => entry(scenario)?.vsRaw?.toFixed(2) ?? "–";
+      return `${formatShare(entry("warm")?.removed)} / ${formatShare(entry("cold")?.removed)} (${ratio("warm")}× / ${ratio("cold")}×)`;
     });
-    lines.push(`| ${simulation.thread} | ${cells.join(" | ")} |`);
+    lines.push(
+      `| ${simulation.thread} | ${floorRatio("warm")} / ${floorRatio("cold")} | ${cells.join(" | ")} |`,
+    );
   }
   return lines;
 }
@@ -110,7 +127,7 @@ try {
     ),
   ];
   for (const set of sets) {
-    console.log(`\n## ${set.title}\n\n${renderComparisonTable(set.rows)}\n`);
+    console.log(`\n## ${set.title}\n\n${renderComparisonTables(set.rows, set.floor)}\n`);
     console.log(set.findings.map((line) => `- ${line}`).join("\n"));
   }
   console.log(
@@ -122,9 +139,12 @@ try {
   console.log("|---|---:|---:|---:|---:|---:|");
   for (const simulation of [...fixtures, ...long]) console.log(summaryLine(simulation));
   console.log(
-    "\n## Per thread: cost with prompt caching over raw's (Anthropic, 5-minute cache), every call warm / each turn cold\n",
+    "\n## Per thread: share of the avoidable cost removed (cost / raw), Anthropic 5-minute cache, every call warm / each turn cold\n",
   );
   console.log(sets.map((set) => costLines(set.simulations, set.rows).join("\n")).join("\n\n"));
+  console.log(
+    "\nThe floor column: the floor's cost over raw's (every message written once, nothing read). A contestant costing more than raw shows a negative share.",
+  );
 
   await mkdir(OUTPUT, { recursive: true });
   await writeFile(
@@ -143,6 +163,7 @@ try {
           id: set.id,
           title: set.title,
           rows: set.rows,
+          floor: set.floor,
           findings: set.findings,
           simulations: set.simulations.map(jsonOf),
         })),
@@ -157,7 +178,7 @@ try {
     renderReport({
       title: "context-cleaner: turns through the caps (all threads)",
       summary:
-        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Retention is measured in each thread's last view.",
+        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Costs are priced per model call under prompt caching, headlined as the share of the avoidable cost (raw's cost above the floor) each removes; retention is measured at every model call and in each thread's last view.",
       definitions: REPORT_DEFINITIONS,
       sets,
       ...(sampled?.digestSample ? { digest: { thread: sampled.thread, sample: sampled.digestSample } } : {}),

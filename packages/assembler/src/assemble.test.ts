@@ -81,11 +81,15 @@ function total(messages: readonly Message[]): number {
   return messages.reduce((sum, message) => sum + messageChars(message), 0);
 }
 
+/** The recency wall these threads were written for: three exchanges before the latest user message (the default is none). */
+const WALL_OF_THREE = { recencyKeepExchanges: 3 } as const;
+
 describe("assembleModelView on a realistic thread", () => {
   const thread = deepFreeze(realisticThread());
   const digests = realisticDigests(thread);
   const reports: AssemblyReport[] = [];
   const { messages: view, report } = assembleModelView(thread, digests, {
+    ...WALL_OF_THREE,
     onReport: (sent) => reports.push(sent),
   });
   const at = (id: string) => view[resultIndex(thread, id)] as Message;
@@ -171,7 +175,7 @@ describe("assembleModelView on a realistic thread", () => {
 describe("assembleModelView keep-rules in the pipeline", () => {
   it("keeps the latest page of a document the latest user message names raw, rows or not, and condenses the pages before it", () => {
     const thread = realisticThread("What does lease_445 say about assignment?");
-    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread), WALL_OF_THREE);
     expect(view[resultIndex(thread, "r3")]).toBe(thread[resultIndex(thread, "r3")]);
     expect(view[resultIndex(thread, "r2")]?.content).toBe(digestText("page 2"));
     expect(report).toMatchObject({ substitutions: 1, stale: 0 });
@@ -179,7 +183,7 @@ describe("assembleModelView keep-rules in the pipeline", () => {
 
   it("keeps every page the latest user message names by call id raw", () => {
     const thread = realisticThread("What do r2 and r3 say about assignment?");
-    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread));
+    const { messages: view, report } = assembleModelView(thread, realisticDigests(thread), WALL_OF_THREE);
     expect(view[resultIndex(thread, "r2")]).toBe(thread[resultIndex(thread, "r2")]);
     expect(view[resultIndex(thread, "r3")]).toBe(thread[resultIndex(thread, "r3")]);
     expect(report).toMatchObject({ substitutions: 0, stale: 0 });
@@ -351,7 +355,7 @@ describe("assembleModelView kill switch", () => {
     expect(JSON.stringify(off.messages)).toBe(JSON.stringify(backstopAlone(thread)));
     expect(off.report.disabled).toBe(true);
     process.env.CONTEXT_CLEANER_DISABLED = "0";
-    expect(assembleModelView(thread, realisticDigests(thread)).report.substitutions).toBe(1);
+    expect(assembleModelView(thread, realisticDigests(thread), WALL_OF_THREE).report.substitutions).toBe(1);
   });
 });
 
@@ -437,7 +441,7 @@ describe("assembleModelView history backstop holds its budget", () => {
     const page3 = thread[resultIndex(thread, "p3")] as Message;
     const digest = `${DIGEST_HEADER}\ntool: read_document\ndigest:\n  - page 3\nre-read: read_document(file_id="lease_445", offset=144000)`;
     const rows = digestMap({ p3: digestFor(page3.content, digest) });
-    const { messages: view, report } = assembleModelView(thread, rows);
+    const { messages: view, report } = assembleModelView(thread, rows, WALL_OF_THREE);
     expect(report.assembledChars).toBe(total(view));
     expect(report.assembledChars).toBeLessThanOrEqual(320_000);
     // Only the unpinned opening request is dropped (a note takes its place); every call
@@ -446,7 +450,7 @@ describe("assembleModelView history backstop holds its budget", () => {
     expect(report.compaction.condensedResults).toBeGreaterThan(0);
     expect(view).toHaveLength(thread.length);
     expect(view[1]?.content).toMatch(/^\[Earlier conversation condensed by context-cleaner: 1 earlier/);
-    const wallStart = recencyWallStart(thread);
+    const wallStart = recencyWallStart(thread, 3);
     thread.slice(wallStart).forEach((message, offset) => {
       expect(view[wallStart + offset]).toBe(message);
     });
@@ -724,6 +728,7 @@ describe("assembleModelView backstop keeps what the view relies on", () => {
       userMessage("Go on."),
     ];
     const { messages: view, report } = assembleModelView(thread, digestMap({ r0: digestFor(page, digest) }), {
+      ...WALL_OF_THREE,
       historyBudgetChars: 100,
     });
     expect(view[0]).toBe(thread[0]);
@@ -1143,7 +1148,7 @@ describe("assembleModelView report counts", () => {
       ...toolExchange("w3", "web_search", { q: "c" }, "id: c"),
       userMessage("Summarise."),
     ];
-    const { report } = assembleModelView(thread, null);
+    const { report } = assembleModelView(thread, null, WALL_OF_THREE);
     expect(report.stubs).toEqual({ duplicate: 2, errorRetry: 1 });
     // ask_user, save_memory, the empty tool call id and the three results in the wall.
     expect(report.protected).toBe(6);

@@ -1,3 +1,4 @@
+import { messageChars } from "./contract/message-chars";
 import { InvalidOptionError } from "./errors";
 import { killSwitchFromEnvironment } from "./kill-switch";
 import { type DigestsOrTurnState, type OrgPolicy, type PolicyMode, turnInputOf } from "./org-policy";
@@ -15,6 +16,7 @@ import {
 import { type CacheContext, resolveCache, type TurnLedger } from "./steps/cache-policy";
 import { type CleanedView, type CleaningCounts, type CleanOptions, cleanView } from "./steps/clean-view";
 import { buildLedger } from "./steps/ledger";
+import { continuesThinkingLoop, providerTrueView } from "./steps/provider-true";
 import type { IndexedThread } from "./thread/indexed-thread";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
@@ -212,6 +214,8 @@ function emptyReport(
       batch: { status: "none", reason: "cache-unaware", results: 0, charsSaved: 0, deferredResults: 0 },
       prefixKeptMessages: messages.length,
       invalidatedChars: 0,
+      sent: [],
+      thinking: { removedBlocks: 0, newlyRemovedBlocks: 0, changedAt: undefined, latestInvalidated: false },
     },
   };
 }
@@ -266,7 +270,12 @@ export function assembleModelView(
   const thread = indexedThreadOf(messages);
   checkOptions(recencyKeepExchanges, options);
   checkDigests(digests);
-  const cache = resolveCache(options.cache);
+  const resolved = resolveCache(options.cache);
+  // A request continuing a tool loop whose latest assistant message carries thinking is
+  // mid-turn whatever the runtime says (a resumed interrupt): a batch would change history
+  // that thinking follows.
+  const cache =
+    resolved?.turnStart && continuesThinkingLoop(messages) ? { ...resolved, turnStart: false } : resolved;
   const run = { messages, digests, options, thread, recencyKeepExchanges, cache, mode };
   const assembled = assembleOnce(run, mode === "on" ? orgPolicy : undefined, mode !== "on");
   if (mode === "shadow") {
@@ -281,6 +290,16 @@ export function assembleModelView(
   }
   options.onReport?.(assembled.report);
   return assembled;
+}
+
+/** Chars the thinking left out of `after` took in `before` (the same view, message for message). */
+function strippedChars(before: readonly Message[], after: readonly Message[]): number {
+  let chars = 0;
+  for (let index = 0; index < before.length; index++) {
+    const message = before[index] as Message;
+    if (after[index] !== message) chars += messageChars(message) - messageChars(after[index] as Message);
+  }
+  return chars;
 }
 
 /** The tool call ids of the results the backstop condensed or dropped in a view. */
@@ -345,9 +364,13 @@ function assembleOnce(run: AssemblyRun, orgPolicy: OrgPolicy | undefined, disabl
     wallExceedsBudget: compacted.wallExceedsBudget,
     latestExchangeExceedsBudget: compacted.latestExchangeExceedsBudget,
   };
-  report.ledger = buildLedger(view, cleaned, compacted, cache?.shown);
-  report.assembledChars = compacted.chars;
+  const provider = providerTrueView(compacted.messages, messages, cache?.sent);
+  report.ledger = {
+    ...buildLedger(view, cleaned, compacted, cache?.shown),
+    sent: provider.sent,
+    thinking: provider.thinking,
+  };
+  report.assembledChars = compacted.chars - strippedChars(compacted.messages, provider.messages);
   // The caller's own array comes back only as a copy; the view's are new already.
-  const assembled = compacted.messages === messages ? [...messages] : (compacted.messages as Message[]);
-  return { messages: assembled, report };
+  return { messages: provider.messages as Message[], report };
 }

@@ -139,6 +139,7 @@ describe("capToolResult", () => {
     expect(capToolResult(content, { usedChars: 0 })).toEqual({
       content,
       capped: false,
+      condensed: false,
       originalChars: 60_000,
       keptChars: 60_000,
     });
@@ -218,5 +219,178 @@ describe("capToolResult", () => {
       overBudgetResultChars: 50,
     });
     expect(result.keptChars).toBe(50);
+  });
+});
+
+/** A contract page of about `chars` chars: headings, figures, and prose between them. */
+function contractPage(chars = 20_000): string {
+  const prose =
+    "The Borrower shall deliver such further instruments as the Administrative Agent may reasonably request. ";
+  const parts = [
+    "ARTICLE VI — NEGATIVE COVENANTS",
+    "6.1 Indebtedness. The Borrower shall not incur Debt above $40,000,000 in aggregate.",
+    prose.repeat(40),
+    "6.2 Financial Covenants. The Total Leverage Ratio shall not exceed 4.50 to 1.00 as of March 31, 2026.",
+    prose.repeat(40),
+    'Section 6.3 Liens. No Lien other than a "Permitted Lien" under Schedule 6.3 within thirty (30) days.',
+  ];
+  let page = parts.join("\n");
+  while (page.length < chars) page += `\n${prose.repeat(10)}`;
+  return page;
+}
+
+const PAGE_FIGURES = [
+  "ARTICLE VI",
+  "$40,000,000",
+  "4.50 to 1.00",
+  "March 31, 2026",
+  "Section 6.3",
+  '"Permitted Lien"',
+  "Schedule 6.3",
+  "thirty (30) days",
+];
+
+describe("capToolResult, condensing at arrival", () => {
+  const spent = { usedChars: 600_000, overBudget: "condense" } as const;
+
+  it("condenses a result over the budget to its headings and every figure, under a header saying so", () => {
+    const page = contractPage();
+    const result = capToolResult(page, spent);
+    expect(result).toMatchObject({ capped: true, condensed: true, originalChars: page.length, keptChars: 0 });
+    const lines = result.content.split("\n");
+    expect(lines[0]).toMatch(
+      /^\[Condensed at arrival by context-cleaner: the conversation's tool budget is spent/,
+    );
+    expect(lines[0]).toContain(`The original (${page.length.toLocaleString("en-US")} chars) is unchanged`);
+    expect(lines[0]).toMatch(/re-readable/);
+    expect(lines[1]).toBe(
+      "headings: ARTICLE VI — NEGATIVE COVENANTS; 6.1 Indebtedness; 6.2 Financial Covenants; Section 6.3 Liens",
+    );
+    expect(lines[2]).toBe(`figures verbatim: ${PAGE_FIGURES.join("; ")}`);
+    expect(lines[3]).toBe("re-read: the same tool with the same args");
+    expect(lines).toHaveLength(4);
+    expect(result.content.length).toBeLessThanOrEqual(BUDGET_DEFAULTS.condensedResultChars);
+  });
+
+  it("names read_original(tool_call_id=…) only when given the call's id, under the tool's name", () => {
+    const page = contractPage();
+    expect(capToolResult(page, spent).content).not.toContain("read_original");
+    const handled = capToolResult(page, { ...spent, toolCallId: "call_7" }).content;
+    expect(handled.split("\n").at(-1)).toBe(
+      're-read: the same tool with the same args or read_original(tool_call_id="call_7")',
+    );
+    const renamed = capToolResult(page, {
+      ...spent,
+      toolCallId: "call_7",
+      readOriginalToolName: "raw_result",
+    });
+    expect(renamed.content.split("\n").at(-1)).toBe(
+      're-read: the same tool with the same args or raw_result(tool_call_id="call_7")',
+    );
+  });
+
+  it("is deterministic: the same result gives the same bytes", () => {
+    const page = contractPage();
+    expect(capToolResult(page, spent).content).toBe(capToolResult(`${page}`, spent).content);
+  });
+
+  it("leaves results under the budget as the cut mode does: whole, or cut to the per-result cap", () => {
+    const page = contractPage();
+    expect(capToolResult(page, { ...spent, usedChars: 599_999 })).toMatchObject({
+      content: page,
+      capped: false,
+      condensed: false,
+    });
+    const long = contractPage(70_000);
+    const perResult = capToolResult(long, { ...spent, usedChars: 0 });
+    expect(perResult).toMatchObject({ capped: true, condensed: false, keptChars: 60_000 });
+    expect(perResult.content.startsWith(long.slice(0, 60_000))).toBe(true);
+  });
+
+  it("cuts as before a result with no heading and no figure, or whose condensation is not shorter", () => {
+    const plain = "z".repeat(5_000);
+    expect(capToolResult(plain, spent)).toMatchObject({ condensed: false, keptChars: 2_000 });
+    const dense = Array.from({ length: 300 }, (_, index) => `$${index + 1}.00`).join(" ");
+    expect(dense.length).toBeGreaterThan(2_000);
+    expect(capToolResult(dense, spent)).toMatchObject({ condensed: false, keptChars: 2_000 });
+  });
+
+  it("stretches for the figures up to 8,000 chars, then says how many it left out, the first ones shown", () => {
+    const amounts = Array.from({ length: 2_000 }, (_, index) => `$${(index + 1).toLocaleString("en-US")}.00`);
+    const page = `FEES AND CHARGES\n${amounts.map((amount) => `A fee of ${amount} is due.`).join("\n")}`;
+    const result = capToolResult(page, spent);
+    expect(result.condensed).toBe(true);
+    expect(result.content.length).toBeGreaterThan(BUDGET_DEFAULTS.condensedResultChars);
+    expect(result.content.length).toBeLessThanOrEqual(BUDGET_DEFAULTS.condensedResultCharsMax);
+    const figuresLine = result.content
+      .split("\n")
+      .find((line) => line.startsWith("figures verbatim:")) as string;
+    const shown = figuresLine
+      .replace(/^figures verbatim: /, "")
+      .replace(/ \[\+.*$/, "")
+      .split("; ");
+    expect(shown).toEqual(amounts.slice(0, shown.length));
+    expect(figuresLine).toMatch(
+      new RegExp(`\\[\\+${amounts.length - shown.length} more figures left out; re-read for all\\]$`),
+    );
+  });
+
+  it("fits every figure when they take less than the stretched cap, headings giving way first", () => {
+    const amounts = Array.from(
+      { length: 550 },
+      (_, index) => `$${(index + 1_001).toLocaleString("en-US")}.25`,
+    );
+    const headings = Array.from({ length: 550 }, (_, index) => `## Fees and Charges ${index + 1}`);
+    const page = amounts.map((amount, index) => `${headings[index]}\nA fee of ${amount} is due.`).join("\n");
+    const result = capToolResult(page, spent);
+    expect(result.content.length).toBeGreaterThan(BUDGET_DEFAULTS.condensedResultChars);
+    expect(result.content.length).toBeLessThanOrEqual(BUDGET_DEFAULTS.condensedResultCharsMax);
+    expect(result.content).toContain(`figures verbatim: ${amounts.join("; ")}\n`);
+    expect(result.content).not.toContain("headings:");
+  });
+
+  it("honours its caps", () => {
+    const result = capToolResult(contractPage(), {
+      ...spent,
+      condensedResultChars: 450,
+      condensedResultCharsMax: 450,
+    });
+    expect(result.condensed).toBe(true);
+    expect(result.content.length).toBeLessThanOrEqual(450);
+    expect(result.content).toMatch(/more figures left out/);
+  });
+
+  it("condenses past the raw ceiling, where the refund stops, whatever the budget counts", () => {
+    const page = contractPage();
+    const atCeiling = capToolResult(page, { ...spent, usedChars: 0, rawChars: 2_000_000 });
+    expect(atCeiling.capped).toBe(false);
+    const past = capToolResult(page, { ...spent, usedChars: 0, rawChars: 2_000_001 });
+    expect(past.condensed).toBe(true);
+    expect(past.content).toMatch(
+      /^\[Condensed at arrival by context-cleaner: the conversation's raw tool output is past its ceiling/,
+    );
+    const cut = capToolResult(page, { usedChars: 0, rawChars: 101, rawCeilingChars: 100, overBudget: "cut" });
+    expect(cut).toMatchObject({ condensed: false, keptChars: 2_000 });
+    expect(cut.content).toContain("because the conversation's raw tool output is past its ceiling");
+  });
+
+  it("cuts when the condensation's caps cannot hold its header and re-read line", () => {
+    const result = capToolResult(contractPage(), {
+      ...spent,
+      condensedResultChars: 100,
+      condensedResultCharsMax: 100,
+    });
+    expect(result).toMatchObject({ condensed: false, keptChars: 2_000 });
+  });
+
+  it("condenses by default (overBudget: condense), and cuts when asked to", () => {
+    const page = contractPage();
+    const condensed = capToolResult(page, { usedChars: 600_000 });
+    expect(condensed).toMatchObject({ condensed: true, keptChars: 0 });
+    expect(condensed.content).toContain(`figures verbatim: ${PAGE_FIGURES.join("; ")}`);
+    expect(capToolResult(page, { usedChars: 600_000, overBudget: "cut" })).toMatchObject({
+      condensed: false,
+      keptChars: 2_000,
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { condenseAtArrival } from "./budget-condense";
 import { contentChars } from "./content";
 import { messageContentSha256 } from "./contract/hash";
 import { killSwitchFromEnvironment } from "./kill-switch";
@@ -15,13 +16,25 @@ import type { Message } from "./types";
 export const BUDGET_DEFAULTS = {
   /** No single tool result is longer than this. */
   perResultCapChars: 60_000,
-  /** The conversation's tool budget; past it every new result is cut short. */
+  /** The conversation's tool budget; past it every new result is condensed or cut short. */
   conversationBudgetChars: 600_000,
-  /** What a result is cut to once the conversation budget is spent. */
+  /** The longest result that arrives whole once the conversation budget is spent (a longer one is condensed or cut to it). */
   overBudgetResultChars: 2_000,
   /** Past this much raw tool output, raw accounting resumes (bounds checkpoint growth). */
   rawCeilingChars: 2_000_000,
+  /**
+   * What a result over the budget (or past the raw ceiling) becomes: `condense`d at arrival
+   * to its headings and figures, or `cut` to its first `overBudgetResultChars`.
+   */
+  overBudget: "condense",
+  /** The cap of a result condensed at arrival (the digest's cap). */
+  condensedResultChars: 4_000,
+  /** How far that cap stretches to fit the figures (the digest's). */
+  condensedResultCharsMax: 8_000,
 } as const;
+
+/** What a result over the budget becomes (see {@link BUDGET_DEFAULTS}`.overBudget`). */
+export type OverBudgetMode = "cut" | "condense";
 
 export interface EffectiveToolChars {
   /** What the conversation budget should count. */
@@ -119,46 +132,121 @@ function isLowSurrogate(unit: number): boolean {
 export interface CapOptions {
   /** Tool chars already spent in the conversation (use {@link effectiveToolChars}). */
   usedChars: number;
+  /**
+   * Raw tool chars of the conversation so far ({@link effectiveToolChars}' `rawChars`):
+   * past `rawCeilingChars`, where the refund stops, a new result is over budget whatever
+   * `usedChars` says.
+   */
+  rawChars?: number;
+  /** @default 2000000 */
+  rawCeilingChars?: number;
   /** @default 60000 */
   perResultCapChars?: number;
   /** @default 600000 */
   conversationBudgetChars?: number;
   /** @default 2000 */
   overBudgetResultChars?: number;
+  /**
+   * What a result longer than `overBudgetResultChars` becomes once over budget:
+   * `condense`d at arrival (its headings and every figure verbatim, bounded by
+   * `condensedResultChars`), or `cut` to that many chars. @default "condense"
+   */
+  overBudget?: OverBudgetMode;
+  /** @default 4000 */
+  condensedResultChars?: number;
+  /** @default 8000 */
+  condensedResultCharsMax?: number;
+  /**
+   * The id of the call this result answers, so a condensation also names
+   * `read_original(tool_call_id=…)`. Pass it only when the `read_original` tool is on and
+   * the thread it reads keeps this result whole: it returns the result as the thread
+   * recorded it, and a thread that records the condensation would return the condensation.
+   */
+  toolCallId?: string;
+  /** The `read_original` tool's name. @default "read_original" */
+  readOriginalToolName?: string;
 }
 
 export interface CappedResult {
   content: string;
+  /** Cut or condensed. */
   capped: boolean;
+  /** Condensed at arrival (`overBudget: "condense"`) rather than cut. */
+  condensed: boolean;
   originalChars: number;
+  /** Chars of the original kept verbatim at its start: the cut's length, 0 for a condensation. */
   keptChars: number;
 }
 
 /**
  * Caps one new tool result: at most `perResultCapChars`, or `overBudgetResultChars` once
- * the conversation budget is spent (one char less when the cut would split a surrogate
- * pair). A cut result ends with a notice saying where the rest is and how to re-read it.
+ * the conversation budget is spent or the raw tool output is past `rawCeilingChars` (one
+ * char less when the cut would split a surrogate pair). A cut result ends with a notice
+ * saying where the rest is and how to re-read it. With `overBudget: "condense"` (the
+ * default), a result over the budget is condensed at arrival instead: its headings and every figure verbatim
+ * under a header saying it was condensed and the original is re-readable, at most
+ * `condensedResultChars` (stretching to `condensedResultCharsMax` for the figures); it is
+ * cut as before when the condensation holds no heading and no figure, is not shorter, or
+ * does not fit its cap.
+ * Pure and linear in the result's length.
  */
 export function capToolResult(content: string, options: CapOptions): CappedResult {
   const perResult = options.perResultCapChars ?? BUDGET_DEFAULTS.perResultCapChars;
   const budget = options.conversationBudgetChars ?? BUDGET_DEFAULTS.conversationBudgetChars;
   const overBudget = options.overBudgetResultChars ?? BUDGET_DEFAULTS.overBudgetResultChars;
-  const overSpent = options.usedChars >= budget;
+  const ceiling = options.rawCeilingChars ?? BUDGET_DEFAULTS.rawCeilingChars;
+  const pastCeiling = options.rawChars !== undefined && options.rawChars > ceiling;
+  const overSpent = options.usedChars >= budget || pastCeiling;
   const limit = overSpent ? overBudget : perResult;
   if (content.length <= limit) {
-    return { content, capped: false, originalChars: content.length, keptChars: content.length };
+    return {
+      content,
+      capped: false,
+      condensed: false,
+      originalChars: content.length,
+      keptChars: content.length,
+    };
+  }
+  const reason = !overSpent
+    ? "results are capped per call"
+    : pastCeiling
+      ? "the conversation's raw tool output is past its ceiling"
+      : "the conversation's tool budget is spent";
+  if (overSpent && (options.overBudget ?? BUDGET_DEFAULTS.overBudget) === "condense") {
+    const capMax = options.condensedResultCharsMax ?? BUDGET_DEFAULTS.condensedResultCharsMax;
+    const condensation = condenseAtArrival(content, {
+      reason,
+      wholeChars: overBudget,
+      capChars: options.condensedResultChars ?? BUDGET_DEFAULTS.condensedResultChars,
+      capMaxChars: capMax,
+      ...(options.toolCallId === undefined ? {} : { toolCallId: options.toolCallId }),
+      ...(options.readOriginalToolName === undefined
+        ? {}
+        : { readOriginalToolName: options.readOriginalToolName }),
+    });
+    const holds = condensation.figures.found + condensation.headings.found > 0;
+    // A cap too small for the header and the re-read line leaves the cut to say it.
+    if (holds && condensation.text.length < content.length && condensation.text.length <= capMax) {
+      return {
+        content: condensation.text,
+        capped: true,
+        condensed: true,
+        originalChars: content.length,
+        keptChars: 0,
+      };
+    }
   }
   // Never split a surrogate pair: a lone half would hash and render as different text.
   const splitsPair =
     limit > 0 && isHighSurrogate(content.charCodeAt(limit - 1)) && isLowSurrogate(content.charCodeAt(limit));
   const cut = splitsPair ? limit - 1 : limit;
-  const reason = overSpent ? "the conversation's tool budget is spent" : "results are capped per call";
   const notice =
     `\n\n[Result cut to ${cut.toLocaleString("en-US")} of ${content.length.toLocaleString("en-US")} chars because ${reason}. ` +
     `The rest (from character ${cut.toLocaleString("en-US")} of this result on) is unchanged at its source: re-read it with the same tool, moving its offset on by ${cut.toLocaleString("en-US")} chars.]`;
   return {
     content: content.slice(0, cut) + notice,
     capped: true,
+    condensed: false,
     originalChars: content.length,
     keptChars: cut,
   };

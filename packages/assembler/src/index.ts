@@ -5,7 +5,7 @@ export {
   SHADOW_FIGURE_SCAN_CHARS,
   SHADOW_KEPT_FIGURES_LIMIT,
 } from "./assemble";
-export type { CapOptions, CappedResult, EffectiveToolChars } from "./budget";
+export type { CapOptions, CappedResult, EffectiveToolChars, OverBudgetMode } from "./budget";
 export { BUDGET_DEFAULTS, capToolResult, effectiveToolChars } from "./budget";
 export type { FigureProvenanceResult } from "./contract/figures";
 export { checkFigureProvenance, extractFigures } from "./contract/figures";
@@ -57,10 +57,12 @@ export type {
   BatchReason,
   CacheContext,
   CacheProvider,
+  CacheTariff,
   LedgerEntry,
   TurnLedger,
 } from "./steps/cache-policy";
-export { CACHE_DEFAULTS, CACHE_PRICES } from "./steps/cache-policy";
+export { CACHE_DEFAULTS, CACHE_TARIFFS } from "./steps/cache-policy";
+export type { ThinkingReport } from "./steps/provider-true";
 export type { ProtectedArg, ProtectedArgInput, ToolRules, ToolRulesInput } from "./tool-rules";
 export { validateToolRules } from "./tool-rules";
 export type {

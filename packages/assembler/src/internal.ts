@@ -7,7 +7,7 @@
 export type { BreakpointPlacement } from "./adapters/anthropic/breakpoints";
 export { breakpointPlacements } from "./adapters/anthropic/breakpoints";
 export { contentChars, contentText } from "./content";
-export { figureSpans, normalizeWhitespace, wholeFigureFinder } from "./contract/figures";
+export { figureSpans, normalizeWhitespace, numberWordRuns, wholeFigureFinder } from "./contract/figures";
 export { canonicalJson, messageContentSha256 } from "./contract/hash";
 export { messageChars } from "./contract/message-chars";
 export type { IdField } from "./contract/stored-values";

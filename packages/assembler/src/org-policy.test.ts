@@ -96,6 +96,33 @@ describe("validateOrgPolicy", () => {
     [{ exclude: "run_sql" }, "toolRules.exclude", /must be an array of tool names/],
     [{ include: ["a", ""] }, "toolRules.include[1]", /must be a non-empty tool name/],
     [{ protectedArgs: [{ arg: "path", pattern: "(" }] }, "toolRules.protectedArgs[0].pattern", /not a valid/],
+    [
+      {
+        protectedArgs: [
+          { arg: "path", pattern: "^/pinned/" },
+          { arg: "id", pattern: "^(\\w+)-\\1$" },
+        ],
+      },
+      "toolRules.protectedArgs[1].pattern",
+      /has a backreference or octal escape "\\1" at 7: .* matched in linear time/,
+    ],
+    [
+      { protectedArgs: [{ arg: "path", pattern: "^(?!/tmp/)" }] },
+      "toolRules.protectedArgs[0].pattern",
+      /has a lookaround at 1/,
+    ],
+    [
+      { protectedArgs: [{ arg: "path", pattern: "(?:/pinned/[a-z]+){60}" }] },
+      "toolRules.protectedArgs[0].pattern",
+      /compiles to 721 instructions, over the 256/,
+    ],
+    [
+      {
+        protectedArgs: Array.from({ length: 5 }, () => ({ arg: "path", pattern: "(?:/pinned/[a-z]+){20}" })),
+      },
+      "toolRules.protectedArgs",
+      /compile to 1205 instructions together, over the 1024/,
+    ],
     [{ protectedArgs: [{ arg: "", pattern: "x" }] }, "toolRules.protectedArgs[0].arg", /non-empty argument/],
     [
       { protectedArgs: [{ arg: "a", pattern: "x", tool: "t" }] },
@@ -324,6 +351,25 @@ describe("per-tool rules through assembly", () => {
         toolRules: { protectedArgs: [{ arg: "offset", pattern: "^5000$", tools: ["read_file"] }] },
       }),
     ).toEqual(["r1", "r2", "f1"]);
+  });
+
+  it("a pattern that backtracks catastrophically in RegExp is accepted and matched in linear time", () => {
+    // `^([a-z0-9]+-?)+-pinned$` against this path made RegExp take about 35 s.
+    const toolRules = { protectedArgs: [{ arg: "path", pattern: "^([a-z0-9]+-?)+-pinned$" }] };
+    const rules = withToolRules(createToolPolicy(), toolRules).rules;
+    const counter = { steps: 0 };
+    const [protectedArg] = rules.protectedArgs;
+    expect(protectedArg?.pattern.test("leaseagreementpurple2020xy-pinned.pdf", counter)).toBe(false);
+    expect(counter.steps).toBeLessThan(2 * (protectedArg?.pattern.programSize ?? 0) * 40);
+    expect(condensedUnder({ toolRules })).toEqual(["r1", "r2", "f1"]);
+  });
+
+  it("an argument pattern reads the first 4,096 chars of the value only", () => {
+    const toolRules = { protectedArgs: [{ arg: "path", pattern: "notes\\.md$" }] };
+    const policy = withToolRules(createToolPolicy(), toolRules);
+    expect(policy.protects("read_file", { path: "/pinned/notes.md" })).toBe(true);
+    expect(policy.protects("read_file", { path: `/${"d/".repeat(2_043)}notes.md` })).toBe(true);
+    expect(policy.protects("read_file", { path: `/${"d/".repeat(2_044)}notes.md` })).toBe(false);
   });
 
   it("the deployment's rules and the org's add up: an org only adds protection", () => {

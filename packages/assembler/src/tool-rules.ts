@@ -1,3 +1,4 @@
+import { ARG_PATTERN_LIMITS, type ArgPattern, compileArgPattern } from "./arg-pattern";
 import { InvalidToolPolicyError } from "./errors";
 import { describeValue, isRecord } from "./validate";
 
@@ -5,7 +6,11 @@ import { describeValue, isRecord } from "./validate";
 export interface ProtectedArgInput {
   /** The argument's name, e.g. `file_id` or `path`. */
   arg: string;
-  /** A regular expression source, matched against the argument's value (a string or a number). */
+  /**
+   * A regular expression source of the linear-time subset (see `compileArgPattern`: no
+   * backreference or lookaround, at most 256 instructions), matched anywhere in the first
+   * 4,096 chars of the argument's value (a string or a number), e.g. `^/pinned/`.
+   */
   pattern: string;
   /** Only calls of these tools. @default every tool */
   tools?: string[];
@@ -33,7 +38,8 @@ export interface ToolRulesInput {
 /** One validated argument pattern. */
 export interface ProtectedArg {
   readonly arg: string;
-  readonly pattern: RegExp;
+  /** Compiled to a linear-time matcher (never run by the backtracking `RegExp`). */
+  readonly pattern: ArgPattern;
   /** The pattern as given (what the rules' data holds again). */
   readonly source: string;
   readonly tools: ReadonlySet<string> | undefined;
@@ -87,12 +93,8 @@ function protectedArg(value: unknown, at: string): ProtectedArg {
       `${at}.pattern`,
       `must be a non-empty regular expression source, got ${describeValue(value.pattern)}`,
     );
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(value.pattern);
-  } catch (cause) {
-    fail(`${at}.pattern`, `is not a valid regular expression: ${value.pattern}`, cause);
-  }
+  const pattern = compileArgPattern(value.pattern);
+  if ("problem" in pattern) fail(`${at}.pattern`, pattern.problem);
   return Object.freeze({
     arg: value.arg,
     pattern,
@@ -123,6 +125,12 @@ export function validateToolRules(input: unknown, at = "rules"): ToolRules {
   const protectedArgs = ((patterns ?? []) as unknown[]).map((entry, index) =>
     protectedArg(entry, `${at}.protectedArgs[${index}]`),
   );
+  const size = protectedArgs.reduce((sum, { pattern }) => sum + pattern.programSize, 0);
+  if (size > ARG_PATTERN_LIMITS.rulesProgramSize)
+    fail(
+      `${at}.protectedArgs`,
+      `compile to ${size} instructions together, over the ${ARG_PATTERN_LIMITS.rulesProgramSize} one rule set's patterns may take`,
+    );
   return Object.freeze({ include, exclude, neverCondense, protectedArgs: Object.freeze(protectedArgs) });
 }
 
@@ -145,7 +153,10 @@ export function mergeToolRules(base: ToolRules, extra: ToolRules): ToolRules {
   });
 }
 
-/** Whether the rules keep a result of `toolName`, answering a call with `args`, raw. */
+/**
+ * Whether the rules keep a result of `toolName`, answering a call with `args`, raw. Each
+ * argument pattern reads at most the first 4,096 chars of its argument, in linear time.
+ */
 export function rulesProtect(
   rules: ToolRules,
   toolName: string,

@@ -45,6 +45,13 @@ export interface UserMessage extends MessageBase {
 export interface AssistantMessage extends MessageBase {
   role: "assistant";
   toolCalls?: readonly ToolCall[];
+  /**
+   * Provider reasoning carried beside the content (an OpenAI reasoning item, a
+   * `reasoning_content` field), kept as it came. Like thinking blocks in the content, it is
+   * bound to the prompt it was produced after: a view that changes history before it
+   * leaves it out.
+   */
+  reasoning?: unknown;
 }
 
 export interface ToolMessage extends MessageBase {

@@ -153,6 +153,13 @@ export interface ActiveThread {
   readonly threadId: string;
   /** When its latest checkpoint was written. */
   readonly lastActivityAt: Date;
+  /**
+   * When its latest turn started, where the store tells (LangGraph writes a checkpoint of a
+   * run's input, metadata `source: "input"`, as each run starts). A turn's later checkpoints
+   * may be written after its turn-ended event; its start never is. The sweep compares this,
+   * when given, with the latest turn end the pass record saw. @default unknown
+   */
+  readonly lastTurnStartedAt?: Date;
 }
 
 /** A page request of {@link ThreadDirectory.listActiveThreads}. */

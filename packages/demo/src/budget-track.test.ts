@@ -84,6 +84,39 @@ describe("BudgetTrack", () => {
     expect(effective).toEqual(blind);
   });
 
+  it("condenses a result over the budget at arrival by default, keeping its figures", () => {
+    const track = new BudgetTrack("blind");
+    const dense = (index: number) =>
+      `ARTICLE ${index}\nThe Borrower shall not incur Debt above $${index},250,000.00 after March 31, 2026.\n`.padEnd(
+        PAGE,
+        "x",
+      );
+    for (const message of turnOne) track.append(message, new Map());
+    const events = [];
+    for (let index = 10; index < 14; index++) {
+      const [call, result] = read(index) as [Message, Message & { role: "tool" }];
+      track.append(call, new Map());
+      events.push(track.append({ ...result, content: dense(index) }, new Map()));
+    }
+    expect(events.map((event) => event?.condensed)).toEqual([false, false, true, true]);
+    expect(events.map((event) => event?.budgetCut)).toEqual([false, false, true, true]);
+    const last = String((track.messages.at(-1) as Message).content);
+    expect(last).toMatch(
+      /^\[Condensed at arrival by context-cleaner: the conversation's tool budget is spent/,
+    );
+    expect(last).toContain("figures verbatim: ARTICLE 13; $13,250,000.00; March 31, 2026");
+    expect(events.at(-1)?.removedChars).toBe(PAGE);
+  });
+
+  it("cuts a result over the budget under overBudget: cut", () => {
+    const track = new BudgetTrack("blind", "cut");
+    for (const message of [...turnOne, ...read(10), ...read(11)]) track.append(message, new Map());
+    const [call, result] = read(12) as [Message, Message];
+    track.append(call, new Map());
+    const event = track.append({ ...result, content: `ARTICLE 2 $2,250,000.00 ${page(12)}` }, new Map());
+    expect(event).toMatchObject({ budgetCut: true, condensed: false, removedChars: PAGE + 24 - 2_000 });
+  });
+
   it("no accounting records every result whole", () => {
     const track = new BudgetTrack("none");
     expect(play(track, new Map())).toEqual([]);

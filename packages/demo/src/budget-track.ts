@@ -4,6 +4,7 @@ import {
   type DigestMap,
   effectiveToolChars,
   type Message,
+  type OverBudgetMode,
 } from "@context-cleaner/assembler";
 import { contentChars } from "@context-cleaner/assembler/internal";
 
@@ -18,8 +19,13 @@ export type Accounting = "none" | "blind" | "effective";
 
 /** What the caps did to one arriving result. */
 export interface CapEvent {
-  /** Cut because the conversation budget was spent (to `overBudgetResultChars`). */
+  /**
+   * Cut (to `overBudgetResultChars`) or condensed at arrival because the conversation budget
+   * was spent or the raw tool output was past the raw ceiling.
+   */
   budgetCut: boolean;
+  /** Condensed at arrival (the track's `overBudget` is `condense`) rather than cut. */
+  condensed: boolean;
   /** Cut to the per-result cap. */
   perResultCut: boolean;
   /** Chars of the result the caps removed. */
@@ -28,14 +34,18 @@ export interface CapEvent {
 
 /**
  * A thread as the runtime records it under one accounting: each arriving tool result passes
- * through `capToolResult` with the chars spent so far, so a cut result is what the
- * checkpoint holds from then on.
+ * through `capToolResult` with the chars spent so far (and the raw chars, for the raw
+ * ceiling), so a cut or condensed result is what the checkpoint holds from then on.
  */
 export class BudgetTrack {
   readonly messages: Message[] = [];
   private rawToolChars = 0;
 
-  constructor(readonly accounting: Accounting) {}
+  constructor(
+    readonly accounting: Accounting,
+    /** What a result over the budget becomes (`capToolResult`'s `overBudget`). */
+    readonly overBudget: OverBudgetMode = BUDGET_DEFAULTS.overBudget,
+  ) {}
 
   /**
    * Tool chars the budget counts now, with the digests loaded at the turn's start. `shown`:
@@ -66,13 +76,17 @@ export class BudgetTrack {
       return undefined;
     }
     const usedChars = this.usedChars(digests, shown);
-    const capped = capToolResult(message.content, { usedChars });
+    const rawChars = this.rawToolChars;
+    const capped = capToolResult(message.content, { usedChars, rawChars, overBudget: this.overBudget });
     const recorded = capped.capped ? { ...message, content: capped.content } : message;
     this.rawToolChars += contentChars(recorded.content);
     this.messages.push(recorded);
-    const budgetCut = capped.capped && usedChars >= BUDGET_DEFAULTS.conversationBudgetChars;
+    const overSpent =
+      usedChars >= BUDGET_DEFAULTS.conversationBudgetChars || rawChars > BUDGET_DEFAULTS.rawCeilingChars;
+    const budgetCut = capped.capped && overSpent;
     return {
       budgetCut,
+      condensed: capped.condensed,
       perResultCut: capped.capped && !budgetCut,
       removedChars: capped.originalChars - capped.keptChars,
     };

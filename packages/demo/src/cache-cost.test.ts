@@ -1,6 +1,6 @@
 import type { Message } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { type CallCache, costUnits, notCachedChars, PromptCacheModel } from "./cache-cost";
+import { type CallCache, costFloor, costUnits, notCachedChars, PromptCacheModel } from "./cache-cost";
 import { TARIFFS } from "./cache-prices";
 
 // One char per token and small thresholds, so every figure below is checked by hand.
@@ -177,5 +177,30 @@ describe("costUnits and notCachedChars", () => {
   it("counts the chars not read from the cache", () => {
     expect(notCachedChars(calls, "anthropic")).toBe(800);
     expect(notCachedChars(calls, "openai")).toBe(888);
+  });
+});
+
+describe("costFloor", () => {
+  const tariff = (id: string) => TARIFFS.find((candidate) => candidate.id === id) as (typeof TARIFFS)[number];
+  const thread = [user(400), { role: "assistant", content: "y".repeat(200) } as Message, user(600)];
+
+  it("prices every message once at the tariff's write price: 1.25× or 2× on Anthropic, 1× on OpenAI", () => {
+    // 1,200 chars / 4 = 300 tokens.
+    expect(costFloor(thread, tariff("anthropic-5m"))).toBeCloseTo(375, 10);
+    expect(costFloor(thread, tariff("anthropic-1h"))).toBeCloseTo(600, 10);
+    for (const id of ["openai-gpt-4o", "openai-gpt-4.1", "openai-gpt-5"]) {
+      expect(costFloor(thread, tariff(id))).toBeCloseTo(300, 10);
+    }
+  });
+
+  it("is below what the whole thread costs sent as a growing prompt, call after call, under every tariff", () => {
+    const model = new PromptCacheModel(SETTINGS);
+    const pages = Array.from({ length: 8 }, (_, index) => user(150, String.fromCharCode(97 + index)));
+    const calls = pages.map((_, index) => model.call(pages.slice(0, index + 1)));
+    for (const candidate of TARIFFS) {
+      const floor = costFloor(pages, candidate, 1);
+      expect(floor).toBeGreaterThan(0);
+      expect(costUnits(calls, candidate, 1)).toBeGreaterThan(floor);
+    }
   });
 });

@@ -245,3 +245,24 @@ export function notCachedChars(calls: readonly CallCache[], provider: "anthropic
   }
   return chars;
 }
+
+/** What a tariff charges to put a char in the cache, × base input price (OpenAI: no write premium, 1×). */
+export function writePrice(tariff: Tariff): number {
+  return tariff.provider === "anthropic" ? tariff.write : 1;
+}
+
+/**
+ * The floor of a thread's bill under a tariff, in the units of {@link costUnits}: every
+ * message the model must see written to the cache once and nothing read (Anthropic 1.25×
+ * or 2× per char, OpenAI 1×). No contestant that shows the model every message can cost
+ * less; what raw costs above it is the avoidable cost.
+ */
+export function costFloor(
+  messages: readonly Message[],
+  tariff: Tariff,
+  charsPerToken = CHARS_PER_TOKEN,
+): number {
+  let chars = 0;
+  for (const message of messages) chars += messageChars(message);
+  return (chars * writePrice(tariff)) / charsPerToken;
+}

@@ -50,6 +50,7 @@ const CONTEXT_DEFAULTS = { lifetimeMs: ANTHROPIC_CACHE.lifetime5mMs, provider: "
 export class CacheLane {
   private readonly cache = new PromptCacheModel();
   private shown: readonly string[] | undefined;
+  private sent: readonly string[] | undefined;
   private previous: readonly Message[] | undefined;
   private turnStart = false;
   private idleMs: number | undefined;
@@ -76,6 +77,7 @@ export class CacheLane {
       ...(this.idleMs === undefined ? {} : { idleMs: this.idleMs }),
       ...CONTEXT_DEFAULTS,
       ...(this.shown === undefined ? {} : { shown: this.shown }),
+      ...(this.sent === undefined ? {} : { sent: this.sent }),
     };
   }
 
@@ -86,6 +88,7 @@ export class CacheLane {
     this.previous = view.messages;
     this.last = view.messages;
     this.shown = view.condensedIds;
+    this.sent = view.sent;
     this.turnStart = false;
   }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { TARIFFS, type TariffId } from "./cache-prices";
 import type { TurnCost } from "./cache-scenarios";
-import { compareContestants, formatTurnsBeforeCut, renderComparisonTable } from "./comparison";
+import { compareContestants, formatTurnsBeforeCut } from "./comparison";
+import { comparisonTable, costTable, previousTurnTable, renderComparisonTable } from "./comparison-tables";
+import { floorComparison, formatCostCell, formatFloorCell, type ScenarioCost } from "./cost-comparison";
 import { lossFindings, targetFindings } from "./findings";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
 
@@ -31,6 +33,8 @@ function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 10, strict: 10, recoverable: 10 },
+    everyCall: { total: 20, strict: 20, recoverable: 20 },
+    previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
     cost: { warm: turnCost(100), cold: turnCost(100) },
     ...fields,
   };
@@ -48,8 +52,20 @@ function run(id: string, turns: TurnRecord[], viewMs: number[]): ContestantRun {
   };
 }
 
-function simulation(name: string, runs: ContestantRun[]): ThreadSimulation {
-  return { thread: name, turns: 3, probes: 10, rawChars: 1_000, contestants: runs, passes: {} };
+const units = (value: number) =>
+  Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, value])) as Record<TariffId, number>;
+
+function simulation(name: string, runs: ContestantRun[], floor = 200): ThreadSimulation {
+  return {
+    thread: name,
+    turns: 3,
+    probes: 10,
+    rawChars: 1_000,
+    floor: units(floor),
+    counters: [],
+    contestants: runs,
+    passes: {},
+  };
 }
 
 const simulations = [
@@ -111,12 +127,69 @@ describe("compareContestants", () => {
     expect(formatTurnsBeforeCut(digests as NonNullable<typeof digests>)).toBe("3+, 2");
   });
 
-  it("renders one table row per contestant", () => {
-    const table = renderComparisonTable(compareContestants(simulations)).split("\n");
-    expect(table).toHaveLength(4);
-    expect(table[3]).toBe(
-      "| with-digests | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 98.3% | 3+, 2 | 1 | 0.50 | 25.0% | – | – | – | – | 5.00 |",
+  it("renders one table row per contestant, then the floor's", () => {
+    const table = renderComparisonTable(compareContestants(simulations), floorComparison(simulations)).split(
+      "\n",
     );
+    expect(table).toHaveLength(5);
+    expect(table[3]).toBe(
+      "| with-digests | – (–) | – (–) | – (–) | – (–) | 100.0% | 100.0% | 6.0% | 19/20 (95.0%) | 20/20 (100.0%) | 98.3% | 3+, 2 | 1 | 0.50 | 25.0% | 5.00 |",
+    );
+    expect(table[4]).toBe(
+      `| floor (every message written once, nothing read) | 100% (–) | 100% (–) | 100% (–) | 100% (–) |${" – |".repeat(11)}`,
+    );
+  });
+
+  it("adds retention at every call and the previous turn's probes up over turns and threads", () => {
+    const held = { total: 4, strict: 2, standIn: 3, handle: 4, lost: 0 };
+    const measured = simulations.map((entry, index) => ({
+      ...entry,
+      contestants: entry.contestants.map((candidate) => ({
+        ...candidate,
+        turns: candidate.turns.map((record) =>
+          record.turn === 2
+            ? {
+                ...record,
+                everyCall: { total: 8, strict: 3 + index, recoverable: 6 },
+                previousTurn: index === 0 ? held : { ...held, strict: 1, lost: 1 },
+              }
+            : record,
+        ),
+      })),
+    }));
+    const digests = compareContestants(measured)[1];
+    // Turns 1 and 3 at 20 of 20 in both threads, turn 2 at 3 and 4 of 8.
+    expect(digests?.everyCall).toEqual({ total: 96, strict: 87, recoverable: 92 });
+    expect(digests?.previousTurn).toEqual({ total: 8, strict: 3, standIn: 6, handle: 8, lost: 1 });
+    expect(previousTurnTable(compareContestants(measured)).rows[1]?.cells).toEqual([
+      "8",
+      "3 (37.5%)",
+      "6 (75.0%)",
+      "8 (100.0%)",
+      "1 (12.5%)",
+    ]);
+    expect(
+      comparisonTable(compareContestants(measured), floorComparison(measured)).rows[1]?.cells.slice(4, 6),
+    ).toEqual(["90.6%", "95.8%"]);
+  });
+
+  it("gives every counter the simulation ran a column, its per-turn counts summed; none without counters", () => {
+    const counted = simulations.map((entry) => ({
+      ...entry,
+      counters: [{ id: "refused", label: "requests refused" }],
+      contestants: entry.contestants.map((candidate) => ({
+        ...candidate,
+        turns: candidate.turns.map((record) => ({ ...record, counts: { refused: record.turn } })),
+      })),
+    }));
+    const rows = compareContestants(counted);
+    expect(rows[0]?.counts).toEqual([{ id: "refused", label: "requests refused", value: 12 }]);
+    const table = comparisonTable(rows, floorComparison(counted));
+    expect(table.headers.at(-1)).toBe("requests refused");
+    expect(table.rows.map((row) => row.cells.at(-1))).toEqual(["12", "12", "–"]);
+    const plain = comparisonTable(compareContestants(simulations), floorComparison(simulations));
+    expect(plain.headers).toHaveLength(table.headers.length - 1);
+    expect(plain.headers.at(-1)).toBe("median view ms");
   });
 });
 
@@ -148,7 +221,7 @@ describe("compareContestants, cost with prompt caching", () => {
     const digests = compareContestants(priced)[1];
     expect(digests?.cost.warm.vsRaw?.["anthropic-5m"]).toBeCloseTo(0.4, 10);
     expect(digests?.cost.cold.vsRaw?.["openai-gpt-4.1"]).toBeCloseTo(0.75, 10);
-    expect(digests?.cost.warm.perThread).toEqual([
+    expect(digests?.cost.warm.perThread.map(({ thread, vsRaw }) => ({ thread, vsRaw }))).toEqual([
       { thread: "one", vsRaw: 0.3 },
       { thread: "two", vsRaw: 0.5 },
     ]);
@@ -162,11 +235,71 @@ describe("compareContestants, cost with prompt caching", () => {
     expect(digests?.cacheBreaksPerTurn).toBe(0.5);
   });
 
-  it("shows the ratios in the table, warm then cold, and names a cheaper peer in the findings", () => {
-    const rows = compareContestants(priced);
-    expect(renderComparisonTable(rows).split("\n")[3]).toContain(
-      "| 0.50 | 32.5% | 0.40× | 0.75× | 0.40× | 0.75× |",
+  it("removes a share of the avoidable cost: (raw − cost) / (raw − floor), summed over the threads, per tariff", () => {
+    const digests = compareContestants(priced)[1];
+    // Warm: raw 2,000, digests 800, floor 400. Cold: raw 4,000, digests 3,000.
+    expect(digests?.cost.warm.removed?.["anthropic-5m"]).toBeCloseTo(0.75, 10);
+    expect(digests?.cost.cold.removed?.["openai-gpt-5"]).toBeCloseTo(1_000 / 3_600, 10);
+    expect(digests?.cost.warm.floorUnits["anthropic-1h"]).toBe(400);
+    // Per thread, Anthropic 5-minute: (1,000 − 300) / 800 and (1,000 − 500) / 800.
+    expect(digests?.cost.warm.perThread.map((entry) => entry.removed)).toEqual([0.875, 0.625]);
+    expect(compareContestants(priced)[0]?.cost.warm.removed?.["openai-gpt-4o"]).toBe(0);
+  });
+
+  it("gives a contestant costing more than raw a negative share", () => {
+    const dearer = priced.map((entry) => ({
+      ...entry,
+      contestants: [
+        ...entry.contestants,
+        run("blind-caps", [turn(1, { cost: { warm: turnCost(1_400), cold: turnCost(2_000) } })], [1]),
+      ],
+    }));
+    const blind = compareContestants(dearer)[2];
+    expect(blind?.cost.warm.removed?.["anthropic-5m"]).toBeCloseTo(-0.5, 10);
+    expect(blind?.cost.cold.removed?.["anthropic-5m"]).toBe(0);
+    expect(formatCostCell(blind?.cost.warm as ScenarioCost, "anthropic-5m")).toBe("-50.0% (1.40×)");
+  });
+
+  it("prices the floor against raw, and has no share without raw or with raw at the floor", () => {
+    const floor = floorComparison(priced);
+    expect(floor.warm.units["anthropic-5m"]).toBe(400);
+    expect(floor.warm.vsRaw?.["anthropic-5m"]).toBeCloseTo(0.2, 10);
+    expect(floor.cold.vsRaw?.["openai-gpt-4.1"]).toBeCloseTo(0.1, 10);
+    expect(formatFloorCell(floor.warm, "anthropic-5m")).toBe("100% (0.20×)");
+    const rawOnly = priced.map((entry) => ({ ...entry, contestants: entry.contestants.slice(1) }));
+    expect(compareContestants(rawOnly)[0]?.cost.warm.removed).toBeNull();
+    expect(floorComparison(rawOnly).warm.vsRaw).toBeNull();
+    const atFloor = priced.map((entry) => ({ ...entry, floor: units(1_000) }));
+    expect(compareContestants(atFloor)[1]?.cost.warm.removed?.["anthropic-5m"]).toBeNull();
+    expect(formatCostCell(compareContestants(atFloor)[1]?.cost.warm as ScenarioCost, "anthropic-5m")).toBe(
+      "– (0.40×)",
     );
+  });
+
+  it("shows the share removed and the ratio in the tables, warm then cold, with the floor row, every tariff in the cost table", () => {
+    const rows = compareContestants(priced);
+    const floor = floorComparison(priced);
+    const main = renderComparisonTable(rows, floor).split("\n");
+    expect(main[3]).toMatch(
+      /^\| with-digests \| 75\.0% \(0\.40×\) \| 27\.8% \(0\.75×\) \| 75\.0% \(0\.40×\) \| 27\.8% \(0\.75×\) \| /,
+    );
+    expect(main[3]).toContain("| 0.50 | 32.5% |");
+    expect(main[4]).toMatch(
+      /^\| floor .* \| 100% \(0\.20×\) \| 100% \(0\.10×\) \| 100% \(0\.20×\) \| 100% \(0\.10×\) \| – \|/,
+    );
+    const cost = costTable(rows, floor);
+    expect(cost.headers).toHaveLength(10);
+    expect(cost.headers.slice(0, 3)).toEqual([
+      "Anthropic 5-min, warm",
+      "Anthropic 5-min, cold",
+      "Anthropic 1-hour, warm",
+    ]);
+    expect(cost.rows.map((row) => [row.id, row.cells[0], row.cells[9]])).toEqual([
+      ["raw", "0.0% (1.00×)", "0.0% (1.00×)"],
+      ["with-digests", "75.0% (0.40×)", "27.8% (0.75×)"],
+      ["floor", "100% (0.20×)", "100% (0.10×)"],
+    ]);
+    expect(cost.legend).toContain("negative above raw's cost");
     const cheaper = priced.map((entry) => ({
       ...entry,
       contestants: [
@@ -175,10 +308,10 @@ describe("compareContestants, cost with prompt caching", () => {
       ],
     }));
     expect(targetFindings(compareContestants(cheaper)).at(-1)).toBe(
-      "cost with prompt caching (Anthropic, 5-minute cache) 0.40× raw with every call warm, 0.75× with each turn cold; 0.50 cache breaks per turn",
+      "cost with prompt caching (Anthropic, 5-minute cache): 75.0% of the avoidable cost removed (0.40× raw) with every call warm, 27.8% (0.75×) with each turn cold; 0.50 cache breaks per turn",
     );
     expect(lossFindings(compareContestants(cheaper))).toEqual([
-      "blind-caps beats context-cleaner on fewer cache breaks per thread (0.0 vs 0.5); a lower cost with prompt caching, every call warm (0.20× vs 0.40× raw)",
+      "blind-caps beats context-cleaner on fewer cache breaks per thread (0.0 vs 0.5); a lower cost with prompt caching, every call warm (100.0% vs 75.0% of the avoidable cost removed; 0.20× vs 0.40× raw)",
     ]);
   });
 });
@@ -198,5 +331,22 @@ describe("findings", () => {
     expect(lossFindings(compareContestants(simulations))).toEqual([
       "blind-caps beats context-cleaner on fewer cache breaks per thread (0.5 vs 1.5); a faster view (median 3.00 ms vs 5.00 ms)",
     ]);
+    const forgetful = simulations.map((entry) => ({
+      ...entry,
+      contestants: entry.contestants.map((candidate) =>
+        candidate.id === "with-digests"
+          ? {
+              ...candidate,
+              turns: candidate.turns.map((record) => ({
+                ...record,
+                everyCall: { total: 20, strict: 15, recoverable: 20 },
+              })),
+            }
+          : candidate,
+      ),
+    }));
+    expect(lossFindings(compareContestants(forgetful))[0]).toContain(
+      "more strict retention at every call (100.0% vs 75.0%)",
+    );
   });
 });

@@ -1,7 +1,8 @@
 import type { ScenarioId } from "./cache-scenarios";
-import { costComparison, formatCostRatio, type ScenarioCost } from "./cost-comparison";
+import { costComparison, type ScenarioCost } from "./cost-comparison";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { turnsBeforeFirstCut } from "./simulate-turns";
+import type { HeldCount, RetentionCount } from "./view-measures";
 
 /** One contestant's figures over a set of threads, at each thread's last model call. */
 export interface ComparisonRow {
@@ -17,6 +18,12 @@ export interface ComparisonRow {
   /** Strict retention summed over every turn's last view (probes arrived by then), not only the thread's last. */
   strictEveryTurn: number;
   probesEveryTurn: number;
+  /** Retention at every model call, over every (call, probe arrived before it) pair of every thread. */
+  everyCall: RetentionCount;
+  /** What each turn's first call holds of the previous turn's probes, summed over turns and threads. */
+  previousTurn: HeldCount;
+  /** Each counter's count over every call of every thread (the threads' `counters`, in order). */
+  counts: { id: string; label: string; value: number }[];
   /** Per thread: turns played before the first budget cut, and whether a cut came at all. */
   turnsBeforeFirstCut: { thread: string; turns: number; cut: boolean; played: number }[];
   /** Results the conversation budget cut, over all threads. */
@@ -56,6 +63,10 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
     let strictEveryTurn = 0;
     let probesEveryTurn = 0;
     let budgetCuts = 0;
+    const everyCall: RetentionCount = { total: 0, strict: 0, recoverable: 0 };
+    const previousTurn: HeldCount = { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 };
+    const counters = simulations[0]?.counters ?? [];
+    const counts = counters.map((counter) => ({ id: counter.id, label: counter.label, value: 0 }));
     let breaks = 0;
     let turns = 0;
     const viewMs: number[] = [];
@@ -72,6 +83,10 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
         turns++;
         strictEveryTurn += turn.retention.strict;
         probesEveryTurn += turn.retention.total;
+        for (const key of ["total", "strict", "recoverable"] as const) everyCall[key] += turn.everyCall[key];
+        for (const key of ["total", "strict", "standIn", "handle", "lost"] as const)
+          previousTurn[key] += turn.previousTurn[key];
+        for (const count of counts) count.value += turn.counts?.[count.id] ?? 0;
       }
       viewMs.push(...run.viewMs);
     }
@@ -87,6 +102,9 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       probes,
       strictEveryTurn,
       probesEveryTurn,
+      everyCall,
+      previousTurn,
+      counts,
       turnsBeforeFirstCut: runs.map(({ simulation, run }) => ({
         thread: simulation.thread,
         turns: turnsBeforeFirstCut(run),
@@ -102,36 +120,7 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
   });
 }
 
-const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
-
 /** `2, 4+`: turns before the first cut per thread; `+` marks a thread the budget never cut. */
 export function formatTurnsBeforeCut(row: ComparisonRow): string {
   return row.turnsBeforeFirstCut.map((entry) => `${entry.turns}${entry.cut ? "" : "+"}`).join(", ");
-}
-
-/** The table's cost columns: Anthropic 5-minute and OpenAI GPT-4.1 class, warm then cold. */
-export const COST_COLUMNS = [
-  { tariff: "anthropic-5m", scenario: "warm" },
-  { tariff: "anthropic-5m", scenario: "cold" },
-  { tariff: "openai-gpt-4.1", scenario: "warm" },
-  { tariff: "openai-gpt-4.1", scenario: "cold" },
-] as const;
-
-/** The cost ratios of {@link COST_COLUMNS}, as the cells of a Markdown row. */
-function costCells(row: ComparisonRow): string {
-  return COST_COLUMNS.map((column) => formatCostRatio(row.cost[column.scenario], column.tariff)).join(" | ");
-}
-
-/** The comparison as a Markdown table. */
-export function renderComparisonTable(rows: readonly ComparisonRow[]): string {
-  const lines = [
-    "| contestant | view / raw chars | strict retention | recoverable retention | strict, every turn | turns before 1st budget cut | results cut | cache breaks / turn | not cached, warm | cost / raw, Anthropic warm | Anthropic cold | OpenAI warm | OpenAI cold | median view ms |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-  ];
-  for (const row of rows) {
-    lines.push(
-      `| ${row.label} | ${percent(row.promptChars, row.rawChars)} | ${row.strict}/${row.probes} (${percent(row.strict, row.probes)}) | ${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)}) | ${percent(row.strictEveryTurn, row.probesEveryTurn)} | ${formatTurnsBeforeCut(row)} | ${row.budgetCuts} | ${row.cacheBreaksPerTurn.toFixed(2)} | ${(100 * row.cost.warm.notCachedShare).toFixed(1)}% | ${costCells(row)} | ${row.medianViewMs.toFixed(2)} |`,
-    );
-  }
-  return lines.join("\n");
 }

@@ -37,6 +37,8 @@ export interface ContestantView {
   elapsedMs: number;
   /** Tool call ids the view shows condensed, from the assembly report's ledger when it has one. */
   condensedIds?: readonly string[];
+  /** What the view sent, message by message (the report's `ledger.sent`), for the next call's `cache.sent`. */
+  sent?: readonly string[];
 }
 
 /** Defaults every contestant shares: the same history budget and the same keep-3. */
@@ -118,7 +120,7 @@ function cacheAwareView(
   const started = performance.now();
   const { messages, report } = assembleModelView(prompt, digests, options);
   const elapsedMs = performance.now() - started;
-  return { messages, elapsedMs, condensedIds: report.ledger.condensedIds };
+  return { messages, elapsedMs, condensedIds: report.ledger.condensedIds, sent: report.ledger.sent };
 }
 
 /** This project without the worker: keep-rules, inline stubs and the backstop; the budget counts raw. */

@@ -1,35 +1,10 @@
-import { TARIFFS } from "./cache-prices";
 import { SCENARIOS, type ScenarioId } from "./cache-scenarios";
-import { COST_COLUMNS, type ComparisonRow } from "./comparison";
-import { formatCostRatio } from "./cost-comparison";
 import type { ThreadSimulation } from "./simulate-turns";
-import { escapeHtml, type LineSeries, niceMax, renderLineChart } from "./svg-charts";
+import { type LineSeries, niceMax, renderLineChart } from "./svg-charts";
 
 type StyleOf = (id: string, index: number) => { color: string; dash?: string };
 
-const tariffLabel = (id: string) => TARIFFS.find((tariff) => tariff.id === id)?.label.split(" (")[0] ?? id;
 const scenarioLabel = (id: ScenarioId) => SCENARIOS.find((scenario) => scenario.id === id)?.label ?? id;
-
-/** The comparison table's cost header cells. */
-export function costHeaderCells(): string {
-  return [
-    "<th>cache breaks / turn</th>",
-    "<th>sent chars not cached (warm)</th>",
-    ...COST_COLUMNS.map(
-      (column) =>
-        `<th>cost / raw: ${escapeHtml(tariffLabel(column.tariff))}, ${escapeHtml(column.scenario)}</th>`,
-    ),
-  ].join("");
-}
-
-/** A row's cost cells, in the order of {@link costHeaderCells}. */
-export function costCells(row: ComparisonRow): string {
-  return [
-    `<td>${row.cacheBreaksPerTurn.toFixed(2)}</td>`,
-    `<td>${(100 * row.cost.warm.notCachedShare).toFixed(1)}%</td>`,
-    ...COST_COLUMNS.map((column) => `<td>${formatCostRatio(row.cost[column.scenario], column.tariff)}</td>`),
-  ].join("");
-}
 
 /** Cost of each turn (Anthropic, 5-minute cache) per contestant under one scenario, in input-token units. */
 export function costChart(

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { createExtractiveDigester, systemClock } from "@context-cleaner/core";
 import { createDatabase, createDigestRepository } from "@context-cleaner/db";
-import { renderComparisonTable } from "./comparison";
+import { renderComparisonTables } from "./comparison-tables";
 import { fixtureThreads, longThreads } from "./demo-threads";
 import { playThreads, progressLine } from "./play-threads";
 import { renderReport } from "./report-html";
@@ -72,7 +72,7 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
       "Playing the fixture threads turn by turn: tool results arrive in order through the runtime's caps",
     );
     write(
-      "(60,000 per result; past 600,000 tool chars every new result is cut to 2,000), the worker digests",
+      "(60,000 per result; past 600,000 tool chars a new result is condensed to its headings and figures), the worker digests",
     );
     write(
       "between turns (extractive digester, embedded PGlite, no network), and each model call's view is built",
@@ -102,7 +102,7 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
       ),
     ];
     for (const set of sets) {
-      write(`\n${set.title}\n\n${renderComparisonTable(set.rows)}\n`);
+      write(`\n## ${set.title}\n\n${renderComparisonTables(set.rows, set.floor)}\n`);
       write(set.findings.map((line) => `- ${line}`).join("\n"));
     }
 
@@ -110,7 +110,7 @@ export async function runDemo(write: (line: string) => void, options: DemoOption
     const html = renderReport({
       title: "context-cleaner: turns through the caps",
       summary:
-        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Retention is measured in each thread's last view.",
+        "Every contestant played the same threads turn by turn through the same caps and the same 320,000-char history budget; context-cleaner's digests come from its worker running between turns. Costs are priced per model call under prompt caching, headlined as the share of the avoidable cost (raw's cost above the floor) each removes; retention is measured at every model call and in each thread's last view.",
       definitions: REPORT_DEFINITIONS,
       sets,
       ...(sampled?.digestSample ? { digest: { thread: sampled.thread, sample: sampled.digestSample } } : {}),

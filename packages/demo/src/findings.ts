@@ -1,4 +1,5 @@
 import type { ComparisonRow } from "./comparison";
+import { formatShare } from "./cost-comparison";
 
 /** What the comparison is measured against, for this project with digests. */
 export const TARGETS = {
@@ -39,7 +40,7 @@ export function targetFindings(rows: readonly ComparisonRow[]): string[] {
       )} (target ≥ ${TARGETS.minTurnsRatio}×): ${met(ratios.every((entry) => entry.ratio >= TARGETS.minTurnsRatio))}`,
     ...(project.cost.warm.vsRaw && project.cost.cold.vsRaw
       ? [
-          `cost with prompt caching (Anthropic, 5-minute cache) ${project.cost.warm.vsRaw["anthropic-5m"].toFixed(2)}× raw with every call warm, ${project.cost.cold.vsRaw["anthropic-5m"].toFixed(2)}× with each turn cold; ${project.cacheBreaksPerTurn.toFixed(2)} cache breaks per turn`,
+          `cost with prompt caching (Anthropic, 5-minute cache): ${formatShare(project.cost.warm.removed?.["anthropic-5m"])} of the avoidable cost removed (${project.cost.warm.vsRaw["anthropic-5m"].toFixed(2)}× raw) with every call warm, ${formatShare(project.cost.cold.removed?.["anthropic-5m"])} (${project.cost.cold.vsRaw["anthropic-5m"].toFixed(2)}×) with each turn cold; ${project.cacheBreaksPerTurn.toFixed(2)} cache breaks per turn`,
         ]
       : []),
   ];
@@ -64,6 +65,14 @@ export function lossFindings(rows: readonly ComparisonRow[]): string[] {
       wins.push(`more strict retention (${peer.strict} vs ${project.strict})`);
     if (peer.recoverable > project.recoverable)
       wins.push(`more recoverable retention (${peer.recoverable} vs ${project.recoverable})`);
+    if (
+      ratio(peer.everyCall.strict, peer.everyCall.total) >
+      ratio(project.everyCall.strict, project.everyCall.total)
+    ) {
+      wins.push(
+        `more strict retention at every call (${share(ratio(peer.everyCall.strict, peer.everyCall.total))} vs ${share(ratio(project.everyCall.strict, project.everyCall.total))})`,
+      );
+    }
     if (sumTurns(peer) > sumTurns(project)) wins.push("more turns before the first budget cut");
     if (peer.budgetCuts < project.budgetCuts)
       wins.push(`fewer results cut (${peer.budgetCuts} vs ${project.budgetCuts})`);
@@ -76,7 +85,7 @@ export function lossFindings(rows: readonly ComparisonRow[]): string[] {
     const projectCost = project.cost.warm.vsRaw?.["anthropic-5m"];
     if (peerCost !== undefined && projectCost !== undefined && peerCost < projectCost) {
       wins.push(
-        `a lower cost with prompt caching, every call warm (${peerCost.toFixed(2)}× vs ${projectCost.toFixed(2)}× raw)`,
+        `a lower cost with prompt caching, every call warm (${formatShare(peer.cost.warm.removed?.["anthropic-5m"])} vs ${formatShare(project.cost.warm.removed?.["anthropic-5m"])} of the avoidable cost removed; ${peerCost.toFixed(2)}× vs ${projectCost.toFixed(2)}× raw)`,
       );
     }
     // Sub-0.05 ms and sub-1.5× differences are noise on a shared machine.

@@ -6,15 +6,25 @@
  */
 export { ANTHROPIC_CACHE, CHARS_PER_TOKEN, OPENAI_CACHE, TARIFFS } from "./cache-prices";
 export { SCENARIOS } from "./cache-scenarios";
-export { type ComparisonRow, renderComparisonTable } from "./comparison";
+export type { ComparisonRow } from "./comparison";
+export {
+  type ComparisonTable,
+  comparisonTables,
+  renderComparisonTable,
+  renderComparisonTables,
+  renderMarkdownTable,
+} from "./comparison-tables";
 export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "./contestants";
+export { type FloorCost, floorComparison, formatShare } from "./cost-comparison";
 export { type BetweenTurnsRoute, DEMO_DEFAULTS, type DemoOptions, runDemo } from "./demo";
 export { fixtureThreads, longThreads } from "./demo-threads";
 export { playThreads } from "./play-threads";
 export { renderReport } from "./report-html";
 export { buildReportSet, REPORT_DEFINITIONS } from "./report-sets";
 export {
+  type CallCounter,
   type ContestantRun,
+  type ObservedCall,
   simulateThread,
   type ThreadSimulation,
   turnsBeforeFirstCut,

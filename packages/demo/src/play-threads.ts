@@ -1,6 +1,8 @@
 import type { Contestant } from "./contestants";
 import { createLineup } from "./lineup";
+import { providerCheckCounters, withThinking } from "./provider-checks";
 import {
+  type CallCounter,
   type SimulationThread,
   simulateThread,
   type ThreadSimulation,
@@ -14,6 +16,14 @@ export interface PlayOptions {
   orgPrefix: string;
   /** @default createLineup() per thread */
   contestants?: () => Contestant[];
+  /**
+   * Per-call counts added to every contestant's figures (a column each). @default the
+   * providers' checks on thinking sent back (./provider-checks): requests Anthropic's
+   * prefix check refuses and reasoning items OpenAI drops
+   */
+  counters?: readonly CallCounter[];
+  /** Every assistant message carries a thinking block, as with thinking on. @default true */
+  thinking?: boolean;
   onTurn?: (
     thread: SimulationThread,
     turn: number,
@@ -28,14 +38,18 @@ export async function playThreads(
   options: PlayOptions,
 ): Promise<ThreadSimulation[]> {
   const simulations: ThreadSimulation[] = [];
-  for (const [index, thread] of threads.entries()) {
+  const counters = options.counters ?? providerCheckCounters();
+  for (const [index, played] of threads.entries()) {
+    const thread =
+      options.thinking === false ? played : { ...played, messages: withThinking(played.messages) };
     const turns = thread.messages.filter((message) => message.role === "user").length || 1;
     simulations.push(
       await simulateThread(thread, {
         contestants: (options.contestants ?? createLineup)(),
         worker: options.worker,
         orgId: `${options.orgPrefix}-${index + 1}`,
-        onTurn: (turn, records) => options.onTurn?.(thread, turn, turns, records),
+        ...(counters.length > 0 ? { counters } : {}),
+        onTurn: (turn, records) => options.onTurn?.(played, turn, turns, records),
       }),
     );
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { TARIFFS, type TariffId } from "./cache-prices";
 import type { TurnCost } from "./cache-scenarios";
+import { compareContestants } from "./comparison";
+import { floorComparison } from "./cost-comparison";
 import { renderReport } from "./report-html";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
 
@@ -32,6 +34,8 @@ function turns(values: number[]): TurnRecord[] {
     cacheBreaks: 0,
     invalidatedChars: 0,
     retention: { total: 2, strict: 1, recoverable: 2 },
+    everyCall: { total: 4, strict: 2, recoverable: 4 },
+    previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
     cost: { warm: turnCost(value / 4), cold: turnCost(value / 2) },
   }));
 }
@@ -68,6 +72,8 @@ const simulation: ThreadSimulation = {
   turns: 2,
   probes: 2,
   rawChars: 100,
+  floor: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, 20])) as Record<TariffId, number>,
+  counters: [],
   contestants: runs,
   passes: {},
 };
@@ -84,6 +90,7 @@ describe("renderReport", () => {
         description: "d",
         simulations: [simulation],
         rows: [],
+        floor: floorComparison([simulation]),
         findings: ["a finding"],
       },
     ],
@@ -141,6 +148,7 @@ describe("renderReport", () => {
           description: "",
           simulations: [{ ...simulation, contestants: past }],
           rows: [],
+          floor: floorComparison([simulation]),
           findings: [],
         },
       ],
@@ -148,6 +156,70 @@ describe("renderReport", () => {
     expect(report.slice(report.indexOf('id="set-budget-0"'))).toContain(
       "(the raw ceiling) the effective accounting",
     );
+  });
+
+  it("puts every table in a container that scrolls sideways within its section, the page no wider", () => {
+    const report = renderReport({
+      title: "Report",
+      summary: "",
+      definitions: [],
+      sets: [
+        {
+          id: "set",
+          title: "Set",
+          description: "",
+          simulations: [simulation],
+          rows: compareContestants([simulation]),
+          floor: floorComparison([simulation]),
+          findings: [],
+        },
+      ],
+    });
+    const style = report.slice(report.indexOf("<style>"), report.indexOf("</style>"));
+    expect(style).toMatch(/\.table-scroll \{[^}]*overflow-x: auto;/);
+    expect(style).toMatch(/\.table-scroll \{[^}]*max-width: 100%;/);
+    const tables = report.match(/<table class="comparison"/g) ?? [];
+    expect(tables).toHaveLength(3);
+    expect(report.match(/<div class="table-scroll">\n<table class="comparison"/g)).toHaveLength(
+      tables.length,
+    );
+  });
+
+  it("shows the comparison, the cost under every tariff and the previous turn, cost tables with a floor row", () => {
+    const rows = compareContestants([simulation]);
+    const report = renderReport({
+      title: "Report",
+      summary: "",
+      definitions: [],
+      sets: [
+        {
+          id: "set",
+          title: "Set",
+          description: "",
+          simulations: [simulation],
+          rows,
+          floor: floorComparison([simulation]),
+          findings: [],
+        },
+      ],
+    });
+    const table = (id: string) => {
+      const start = report.indexOf(`id="${id}"`);
+      return report.slice(start, report.indexOf("</table>", start));
+    };
+    const rowIds = (html: string) =>
+      (html.match(/<tr(?: class="[^"]+")?><th scope="row">[^<]+/g) ?? []).length;
+    expect(rowIds(table("set-table"))).toBe(4);
+    expect(table("set-table")).toContain(
+      '<tr class="floor"><th scope="row">floor (every message written once',
+    );
+    expect(table("set-table")).toContain("<th>strict retention, every call</th>");
+    expect(rowIds(table("set-cost-table"))).toBe(4);
+    expect(table("set-cost-table")).toContain("<th>OpenAI GPT-5, cold</th>");
+    expect(table("set-cost-table")).toContain('<tr class="floor">');
+    expect(rowIds(table("set-previous-turn-table"))).toBe(3);
+    expect(table("set-previous-turn-table")).not.toContain('class="floor"');
+    expect(report).toContain("A contestant costing more than raw shows a negative share;");
   });
 
   it("shows the digest beside its page, the probe answer marked in both", () => {

@@ -1,6 +1,9 @@
 import { BUDGET_DEFAULTS, COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
-import { type ComparisonRow, formatTurnsBeforeCut } from "./comparison";
-import { costCells, costChart, costHeaderCells } from "./cost-report";
+import type { ScenarioId } from "./cache-scenarios";
+import type { ComparisonRow } from "./comparison";
+import { type ComparisonTable, comparisonTables, FLOOR_ROW } from "./comparison-tables";
+import type { FloorCost } from "./cost-comparison";
+import { costChart } from "./cost-report";
 import type { DigestSample } from "./digest-sample";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { escapeHtml, type LineSeries, niceMax, renderBarChart, renderLineChart } from "./svg-charts";
@@ -12,6 +15,8 @@ export interface ReportSet {
   description: string;
   simulations: readonly ThreadSimulation[];
   rows: readonly ComparisonRow[];
+  /** The threads' floor against raw's cost, per scenario (the floor row of the cost tables). */
+  floor: Record<ScenarioId, FloorCost>;
   /** Short findings for this set: targets met or missed, where a peer does better. */
   findings: readonly string[];
 }
@@ -44,7 +49,6 @@ function styleOf(id: string, index: number): { color: string; dash?: string } {
 }
 
 const integer = (value: number) => value.toLocaleString("en-US");
-const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(1)}%`;
 
 /** A y axis for the bounded series: a series far above them (raw) leaves the scale, with a note. */
 function boundedScale(values: readonly number[], floor: number): number {
@@ -149,18 +153,29 @@ function retentionChart(set: ReportSet): string {
   });
 }
 
-function comparisonTable(set: ReportSet): string {
-  const body = set.rows
+function rowClass(id: string): string {
+  if (id === "with-digests") return ' class="this-project"';
+  return id === FLOOR_ROW.id ? ' class="floor"' : "";
+}
+
+/** A table in its scrolling container, its legend under it. */
+function htmlTable(set: ReportSet, table: ComparisonTable): string {
+  const id = table.id === "comparison" ? `${set.id}-table` : `${set.id}-${table.id}-table`;
+  const body = table.rows
     .map(
       (row) =>
-        `<tr${row.id === "with-digests" ? ' class="this-project"' : ""}><th scope="row">${escapeHtml(row.label)}</th><td>${percent(row.promptChars, row.rawChars)}</td><td>${row.strict}/${row.probes} (${percent(row.strict, row.probes)})</td><td>${row.recoverable}/${row.probes} (${percent(row.recoverable, row.probes)})</td><td>${percent(row.strictEveryTurn, row.probesEveryTurn)}</td><td>${escapeHtml(formatTurnsBeforeCut(row))}</td><td>${row.budgetCuts}</td>${costCells(row)}<td>${row.medianViewMs.toFixed(2)}</td></tr>`,
+        `<tr${rowClass(row.id)}><th scope="row">${escapeHtml(row.label)}</th>${row.cells.map((cell) => `<td>${escapeHtml(cell)}</td>`).join("")}</tr>`,
     )
     .join("\n");
-  return `<table class="comparison" id="${escapeHtml(set.id)}-table">
-<thead><tr><th>contestant</th><th>view / raw chars</th><th>strict retention</th><th>recoverable retention</th><th>strict, every turn</th><th>turns before 1st budget cut (per thread; + = never cut)</th><th>results cut</th>${costHeaderCells()}<th>median view ms</th></tr></thead>
+  return `<h3>${escapeHtml(table.title)}</h3>
+<div class="table-scroll">
+<table class="comparison" id="${escapeHtml(id)}">
+<thead><tr><th>contestant</th>${table.headers.map((header) => `<th>${escapeHtml(header)}</th>`).join("")}</tr></thead>
 <tbody>
 ${body}
-</tbody></table>`;
+</tbody></table>
+</div>
+<p class="legend">${escapeHtml(table.legend)}</p>`;
 }
 
 function highlight(text: string, answer: string | undefined): string {
@@ -204,10 +219,16 @@ body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #
 h1 { font-size: 26px; margin: 0 0 6px; } h2 { font-size: 20px; margin: 36px 0 8px; border-bottom: 1px solid #dde1ea; padding-bottom: 4px; } h3 { font-size: 15px; margin: 0 0 6px; }
 p.summary { color: #4a5168; margin: 0 0 12px; }
 ul.findings li { margin: 4px 0; }
-table.comparison { border-collapse: collapse; width: 100%; font-size: 13.5px; margin: 12px 0; }
+.table-scroll { max-width: 100%; overflow-x: auto; margin: 12px 0 4px; }
+table.comparison { border-collapse: collapse; min-width: 100%; font-size: 13.5px; }
 table.comparison th, table.comparison td { border: 1px solid #dde1ea; padding: 5px 8px; text-align: right; }
 table.comparison td { white-space: nowrap; }
+table.comparison thead th { min-width: 6em; vertical-align: bottom; }
+table.comparison th[scope="row"] { min-width: 12em; }
 table.comparison tr.this-project { background: #eef8ee; }
+table.comparison tr.floor { background: #f6f3ea; font-style: italic; }
+p.legend { font-size: 12.5px; color: #5b6275; margin: 0 0 12px; }
+section.set h3 { margin-top: 20px; }
 table.comparison th[scope="row"], table.comparison thead th:first-child { text-align: left; }
 table.comparison thead th { background: #f3f5f9; font-weight: 600; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 18px; }
@@ -248,7 +269,9 @@ export function renderReport(input: ReportInput): string {
       return `<section class="set" id="${escapeHtml(set.id)}">
 <h2>${escapeHtml(set.title)}</h2>
 <p>${escapeHtml(set.description)}</p>
-${comparisonTable(set)}
+${comparisonTables(set.rows, set.floor)
+  .map((table) => htmlTable(set, table))
+  .join("\n")}
 <ul class="findings">${set.findings.map((finding) => `<li>${escapeHtml(finding)}</li>`).join("")}</ul>
 ${retentionChart(set)}
 <div class="charts">

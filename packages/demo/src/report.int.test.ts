@@ -104,7 +104,15 @@ describe("the demo's HTML report in headless chromium", () => {
   });
 
   it("puts the comparison tables and one digest beside its original page, the probe answer marked", async () => {
-    expect(await page.locator("table.comparison tbody tr").count()).toBe(2 * CONTESTANTS);
+    // Per set: the comparison and the cost table with a floor row, the previous turn's table without.
+    for (const set of ["fixtures", "long"]) {
+      expect(await page.locator(`#${set}-table tbody tr`).count()).toBe(CONTESTANTS + 1);
+      expect(await page.locator(`#${set}-cost-table tbody tr`).count()).toBe(CONTESTANTS + 1);
+      expect(await page.locator(`#${set}-previous-turn-table tbody tr`).count()).toBe(CONTESTANTS);
+    }
+    // Wide tables scroll inside their container: the page itself does not scroll sideways.
+    expect(await page.locator("div.table-scroll > table.comparison").count()).toBe(6);
+    expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true);
     for (const panel of ["#digest-original", "#digest-condensed"]) {
       await expect(page.locator(panel).isVisible()).resolves.toBe(true);
       expect(await page.locator(`${panel} mark`).count()).toBeGreaterThan(0);

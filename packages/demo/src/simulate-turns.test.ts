@@ -47,9 +47,22 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(raw.turns.at(-1)?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
   });
 
+  it("prices the thread's floor from the messages played, each once at the write price, under raw's cost", () => {
+    expect(simulation.floor["anthropic-5m"]).toBeCloseTo((simulation.rawChars * 1.25) / 4, 6);
+    expect(simulation.floor["anthropic-1h"]).toBeCloseTo((simulation.rawChars * 2) / 4, 6);
+    expect(simulation.floor["openai-gpt-5"]).toBeCloseTo(simulation.rawChars / 4, 6);
+    const raw = runOf("raw");
+    for (const scenario of ["warm", "cold"] as const) {
+      for (const tariff of ["anthropic-5m", "anthropic-1h", "openai-gpt-4o", "openai-gpt-5"] as const) {
+        const cost = raw.turns.reduce((sum, turn) => sum + turn.cost[scenario].units[tariff], 0);
+        expect(cost, `${scenario} ${tariff}`).toBeGreaterThan(simulation.floor[tariff]);
+      }
+    }
+  });
+
   it("cuts under blind accounting in turn 3, once 610,120 raw chars were spent in two turns", () => {
     const blind = runOf("blind-caps");
-    expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 614_645, 614_645]);
+    expect(blind.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 610_120, 613_000, 613_000]);
     expect(blind.firstBudgetCutTurn).toBe(3);
     expect(turnsBeforeFirstCut(blind)).toBe(2);
     // The other blind-accounting contestants record the same thread, so the same cuts.
@@ -64,9 +77,9 @@ describe("simulateThread over the credit-agreement fixture", () => {
     const digests = runOf("with-digests");
     const last = digests.turns.at(-1);
     expect(digests.firstBudgetCutTurn).toBeNull();
-    // From turn 3 on, one small result's digest (26 chars shorter than the result) waits,
-    // its batch not paying for the rewrite: the budget counts it raw, as the view shows it.
-    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 283_368, 226_908, 100_579]);
+    // Each turn start condenses every page of the turn before (the recency wall starts at
+    // the latest user message): the budget counts their digests from then on.
+    expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 251_056, 124_920, 100_763]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
@@ -77,13 +90,28 @@ describe("simulateThread over the credit-agreement fixture", () => {
     const written = (timing: "turn-end" | "next-user-message") =>
       simulation.passes[timing]?.map((pass) => [pass.status, pass.digestsWritten]);
     expect(written("turn-end")).toEqual([
-      ["done", 6],
-      ["done", 4],
-      ["done", 3],
+      ["done", 7],
+      ["done", 5],
+      ["done", 1],
     ]);
     expect(written("turn-end")).toEqual(written("next-user-message"));
     expect(runOf("with-digests-turn-end").turns).toHaveLength(4);
     expect(runOf("with-digests-turn-end").turns).toEqual(runOf("with-digests").turns);
+  });
+
+  it("measures retention at every call and what each turn's first call holds of the previous turn", () => {
+    for (const turn of runOf("raw").turns) {
+      expect(turn.everyCall.strict).toBe(turn.everyCall.total);
+      expect(turn.previousTurn).toMatchObject({ strict: turn.previousTurn.total, standIn: 0, lost: 0 });
+    }
+    // Turn 1's 31 probes at turn 2's first call; the peers' format conversions are no stand-ins.
+    expect(runOf("with-digests").turns[1]?.previousTurn).toMatchObject({ total: 31, strict: 31, handle: 31 });
+    expect(runOf("with-digests").turns[1]?.previousTurn.standIn).toBeGreaterThan(0);
+    for (const id of ["blind-caps", "trim-messages", "prune-messages"]) {
+      expect(runOf(id).turns.every((turn) => turn.previousTurn.standIn === 0)).toBe(true);
+    }
+    const everyCall = (id: string) => runOf(id).turns.reduce((sum, turn) => sum + turn.everyCall.strict, 0);
+    expect(everyCall("blind-caps")).toBeLessThan(everyCall("with-digests"));
   });
 
   it("counts cache breaks: the drop-oldest backstop shifts the prefix, pruneMessages on nearly every call", () => {

@@ -1,12 +1,15 @@
 import type { DigestMap, Message } from "@context-cleaner/assembler";
 import type { DigestJobOutcome } from "@context-cleaner/core";
 import { type Accounting, BudgetTrack } from "./budget-track";
+import { costFloor } from "./cache-cost";
+import { TARIFFS, type TariffId } from "./cache-prices";
 import { type CacheLane, createLanes, SCENARIOS, type ScenarioId, type TurnCost } from "./cache-scenarios";
-import type { Contestant } from "./contestants";
+import type { Contestant, ContestantView } from "./contestants";
 import { type DigestSample, digestSample } from "./digest-sample";
 import { splitTurns, type Turn } from "./turns";
 import {
   cacheBreak,
+  type HeldCount,
   ProbeIndex,
   type RetentionCount,
   type SimulationProbe,
@@ -49,6 +52,15 @@ export interface TurnRecord {
   invalidatedChars: number;
   /** Probe retention of the turn's last view (probes whose result has arrived). */
   retention: RetentionCount;
+  /**
+   * Probe retention at every model call of the turn, summed over the calls: `total` counts
+   * the (call, probe) pairs whose result arrived before the call.
+   */
+  everyCall: RetentionCount;
+  /** What the turn's first call's view holds of the probes whose results arrived in the previous turn (none in turn 1). */
+  previousTurn: HeldCount;
+  /** Each counter's count (./simulate-turns `CallCounter`), summed over the turn's calls; only with counters. */
+  counts?: Record<string, number>;
   /** The turn's prompt-cache figures under each timing scenario (the fields above are the warm one's views). */
   cost: Record<ScenarioId, TurnCost>;
 }
@@ -71,11 +83,45 @@ export interface ThreadSimulation {
   probes: number;
   /** Chars of the whole raw thread played (every message). */
   rawChars: number;
+  /** The floor of the thread's bill per tariff (./cache-cost `costFloor` of the messages played). */
+  floor: Record<TariffId, number>;
+  /** The counters the simulation ran (columns of the tables); none when it ran none. */
+  counters: readonly CounterColumn[];
   contestants: ContestantRun[];
   /** The worker's passes, per worker timing, in order (turns whose event was not published have none). */
   passes: Partial<Record<WorkerTiming, DigestJobOutcome[]>>;
   /** A digest beside its page, from the first effective track. */
   digestSample?: DigestSample;
+}
+
+/** One model call of one contestant, as a {@link CallCounter} sees it (the warm scenario's view). */
+export interface ObservedCall {
+  contestant: string;
+  /** 1-based turn, and 1-based call within it. */
+  turn: number;
+  call: number;
+  /** What the contestant was given: its budget track's thread so far. */
+  prompt: readonly Message[];
+  view: ContestantView;
+  /** The contestant's view at its previous model call (the previous turn's last, at a turn's first call). */
+  previousView?: readonly Message[];
+}
+
+/** A column of the comparison a counter adds. */
+export interface CounterColumn {
+  id: string;
+  /** The column's header, e.g. "requests refused". */
+  label: string;
+}
+
+/**
+ * A per-call count added to every contestant's figures: counted at each model call,
+ * summed per turn (`TurnRecord.counts`) and over the threads (`ComparisonRow.counts`), and
+ * shown as a column of the comparison tables when given. A counter may keep state between
+ * calls (keyed by `contestant`); it sees each contestant's calls in order.
+ */
+export interface CallCounter extends CounterColumn {
+  count(call: ObservedCall): number;
 }
 
 export interface SimulationOptions {
@@ -89,6 +135,8 @@ export interface SimulationOptions {
   startAt?: Date;
   /** Called after each turn with every contestant's record of it. */
   onTurn?: (turn: number, records: ReadonlyMap<string, TurnRecord>) => void;
+  /** Per-call counts to add to the figures (columns of the tables). @default none */
+  counters?: readonly CallCounter[];
 }
 
 /** A recorded thread under one accounting (and, for effective accounting, one worker timing). */
@@ -142,6 +190,22 @@ interface CallTally {
   breaks: number;
   invalidated: number;
   last: readonly Message[];
+  everyCall: RetentionCount;
+  previousTurn: HeldCount;
+  counts: Record<string, number>;
+}
+
+function newTally(counters: readonly CounterColumn[]): CallTally {
+  return {
+    calls: 0,
+    sent: 0,
+    breaks: 0,
+    invalidated: 0,
+    last: [],
+    everyCall: { total: 0, strict: 0, recoverable: 0 },
+    previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
+    counts: Object.fromEntries(counters.map((counter) => [counter.id, 0])),
+  };
 }
 
 /** One thread being played: the budget tracks, every contestant's run, and what the measures need. */
@@ -153,6 +217,10 @@ class ThreadPlay {
   private readonly lanes: Record<ScenarioId, CacheLane>[];
   private readonly previousViews = new Map<string, readonly Message[]>();
   private readonly arrived = new Set<string>();
+  /** Results that arrived in the current turn, and in the previous one. */
+  private arrivedThisTurn = new Set<string>();
+  private arrivedPreviousTurn = new Set<string>();
+  private turnNumber = 0;
   private readonly startAt: Date;
 
   constructor(
@@ -181,7 +249,10 @@ class ThreadPlay {
 
   /** Records a message on every track; a tool result passes through the caps first. */
   append(message: Message): void {
-    if (message.role === "tool") this.arrived.add(message.toolCallId);
+    if (message.role === "tool") {
+      this.arrived.add(message.toolCallId);
+      this.arrivedThisTurn.add(message.toolCallId);
+    }
     for (const state of this.tracks.values()) {
       const event = state.track.append(message, state.digests, state.shown);
       if (event?.budgetCut) state.cuts.budget++;
@@ -213,6 +284,9 @@ class ThreadPlay {
    */
   async startTurn(turnIndex: number, turn: Turn): Promise<number> {
     for (const state of this.tracks.values()) state.cuts = { budget: 0, perResult: 0 };
+    this.turnNumber = turnIndex + 1;
+    this.arrivedPreviousTurn = this.arrivedThisTurn;
+    this.arrivedThisTurn = new Set();
     for (const lanes of this.lanes) for (const lane of Object.values(lanes)) lane.startTurn(turnIndex);
     if (turnIndex === 0) return turn.start;
     this.append(this.thread.messages[turn.start] as Message);
@@ -248,6 +322,7 @@ class ThreadPlay {
       const previous = this.previousViews.get(contestant.id);
       const broken = previous ? cacheBreak(previous, view.messages) : undefined;
       this.previousViews.set(contestant.id, view.messages);
+      this.measureCall(tally, contestant.id, prompt, view, previous);
       tally.calls++;
       tally.sent += viewChars(view.messages);
       if (broken?.broken) {
@@ -255,6 +330,34 @@ class ThreadPlay {
         tally.invalidated += broken.invalidatedChars;
       }
       tally.last = view.messages;
+    }
+  }
+
+  /** The measures taken at every call: retention, the previous turn's results at the turn's first call, the counters. */
+  private measureCall(
+    tally: CallTally,
+    contestant: string,
+    prompt: readonly Message[],
+    view: ContestantView,
+    previous: readonly Message[] | undefined,
+  ): void {
+    const retention = this.probeIndex.retention(view.messages, this.arrived);
+    tally.everyCall.total += retention.total;
+    tally.everyCall.strict += retention.strict;
+    tally.everyCall.recoverable += retention.recoverable;
+    if (tally.calls === 0 && this.arrivedPreviousTurn.size > 0)
+      tally.previousTurn = this.probeIndex.held(view.messages, prompt, this.arrivedPreviousTurn);
+    for (const counter of this.options.counters ?? []) {
+      tally.counts[counter.id] =
+        (tally.counts[counter.id] ?? 0) +
+        counter.count({
+          contestant,
+          turn: this.turnNumber,
+          call: tally.calls + 1,
+          prompt,
+          view,
+          ...(previous ? { previousView: previous } : {}),
+        });
     }
   }
 
@@ -277,6 +380,9 @@ class ThreadPlay {
         cacheBreaks: tally.breaks,
         invalidatedChars: tally.invalidated,
         retention: this.probeIndex.retention(tally.last, this.arrived),
+        everyCall: tally.everyCall,
+        previousTurn: tally.previousTurn,
+        ...(this.options.counters?.length ? { counts: tally.counts } : {}),
         cost: Object.fromEntries(
           SCENARIOS.map((scenario) => [
             scenario.id,
@@ -313,9 +419,7 @@ export async function simulateThread(
   const play = new ThreadPlay(thread, options);
   for (const [turnIndex, turn] of turns.entries()) {
     const first = await play.startTurn(turnIndex, turn);
-    const tallies = play.runs.map(
-      (): CallTally => ({ calls: 0, sent: 0, breaks: 0, invalidated: 0, last: [] }),
-    );
+    const tallies = play.runs.map(() => newTally(options.counters ?? []));
     for (let index = first; index < turn.end; index++) {
       const message = thread.messages[index] as Message;
       if (message.role === "assistant") await play.modelCall(tallies);
@@ -330,6 +434,7 @@ export async function simulateThread(
     }
   }
 
+  const played = thread.messages.slice(0, turns.at(-1)?.end ?? 0);
   const sampled = play.effectiveTracks[0];
   const sample =
     sampled && options.worker
@@ -343,7 +448,12 @@ export async function simulateThread(
     thread: thread.name,
     turns: turns.length,
     probes: thread.probes.length,
-    rawChars: viewChars(thread.messages.slice(0, turns.at(-1)?.end ?? 0)),
+    rawChars: viewChars(played),
+    floor: Object.fromEntries(TARIFFS.map((tariff) => [tariff.id, costFloor(played, tariff)])) as Record<
+      TariffId,
+      number
+    >,
+    counters: (options.counters ?? []).map(({ id, label }) => ({ id, label })),
     contestants: play.runs,
     passes: Object.fromEntries(play.effectiveTracks.map((state) => [state.timing, state.passes])),
     ...(sample ? { digestSample: sample } : {}),

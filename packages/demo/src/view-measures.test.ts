@@ -73,6 +73,43 @@ describe("ProbeIndex.retention", () => {
   });
 });
 
+describe("ProbeIndex.held", () => {
+  it("says, per probe of the given results, whether its answer, a digest or stand-in, and a re-read handle are in the view", () => {
+    const view: Message[] = [
+      thread[0] as Message,
+      call("a", 0),
+      result("a", "Digest: Base Rent is $1,200,000 (re-read the page)"),
+      call("b", 100),
+      result("b", "[cleared]"),
+      { role: "user", content: "next" },
+    ];
+    // a: verbatim in its digest, call kept; b: a placeholder, call kept; c: call and result gone.
+    expect(new ProbeIndex(thread, probes).held(view, thread, everything)).toEqual({
+      total: 3,
+      strict: 1,
+      standIn: 2,
+      handle: 2,
+      lost: 1,
+    });
+  });
+
+  it("counts a re-read line as a handle, compares a result with the prompt's (not the thread's), and only the given results", () => {
+    const prompt = [...thread.slice(0, 6), result("c", "The cap is [cut to 20 chars]")];
+    const view: Message[] = [
+      { role: "user", content: 're-read: read_document(file_id="cd_1", offset=100)' },
+      call("c", 200),
+      result("c", "The   cap is [cut to 20 chars]"),
+    ];
+    expect(new ProbeIndex(thread, probes).held(view, prompt, new Set(["b", "c"]))).toEqual({
+      total: 2,
+      strict: 0,
+      standIn: 0,
+      handle: 2,
+      lost: 0,
+    });
+  });
+});
+
 describe("cacheBreak", () => {
   it("is no break when the new view only appends to the previous one, even with equal copies", () => {
     const next = [...thread.slice(0, 3).map((message) => ({ ...message })), ...thread.slice(3)];

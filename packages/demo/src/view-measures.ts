@@ -32,11 +32,18 @@ function normalizedTextOf(message: Message): string {
   return text;
 }
 
+const callKeys = new WeakMap<ToolCall, string>();
+
 /** The provenance of a call: its tool and the args that re-read its result. */
 function callKey(call: ToolCall): string {
-  const rule = resolveToolPolicy(undefined).ruleFor(call.name);
-  const args = Object.fromEntries(rule.provenanceArgs.map((name) => [name, call.args[name]]));
-  return `${call.name}:${canonicalJson(rule.provenanceArgs.length > 0 ? args : call.args)}`;
+  let key = callKeys.get(call);
+  if (key === undefined) {
+    const rule = resolveToolPolicy(undefined).ruleFor(call.name);
+    const args = Object.fromEntries(rule.provenanceArgs.map((name) => [name, call.args[name]]));
+    key = `${call.name}:${canonicalJson(rule.provenanceArgs.length > 0 ? args : call.args)}`;
+    callKeys.set(call, key);
+  }
+  return key;
 }
 
 export interface RetentionCount {
@@ -48,9 +55,72 @@ export interface RetentionCount {
   recoverable: number;
 }
 
+/** What a view still holds of some results' probes, each probe counted in every form it is held in. */
+export interface HeldCount {
+  /** Probes of those results. */
+  total: number;
+  /** The answer verbatim (whitespace-normalised) in the view. */
+  strict: number;
+  /** The result is in the view as a digest or stand-in: a result of its call whose text is not the prompt's. */
+  standIn: number;
+  /** The view holds a re-read handle for the result: a re-read line naming its call, or the call itself. */
+  handle: number;
+  /** None of the three. */
+  lost: number;
+}
+
+interface IndexedProbe {
+  answer: string;
+  toolCallId: string;
+  reread?: string;
+  key?: string;
+}
+
+/** One view, read lazily: its results by call id, its calls' provenance, its whole text. */
+class ViewScan {
+  private readonly sources = new Map<string, Message>();
+  private keys: Set<string> | undefined;
+  private text: string | undefined;
+
+  constructor(private readonly view: readonly Message[]) {
+    for (const message of view) if (message.role === "tool") this.sources.set(message.toolCallId, message);
+  }
+
+  source(toolCallId: string): Message | undefined {
+    return this.sources.get(toolCallId);
+  }
+
+  private fullText(): string {
+    this.text ??= this.view.map(normalizedTextOf).join("\n");
+    return this.text;
+  }
+
+  strict(probe: IndexedProbe): boolean {
+    const source = this.sources.get(probe.toolCallId);
+    return (
+      (source !== undefined && normalizedTextOf(source).includes(probe.answer)) ||
+      this.fullText().includes(probe.answer)
+    );
+  }
+
+  handle(probe: IndexedProbe): boolean {
+    if (!this.keys) {
+      this.keys = new Set();
+      for (const message of this.view) {
+        if (message.role === "assistant")
+          for (const call of message.toolCalls ?? []) this.keys.add(callKey(call));
+      }
+    }
+    return (
+      (probe.key !== undefined && this.keys.has(probe.key)) ||
+      (probe.reread !== undefined && this.fullText().includes(probe.reread))
+    );
+  }
+}
+
 /** Measures probe retention of views of one thread. */
 export class ProbeIndex {
-  private readonly probes: { answer: string; toolCallId: string; reread?: string; key?: string }[];
+  private readonly probes: IndexedProbe[];
 
   constructor(thread: readonly Message[], probes: readonly SimulationProbe[]) {
     const calls = new Map<string, ToolCall>();
@@ -73,34 +143,42 @@ export class ProbeIndex {
   /** Retention in `view` of the probes whose result is among `arrived` (tool call ids). */
   retention(view: readonly Message[], arrived: ReadonlySet<string>): RetentionCount {
     const count: RetentionCount = { total: 0, strict: 0, recoverable: 0 };
-    const sources = new Map<string, Message>();
-    const callKeys = new Set<string>();
-    for (const message of view) {
-      if (message.role === "tool") sources.set(message.toolCallId, message);
-      if (message.role === "assistant")
-        for (const call of message.toolCalls ?? []) callKeys.add(callKey(call));
-    }
-    let text: string | undefined;
-    const fullText = () => {
-      text ??= view.map(normalizedTextOf).join("\n");
-      return text;
-    };
+    const scan = new ViewScan(view);
     for (const probe of this.probes) {
       if (!arrived.has(probe.toolCallId)) continue;
       count.total++;
-      const source = sources.get(probe.toolCallId);
-      const strict =
-        (source !== undefined && normalizedTextOf(source).includes(probe.answer)) ||
-        fullText().includes(probe.answer);
-      if (strict) {
+      if (scan.strict(probe)) {
         count.strict++;
         count.recoverable++;
-      } else if (
-        (probe.key !== undefined && callKeys.has(probe.key)) ||
-        (probe.reread !== undefined && fullText().includes(probe.reread))
-      ) {
+      } else if (scan.handle(probe)) {
         count.recoverable++;
       }
+    }
+    return count;
+  }
+
+  /**
+   * What `view`, made from `prompt`, holds of the probes of the results `ids` (tool call
+   * ids): the answer verbatim, the result as a digest or stand-in (the view's result of
+   * the call differs from the prompt's), a re-read handle.
+   */
+  held(view: readonly Message[], prompt: readonly Message[], ids: ReadonlySet<string>): HeldCount {
+    const count: HeldCount = { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 };
+    const scan = new ViewScan(view);
+    const original = new ViewScan(prompt);
+    for (const probe of this.probes) {
+      if (!ids.has(probe.toolCallId)) continue;
+      count.total++;
+      const strict = scan.strict(probe);
+      const shown = scan.source(probe.toolCallId);
+      const given = original.source(probe.toolCallId);
+      const standIn =
+        shown !== undefined && (given === undefined || normalizedTextOf(shown) !== normalizedTextOf(given));
+      const handle = scan.handle(probe);
+      if (strict) count.strict++;
+      if (standIn) count.standIn++;
+      if (handle) count.handle++;
+      if (!strict && !standIn && !handle) count.lost++;
     }
     return count;
   }

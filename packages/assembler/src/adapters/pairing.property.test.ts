@@ -133,20 +133,35 @@ describe("pairing under a tight budget, through every adapter", () => {
           if (view.fired) fired++;
           expect(pairingProblems(view.messages.map(adapter.events))).toEqual([]);
           expect(adapter.extra?.(view.messages, thread) ?? []).toEqual([]);
-          // Assistant messages come back as the objects passed in (a cache breakpoint aside)
-          // and the latest one always does.
+          // Assistant messages come back as the objects passed in, but for a cache breakpoint
+          // and, after the view's first change, their thinking left out; the latest one of a
+          // tool loop under way always comes back as it came.
+          const neutral = adapter.neutral(thread);
+          const latestNeutral = neutral.findLastIndex((message) => message.role === "assistant");
+          const inLoop =
+            latestNeutral >= 0 && !neutral.slice(latestNeutral).some((message) => message.role === "user");
           const latest = thread.findLast((message) => roleOf(message) === "assistant");
-          if (latest !== undefined) expect(view.messages).toContain(latest);
+          if (latest !== undefined && inLoop) expect(view.messages).toContain(latest);
           const blocksOf = (content: unknown) =>
-            typeof content === "string" ? [{ type: "text", text: content }] : (content as Block[]);
+            typeof content === "string" ? [{ type: "text", text: content }] : ((content ?? []) as Block[]);
+          const isThinking = (block: Block) =>
+            String(block.type).endsWith("thinking") || String(block.type).endsWith("reasoning");
+          const unmarked = (blocks: Block[]) => blocks.map(({ cache_control: _mark, ...block }) => block);
           const inputs = new Set(thread.map((input) => JSON.stringify(blocksOf((input as Block).content))));
+          const visibleInputs = new Set(
+            thread.map((input) =>
+              JSON.stringify(blocksOf((input as Block).content).filter((block) => !isThinking(block))),
+            ),
+          );
           for (const message of view.messages) {
             if (roleOf(message) !== "assistant" || thread.includes(message)) continue;
-            // Only a cache breakpoint, on one block, tells a copy from the input message.
             const blocks = blocksOf((message as Block).content);
-            expect(blocks.filter((block) => block.cache_control !== undefined)).toHaveLength(1);
-            const stripped = blocks.map(({ cache_control: _mark, ...block }) => block);
-            expect(inputs.has(JSON.stringify(stripped))).toBe(true);
+            expect(blocks.filter((block) => block.cache_control !== undefined).length).toBeLessThanOrEqual(1);
+            if (blocks.some(isThinking)) {
+              // Only a cache breakpoint, on one block, tells this copy from the input message.
+              expect(blocks.filter((block) => block.cache_control !== undefined)).toHaveLength(1);
+              expect(inputs.has(JSON.stringify(unmarked(blocks)))).toBe(true);
+            } else expect(visibleInputs.has(JSON.stringify(unmarked(blocks)))).toBe(true);
           }
         }),
         { numRuns: NUM_RUNS },

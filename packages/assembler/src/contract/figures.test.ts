@@ -7,6 +7,7 @@ import {
   extractFigures,
   figureSpans,
   normalizeWhitespace,
+  numberWordRuns,
   wholeFigureFinder,
 } from "./figures";
 
@@ -292,6 +293,36 @@ describe("the figure grammar: a figure is the whole expression", () => {
     expect(extractFigures(text)).toEqual(expected);
   });
 
+  it.each([
+    ["a Total Leverage Ratio of 5.54:1.00 as of the Closing Date", ["5.54:1.00"]],
+    ["a Loan to Value Ratio not greater than 0.65 to 1 at any time", ["0.65 to 1"]],
+    ["a Debt Service Coverage Ratio of at least 1.25x for each quarter", ["1.25x"]],
+    ["a Fixed Charge Coverage Ratio of 3.00 : 1.00 or more", ["3.00 : 1.00"]],
+    ["a Consolidated Leverage Ratio of 4.50 to 1.00 stepping down", ["4.50 to 1.00"]],
+    ["an Interest Coverage Ratio of 3:1 and a multiple of 2X", ["3:1", "2X"]],
+    ["a covenant of 1.50×, tested quarterly", ["1.50×"]],
+  ])("finds a covenant ratio whole in %j", (text, expected) => {
+    expect(extractFigures(text)).toEqual(expected);
+  });
+
+  it.each([
+    "the meeting starts at 10:30 a.m. sharp",
+    "Step 2: 1 item each, then 5.1: 1. more",
+    "reduced from 3 to 1 members",
+    "a 2x4 beam and the value 0x1F",
+    "a ratio of 5.54:1.05 or 4.50 to 2.00",
+    "a ratio of 15.54:1.00000 is not bounded",
+  ])(
+    "does not take a time, a step, a count or a ratio to other than one for a covenant ratio in %j",
+    (text) => {
+      expect(extractFigures(text)).toEqual([]);
+    },
+  );
+
+  it("takes a rate range ending in one percent over a ratio", () => {
+    expect(extractFigures("a margin of 0.65 to 1% over base")).toEqual(["0.65 to 1%"]);
+  });
+
   it("does not take a word that merely contains a number word for an amount", () => {
     expect(extractFigures("someone tended the ironwork Dollars")).toEqual([]);
   });
@@ -425,10 +456,30 @@ describe("wholeFigureFinder", () => {
     expect(wholeFigureFinder("see ARTICLE 8")("Article 8")).toBe(false);
   });
 
+  it("does not find a ratio cut short in a longer one", () => {
+    const occurs = wholeFigureFinder("a Total Leverage Ratio of 5.54:1.00 and coverage of 1.25x");
+    expect(occurs("5.54:1.00")).toBe(true);
+    expect(occurs("5.54:1")).toBe(false);
+    expect(occurs("1.25x")).toBe(true);
+    expect(occurs("1.2")).toBe(false);
+  });
+
   it("checks only the digits around a bare numeric token", () => {
     const occurs = wholeFigureFinder("a fee of U.S.$25 Million");
     expect(occurs("25", "token")).toBe(true);
     expect(occurs("2", "token")).toBe(false);
+  });
+});
+
+describe("numberWordRuns", () => {
+  it("lists every run of number words, with or without a unit, as whole words", () => {
+    expect(
+      numberWordRuns("a cap of Forty-Five Million over thirteen months, and someone tended the ironwork"),
+    ).toEqual(["Forty-Five Million", "thirteen"]);
+    expect(numberWordRuns("Five Hundred Thousand and No/100 Dollars")).toEqual([
+      "Five Hundred Thousand and No/100",
+    ]);
+    expect(numberWordRuns("no figures here")).toEqual([]);
   });
 });
 

@@ -3,9 +3,10 @@ import type { Message } from "../types";
 
 /**
  * Material figures of legal and financial text (docs/architecture.md#the-digest-contract):
- * amounts, percentages, dates, section references, defined terms, party names. Every
- * pattern is bounded (no nested unbounded quantifiers, and number runs start only at a
- * run's first digit), so a scan is linear in the text length even on adversarial input.
+ * amounts, percentages, covenant ratios, dates, section references, defined terms, party
+ * names. Every pattern is bounded (no nested unbounded quantifiers, and number runs start
+ * only at a run's first digit), so a scan is linear in the text length even on adversarial
+ * input.
  */
 
 /** A case-insensitive source for one word (`Million`, `MILLION`, `million`): `[Mm][Ii]…`. */
@@ -59,6 +60,20 @@ const MONEY =
   `|${TO}${MONEY_ONE})?`;
 const PERCENT_UNIT = `(?:[ \\t]?%|[ \\t]?${anyCaseOf(["percent", "per cent"])}(?![A-Za-z]))`;
 const PERCENT = `(?:${NUMBER}${PERCENT_UNIT}(?:(?:${DASH}|${TO})${NUMBER}${PERCENT_UNIT})?|${NUMBER}(?:${DASH}|${TO})${NUMBER}${PERCENT_UNIT})`;
+/**
+ * A covenant ratio to one, at most three whole digits and four decimals a side: `5.54:1.00`,
+ * `3.00 : 1.00`, `3:1` (a colon spaced on both sides or neither, so `5.1: 1.` is not one),
+ * `0.65 to 1`, `4.50 to 1.00` (one side with decimals, so `from 3 to 1` is not one).
+ */
+const RATIO_SIDE = "(?<![\\d.,])\\d{1,3}";
+const RATIO_DECIMALS = "\\.\\d{1,4}";
+const RATIO_ONE = "1(?:\\.0{1,4})?(?!\\d)(?!\\.\\d)";
+const RATIO =
+  `${RATIO_SIDE}(?:${RATIO_DECIMALS})?(?::|[ \\t]:[ \\t])${RATIO_ONE}` +
+  `|${RATIO_SIDE}${RATIO_DECIMALS}[ \\t]to[ \\t]${RATIO_ONE}` +
+  `|${RATIO_SIDE}[ \\t]to[ \\t]1\\.0{1,4}(?!\\d)(?!\\.\\d)`;
+/** A multiple: `1.25x`, `2X`, `1.50×` (the mark not followed by a letter or digit, so `2x4` and `0x1F` are not one). */
+const MULTIPLE = `${RATIO_SIDE}(?:${RATIO_DECIMALS})?(?![\\d.])[xX×](?![A-Za-z0-9])`;
 const FRACTION = "(?<![\\d/.,])\\d{1,2}/\\d{1,3}(?![\\d/])";
 const ORDINAL = "(?:st|nd|rd|th)";
 const DURATION_UNIT = `(?:${anyCaseOf(["business", "calendar", "banking", "trading", "consecutive", "full"])}[ \\t])?${anyCaseOf(["days", "day", "weeks", "week", "months", "month", "years", "year", "hours", "hour", "minutes", "minute", "quarters", "quarter"])}(?![A-Za-z])`;
@@ -157,6 +172,9 @@ const FIGURE_PATTERNS: readonly FigurePattern[] = [
     numeric: true,
   },
   { source: `${NUMBER}(?:(?:${DASH}|${TO})${NUMBER})?[ \\t]?${BASIS_POINTS}`, numeric: true },
+  // covenant ratios and multiples: `5.54:1.00`, `0.65 to 1`, `4.50 to 1.00`, `1.25x`
+  { source: `(?:${RATIO})`, numeric: true },
+  { source: MULTIPLE, numeric: true },
   { source: `${NUMBER_WORDS}(?:[ \\t]?\\([ \\t]?${NUMBER}[ \\t]?\\))?[ \\t]${BASIS_POINTS}`, numeric: true },
   // dates
   { source: `\\b${MONTHS}(?![A-Za-z])[ \\t]{1,3}\\d{1,2}${ORDINAL}?,?[ \\t]{1,3}\\d{4}\\b`, numeric: true },
@@ -253,7 +271,7 @@ export interface FigureSpan {
   end: number;
   /** The figure, verbatim: `text.slice(start, end)`. */
   text: string;
-  /** An amount, rate, date, duration or area (not a reference, defined term or party). */
+  /** An amount, rate, ratio, date, duration or area (not a reference, defined term or party). */
   numeric: boolean;
   /**
    * Ranges `[start, end)` inside the figure that stand for it on their own: the numerals of
@@ -327,7 +345,8 @@ export function figureSpans(text: string): FigureSpan[] {
  * The material figures of a text, verbatim as they occur, unique, in order of first
  * occurrence: money (currency marks and codes, scale words in any case, ranges, negatives
  * in parentheses, amounts in words with their numerals), percentages (ranges, fractions of
- * a percent, basis points), dates in the forms filings use, durations and areas with
+ * a percent, basis points), covenant ratios and multiples (`4.50 to 1.00`, `1.25x`), dates
+ * in the forms filings use, durations and areas with
  * their units, section / article / § references, quoted defined terms (straight and curly
  * quotes) and party names with entity suffixes. A figure is always the whole expression:
  * `U.S.$25 Million`, never `$25`. Plain numbers (page numbers, small integers) are not
@@ -350,6 +369,20 @@ export function extractFigures(text: string): string[] {
     figures.push(figure.text);
   }
   return figures;
+}
+
+const NUMBER_WORD_RUNS = new RegExp(NUMBER_WORDS, "g");
+
+/**
+ * Every run of number words in a text, verbatim, in order (`forty-five million`, `thirteen`,
+ * `Five Hundred Thousand and No/100`), with or without a unit after it: a figure check
+ * treats each as a figure the source must state in words.
+ *
+ * @example
+ * numberWordRuns("a cap of forty-five million over thirteen months"); // → ["forty-five million", "thirteen"]
+ */
+export function numberWordRuns(text: string): string[] {
+  return text.match(NUMBER_WORD_RUNS) ?? [];
 }
 
 const DIGIT = /\d/;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { toolExchange, userMessage } from "#test/assembler/fixtures/thread-builder";
+import { BUDGET_DEFAULTS } from "../budget";
 import { InvalidOptionError } from "../errors";
 import type { Message } from "../types";
 import {
@@ -97,6 +98,42 @@ describe("readOriginal", () => {
       offset = result.next_offset;
     }
     expect(text).toBe(long);
+  });
+
+  it("caps a window at the per-result cap, whatever limit the call asks for", () => {
+    expect(READ_ORIGINAL_DEFAULTS.limit).toBe(BUDGET_DEFAULTS.perResultCapChars);
+    expect(readOriginalTool().inputSchema.properties.limit).toMatchObject({ maximum: 60_000 });
+    const long = "y".repeat(READ_ORIGINAL_DEFAULTS.limit + 10_000);
+    const messages = [...toolExchange("big", "read_file", { path: "a" }, long)];
+    for (const limit of [READ_ORIGINAL_DEFAULTS.limit + 1, 1_000_000, Number.MAX_SAFE_INTEGER]) {
+      const result = readOriginal(messages, { tool_call_id: "big", limit });
+      expect(result).toMatchObject({
+        ok: true,
+        returned_chars: READ_ORIGINAL_DEFAULTS.limit,
+        total_chars: long.length,
+        next_offset: READ_ORIGINAL_DEFAULTS.limit,
+      });
+    }
+    const rest = readOriginal(messages, { tool_call_id: "big", offset: 60_000, limit: 1_000_000 });
+    expect(rest).toMatchObject({ ok: true, returned_chars: 10_000 });
+    expect(rest).not.toHaveProperty("next_offset");
+  });
+
+  it("refuses an id two results carry: which one is meant cannot be told", () => {
+    const messages: Message[] = [
+      ...toolExchange("dup", "read_file", { path: "a" }, "first file"),
+      ...toolExchange("dup", "read_file", { path: "b" }, "second file"),
+      ...toolExchange("own", "read_file", { path: "c" }, "third file"),
+    ];
+    expect(readOriginal(messages, { tool_call_id: "dup" })).toEqual({
+      ok: false,
+      error:
+        '2 results of this conversation carry tool call id "dup", so which one is meant cannot be told (results that share an id are never condensed, so none of them stands condensed in the conversation)',
+    });
+    expect(readOriginal(messages, { tool_call_id: "own" })).toMatchObject({
+      ok: true,
+      content: "third file",
+    });
   });
 
   it("never splits a surrogate pair at a window's end", () => {

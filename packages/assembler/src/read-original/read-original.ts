@@ -14,7 +14,10 @@ export type ReadOriginalOption = boolean | { toolName?: string };
 /** Defaults of the `read_original` tool. */
 export const READ_ORIGINAL_DEFAULTS = {
   toolName: "read_original",
-  /** Chars one call returns when it gives no `limit` (the runtime's per-result cap). */
+  /**
+   * Chars one call returns at most, and when it gives no `limit`: the runtime's per-result
+   * cap, so a re-read is never longer than a result the runtime would take in.
+   */
   limit: BUDGET_DEFAULTS.perResultCapChars,
 } as const;
 
@@ -69,7 +72,8 @@ export const READ_ORIGINAL_INPUT_SCHEMA = {
     limit: {
       type: "integer",
       minimum: 0,
-      description: `Characters to return at most. @default ${READ_ORIGINAL_DEFAULTS.limit}`,
+      maximum: READ_ORIGINAL_DEFAULTS.limit,
+      description: `Characters to return at most (a larger limit returns ${READ_ORIGINAL_DEFAULTS.limit}). @default ${READ_ORIGINAL_DEFAULTS.limit}`,
     },
   },
   required: ["tool_call_id"],
@@ -142,12 +146,13 @@ function windowArg(value: unknown, name: string): number | string | undefined {
   return value;
 }
 
-/** The first result in `messages` answering `toolCallId`. */
-function resultOf(messages: readonly Message[], toolCallId: string): ToolMessage | undefined {
+/** The results in `messages` answering `toolCallId`. */
+function resultsOf(messages: readonly Message[], toolCallId: string): ToolMessage[] {
+  const results: ToolMessage[] = [];
   for (const message of messages) {
-    if (message?.role === "tool" && message.toolCallId === toolCallId) return message;
+    if (message?.role === "tool" && message.toolCallId === toolCallId) results.push(message);
   }
-  return undefined;
+  return results;
 }
 
 /** A window end that does not split a surrogate pair (one character stays whole). */
@@ -160,10 +165,12 @@ function windowEnd(text: string, end: number): number {
 /**
  * The `read_original` executor: the raw result of tool call `args.tool_call_id` in
  * `messages`, the thread the runtime holds (its own record: no other thread can be named),
- * from `args.offset` for at most `args.limit` chars (@default
- * {@link READ_ORIGINAL_DEFAULTS}.limit). Never throws: bad arguments, an empty id or an id
- * the thread does not hold answer `{ ok: false, error }`. Text blocks of a result are
- * joined by newlines; other blocks (images) are not returned.
+ * from `args.offset` for at most `args.limit` chars (@default, and at most,
+ * {@link READ_ORIGINAL_DEFAULTS}.limit, the per-result cap). Never throws: bad arguments,
+ * an empty id, an id the thread does not hold, or an id two or more results carry (which
+ * of them is meant cannot be known: the view condenses none of them, so none needs a
+ * re-read) answer `{ ok: false, error }`. Text blocks of a result are joined by newlines;
+ * other blocks (images) are not returned.
  */
 export function readOriginal(messages: readonly Message[], args: unknown): ReadOriginalResult {
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
@@ -179,16 +186,23 @@ export function readOriginal(messages: readonly Message[], args: unknown): ReadO
   if (typeof offset === "string") return failure(offset);
   if (typeof limit === "string") return failure(limit);
   if (!Array.isArray(messages)) return failure("the conversation is not available");
-  const message = resultOf(messages, toolCallId);
+  const results = resultsOf(messages, toolCallId);
+  const message = results[0];
   if (message === undefined) {
     return failure(`no result of tool call ${JSON.stringify(toolCallId)} in this conversation`);
+  }
+  if (results.length > 1) {
+    return failure(
+      `${results.length} results of this conversation carry tool call id ${JSON.stringify(toolCallId)}, so which one is meant cannot be told (results that share an id are never condensed, so none of them stands condensed in the conversation)`,
+    );
   }
   const text = contentText(message.content);
   const start = offset ?? 0;
   if (start > text.length) {
     return failure(`offset ${start} is past the end of the result (${text.length} characters)`);
   }
-  const end = windowEnd(text, Math.min(text.length, start + (limit ?? READ_ORIGINAL_DEFAULTS.limit)));
+  const window = Math.min(limit ?? READ_ORIGINAL_DEFAULTS.limit, READ_ORIGINAL_DEFAULTS.limit);
+  const end = windowEnd(text, Math.min(text.length, start + window));
   const content = text.slice(start, end);
   return {
     ok: true,

@@ -20,6 +20,7 @@ import {
   isLedgerFirstPage,
   isPolicyKept,
   KEEP_REASONS,
+  KEEP_RULE_DEFAULTS,
   nextTurnWallStart,
   provenanceKeys,
   readOffset,
@@ -67,9 +68,16 @@ describe("recency-wall: recencyWallStart and nextTurnWallStart", () => {
     ];
     const latestUser = 12;
     expect(messages[latestUser]?.role).toBe("user");
-    expect(recencyWallStart(messages)).toBe(latestUser - 6);
+    expect(recencyWallStart(messages, 3)).toBe(latestUser - 6);
     expect(recencyWallStart(messages, 1)).toBe(latestUser - 2);
     expect(recencyWallStart(messages, 0)).toBe(latestUser);
+  });
+
+  it("starts at the latest user message by default", () => {
+    const messages = [systemMessage(), userMessage("go"), ...exchanges(1, 5), userMessage("next")];
+    expect(KEEP_RULE_DEFAULTS.recencyKeepExchanges).toBe(0);
+    expect(recencyWallStart(messages)).toBe(messages.length - 1);
+    expect(nextTurnWallStart(messages.slice(0, -1))).toBe(messages.length - 1);
   });
 
   it("counts an exchange with several tool results as one", () => {
@@ -88,20 +96,20 @@ describe("recency-wall: recencyWallStart and nextTurnWallStart", () => {
   it("nextTurnWallStart: the wall once a user message follows the last message", () => {
     // 0 user, 1..8 four exchanges, 9 the answer that ends the turn
     const ended = [userMessage("go"), ...exchanges(1, 4), assistantText("Done.")];
-    expect(recencyWallStart(ended)).toBe(0);
-    expect(nextTurnWallStart(ended)).toBe(5);
+    expect(recencyWallStart(ended, 3)).toBe(0);
+    expect(nextTurnWallStart(ended, 3)).toBe(5);
     expect(nextTurnWallStart(ended, 1)).toBe(9);
     expect(nextTurnWallStart(ended, 0)).toBe(ended.length);
-    expect(nextTurnWallStart(ended)).toBe(recencyWallStart([...ended, userMessage("next")]));
+    expect(nextTurnWallStart(ended, 3)).toBe(recencyWallStart([...ended, userMessage("next")], 3));
     // Once the next user message is in, both walls agree.
     const started = [...ended, userMessage("next")];
-    expect(nextTurnWallStart(started)).toBe(recencyWallStart(started));
+    expect(nextTurnWallStart(started, 3)).toBe(recencyWallStart(started, 3));
   });
 
   it("counts the last exchanges across earlier user messages", () => {
     // 0..3 two exchanges, 4 user, 5..6 one exchange, 7 user
     const messages = [...exchanges(1, 2), userMessage("first"), ...exchanges(3, 1), userMessage("second")];
-    expect(recencyWallStart(messages)).toBe(0);
+    expect(recencyWallStart(messages, 3)).toBe(0);
     expect(recencyWallStart(messages, 2)).toBe(2);
     expect(recencyWallStart(messages, 1)).toBe(5);
   });
@@ -117,7 +125,7 @@ describe("recency-wall: recencyWallStart and nextTurnWallStart", () => {
 
   it("keeps the last exchanges when there is no user message", () => {
     const messages = [systemMessage(), ...exchanges(1, 5)];
-    expect(recencyWallStart(messages)).toBe(5);
+    expect(recencyWallStart(messages, 3)).toBe(5);
   });
 });
 
@@ -530,7 +538,7 @@ describe("protectMessages", () => {
       assistantText("Done."),
     ];
     expect(protectMessages(messages, policy, 3).wallStart).toBe(0);
-    const next = nextTurnWallStart(messages);
+    const next = nextTurnWallStart(messages, 3);
     expect(next).toBe(resultIndex(messages, "w2") - 1);
     const { wallStart, reasons } = protectMessages(messages, policy, 3, next);
     expect(wallStart).toBe(next);

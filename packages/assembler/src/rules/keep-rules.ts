@@ -4,15 +4,25 @@ import type { Message, ToolCall, ToolMessage } from "../types";
 
 /** Defaults of the keep-rules (docs/architecture.md#keep-rules). */
 export const KEEP_RULE_DEFAULTS = {
-  /** Assistant/tool exchanges kept raw before the latest user message. */
-  recencyKeepExchanges: 3,
+  /**
+   * Assistant/tool exchanges kept raw before the latest user message. None: the previous
+   * turn's consumed pages are condensed in the same turn-start batch as the earlier ones, so
+   * no raw page is written to the prompt cache twice (docs/architecture.md#prompt-cache).
+   */
+  recencyKeepExchanges: 0,
 } as const;
 
-/** Why a message is untouchable; one value per keep-rule (docs/architecture.md#keep-rules). */
+/**
+ * Why a message is untouchable; one value per keep-rule (docs/architecture.md#keep-rules).
+ * `shared-tool-call-id` keeps a result whose non-empty tool call id another result of the
+ * thread carries too (`CallIndex.sharesResultId`, decided over the whole thread): a digest
+ * row, a `cache.shown` id and a `read_original` call name a result by its id alone.
+ */
 export const KEEP_REASONS = {
   conversational: "conversational",
   recencyWall: "recency-wall",
   emptyToolCallId: "empty-tool-call-id",
+  sharedToolCallId: "shared-tool-call-id",
   interrupt: "interrupt",
   ledgerFirstPage: "ledger-first-page",
   referencedByWindow: "referenced-by-window",

@@ -12,7 +12,7 @@ import { messageChars } from "../contract/message-chars";
 import { DIGEST_HEADER } from "../contract/stubs";
 import { InvalidOptionError } from "../errors";
 import type { DigestEntry, DigestMap, Message } from "../types";
-import { CACHE_DEFAULTS, CACHE_PRICES, expectedCallsOf, payingSuffix, resolveCache } from "./cache-policy";
+import { CACHE_DEFAULTS, CACHE_TARIFFS, expectedCallsOf, payingSuffix, resolveCache } from "./cache-policy";
 
 const PAGE = 6_000;
 
@@ -84,11 +84,51 @@ describe("options.cache validation", () => {
       cold: false,
       shown: undefined,
       expectedCalls: undefined,
-      prices: { read: CACHE_PRICES.anthropic.read, write: CACHE_PRICES.anthropic.write },
+      prices: { read: CACHE_TARIFFS["anthropic-5m"].read, write: CACHE_TARIFFS["anthropic-5m"].write },
     });
     expect(resolveCache({ turnStart: true })?.cold).toBe(true);
     expect(resolveCache({ turnStart: true, idleMs: CACHE_DEFAULTS.lifetimeMs })?.cold).toBe(true);
     expect(resolveCache(false)).toBeUndefined();
+  });
+});
+
+describe("the tariff", () => {
+  it("prices the gate with the tariff the runtime declares, its lifetime by default", () => {
+    for (const tariff of Object.keys(CACHE_TARIFFS) as (keyof typeof CACHE_TARIFFS)[]) {
+      const { read, write, lifetimeMs } = CACHE_TARIFFS[tariff];
+      expect(resolveCache({ turnStart: true, idleMs: lifetimeMs - 1, tariff })).toMatchObject({
+        cold: false,
+        prices: { read, write },
+      });
+      expect(resolveCache({ turnStart: true, idleMs: lifetimeMs, tariff })?.cold).toBe(true);
+    }
+  });
+
+  it("reads a 1-hour Anthropic lifetime as the 1-hour tariff (writes at 2×)", () => {
+    expect(resolveCache({ turnStart: true, idleMs: 0, lifetimeMs: 3_600_000 })?.prices).toEqual({
+      read: 0.1,
+      write: 2,
+    });
+    expect(resolveCache({ turnStart: true, idleMs: 0, provider: "openai" })?.prices).toEqual({
+      read: 0.5,
+      write: 1,
+    });
+  });
+
+  it("a batch that pays at 1.25× does not at 2×", () => {
+    // Saving 1,000 chars over 12 calls at 0.1 = 1,200; rewriting 1,000 chars: 1,150 at 1.25×, 1,900 at 2×.
+    const candidates = [{ index: 10, saved: 1_000 }];
+    const fiveMinutes = resolveCache({ turnStart: true, idleMs: 1_000, shown: [], tariff: "anthropic-5m" });
+    const hour = resolveCache({ turnStart: true, idleMs: 1_000, shown: [], tariff: "anthropic-1h" });
+    if (!fiveMinutes || !hour) throw new Error("fixture");
+    expect(payingSuffix(candidates, () => 2_000, fiveMinutes)).toBe(0);
+    expect(payingSuffix(candidates, () => 2_000, hour)).toBe(1);
+  });
+
+  it("rejects a tariff it does not know, naming the field", () => {
+    expect(() => resolveCache({ turnStart: true, tariff: "anthropic-1d" as never })).toThrow(
+      expect.objectContaining({ field: "cache.tariff" }),
+    );
   });
 });
 

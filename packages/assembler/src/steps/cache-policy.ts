@@ -1,18 +1,40 @@
 import { InvalidOptionError } from "../errors";
+import type { ThinkingReport } from "./provider-true";
 
 /**
- * Prompt-cache prices per provider, as multiples of the model's base input price per
- * token (docs/architecture.md#prompt-cache). The one place these numbers live: prices
- * change, and the cost gate reads them from here.
+ * Prompt-cache tariffs (docs/architecture.md#prompt-cache): per tariff, what reading the
+ * cache and writing it cost as multiples of the model's base input price per token, and
+ * how long an entry lives. The one place these numbers live: prices change, and the cost
+ * gate reads them from here.
  */
-export const CACHE_PRICES = {
-  /** Anthropic: a cache read costs 0.1×; writing the 5-minute cache 1.25×, the 1-hour cache 2×. */
-  anthropic: { read: 0.1, write: 1.25, write1h: 2 },
-  /** OpenAI: automatic prefix caching, no write premium; cached input at 0.25–0.5× by model (the dearer end here). */
-  openai: { read: 0.5, write: 1, write1h: 1 },
-} as const;
+export const CACHE_TARIFFS = {
+  /** Anthropic, 5-minute cache: reads 0.1×, writes 1.25×. */
+  "anthropic-5m": { provider: "anthropic", read: 0.1, write: 1.25, lifetimeMs: 300_000 },
+  /** Anthropic, 1-hour cache: reads 0.1×, writes 2×. */
+  "anthropic-1h": { provider: "anthropic", read: 0.1, write: 2, lifetimeMs: 3_600_000 },
+  /** OpenAI, GPT-4o class: automatic caching, no write premium, cached input 0.5×. */
+  "openai-gpt-4o": { provider: "openai", read: 0.5, write: 1, lifetimeMs: 300_000 },
+  /** OpenAI, GPT-4.1 class: cached input 0.25×. */
+  "openai-gpt-4.1": { provider: "openai", read: 0.25, write: 1, lifetimeMs: 300_000 },
+  /** OpenAI, GPT-5 class: cached input 0.1×. */
+  "openai-gpt-5": { provider: "openai", read: 0.1, write: 1, lifetimeMs: 300_000 },
+} as const satisfies Record<
+  string,
+  { provider: "anthropic" | "openai"; read: number; write: number; lifetimeMs: number }
+>;
 
-export type CacheProvider = keyof typeof CACHE_PRICES;
+export type CacheTariff = keyof typeof CACHE_TARIFFS;
+
+export type CacheProvider = (typeof CACHE_TARIFFS)[CacheTariff]["provider"];
+
+/** The tariff a context without one prices at: the provider's, the 1-hour cache for an Anthropic lifetime of an hour or more. */
+function tariffOf(cache: CacheContext): CacheTariff {
+  if (cache.tariff !== undefined) return cache.tariff;
+  if ((cache.provider ?? "anthropic") === "openai") return "openai-gpt-4o";
+  return (cache.lifetimeMs ?? 0) >= CACHE_TARIFFS["anthropic-1h"].lifetimeMs
+    ? "anthropic-1h"
+    : "anthropic-5m";
+}
 
 /** Defaults of {@link CacheContext}. */
 export const CACHE_DEFAULTS = {
@@ -23,8 +45,8 @@ export const CACHE_DEFAULTS = {
    * longer counts its own calls per turn: see {@link expectedCallsOf}).
    */
   expectedCalls: 12,
-  provider: "anthropic",
-} as const satisfies { lifetimeMs: number; expectedCalls: number; provider: CacheProvider };
+  tariff: "anthropic-5m",
+} as const satisfies { lifetimeMs: number; expectedCalls: number; tariff: CacheTariff };
 
 /**
  * What the runtime knows of a thread's prompt cache at one model call. With it, the
@@ -40,7 +62,7 @@ export interface CacheContext {
    * call; undefined = unknown (treated as cold). Constant for all calls of one turn.
    */
   idleMs?: number;
-  /** Provider cache lifetime. @default 300000 (Anthropic's 5-minute cache) */
+  /** Provider cache lifetime. @default the tariff's (300000 on Anthropic's 5-minute cache) */
   lifetimeMs?: number;
   /**
    * Tool call ids the previous view of this thread showed condensed: the previous call's
@@ -53,8 +75,23 @@ export interface CacheContext {
    * thread's own model calls per turn before its latest user message, at least 12
    */
   expectedCalls?: number;
-  /** Whose prices the cost gate uses. @default "anthropic" */
+  /**
+   * The tariff the runtime pays (docs/architecture.md#prompt-cache): whose read and write
+   * prices the cost gate weighs a batch with, and the cache lifetime. @default from
+   * `provider` and `lifetimeMs`: `anthropic-5m`, `anthropic-1h` for a lifetime of an hour
+   * or more, `openai-gpt-4o` for `provider: "openai"`
+   */
+  tariff?: CacheTariff;
+  /** Whose prices the cost gate uses when no `tariff` is given. @default "anthropic" */
   provider?: CacheProvider;
+  /**
+   * What the previous call of this thread sent: its `report.ledger.sent` (docs/architecture.md#provider-true-views).
+   * The view's first change against it decides which thinking blocks leave the view, and
+   * the ones an earlier call left out stay out. Undefined: the view is compared with the
+   * thread as it is (exact while the thread's earlier views differed from it only from that
+   * change on; the integrations keep `sent` for every call of a process).
+   */
+  sent?: readonly string[];
 }
 
 /** Why the call's new batch landed, waited or was empty. */
@@ -118,6 +155,10 @@ export interface TurnLedger {
   prefixKeptMessages: number;
   /** Chars of the view from `prefixKeptMessages` on (what the provider writes again). */
   invalidatedChars: number;
+  /** A key per message of the view, in order: what the next call passes as `cache.sent`. */
+  sent: string[];
+  /** The thinking the view left out: what the model no longer sees of its earlier reasoning. */
+  thinking: ThinkingReport;
 }
 
 /** The cache context with its defaults filled in. */
@@ -127,6 +168,7 @@ export interface ResolvedCache {
   shown: ReadonlySet<string> | undefined;
   /** Undefined: counted from the thread ({@link expectedCallsOf}). */
   expectedCalls: number | undefined;
+  sent: readonly string[] | undefined;
   prices: { read: number; write: number };
 }
 
@@ -165,10 +207,16 @@ export function resolveCache(cache: CacheContext | false | undefined): ResolvedC
   checkNumber("cache.idleMs", cache.idleMs, 0, false);
   checkNumber("cache.lifetimeMs", cache.lifetimeMs, 1, false);
   checkNumber("cache.expectedCalls", cache.expectedCalls, 0, false);
-  if (cache.provider !== undefined && !Object.hasOwn(CACHE_PRICES, cache.provider)) {
+  if (cache.provider !== undefined && cache.provider !== "anthropic" && cache.provider !== "openai") {
     throw new InvalidOptionError(
-      `options.cache.provider must be one of ${Object.keys(CACHE_PRICES).join(", ")}, got ${String(cache.provider)}`,
+      `options.cache.provider must be one of anthropic, openai, got ${String(cache.provider)}`,
       "cache.provider",
+    );
+  }
+  if (cache.tariff !== undefined && !Object.hasOwn(CACHE_TARIFFS, cache.tariff)) {
+    throw new InvalidOptionError(
+      `options.cache.tariff must be one of ${Object.keys(CACHE_TARIFFS).join(", ")}, got ${String(cache.tariff)}`,
+      "cache.tariff",
     );
   }
   if (
@@ -180,14 +228,25 @@ export function resolveCache(cache: CacheContext | false | undefined): ResolvedC
       "cache.shown",
     );
   }
-  const lifetime = cache.lifetimeMs ?? CACHE_DEFAULTS.lifetimeMs;
-  const prices = CACHE_PRICES[cache.provider ?? CACHE_DEFAULTS.provider];
+  if (
+    cache.sent !== undefined &&
+    (!Array.isArray(cache.sent) || cache.sent.some((key) => typeof key !== "string"))
+  ) {
+    throw new InvalidOptionError(
+      "options.cache.sent must be an array of message keys (the previous report's ledger.sent)",
+      "cache.sent",
+    );
+  }
+  const tariff = CACHE_TARIFFS[tariffOf(cache)];
+  const lifetime = cache.lifetimeMs ?? tariff.lifetimeMs;
+  const prices = { read: tariff.read, write: tariff.write };
   return {
     turnStart: cache.turnStart,
     cold: cache.idleMs === undefined || cache.idleMs >= lifetime,
     shown: cache.shown === undefined ? undefined : new Set(cache.shown),
     expectedCalls: cache.expectedCalls,
     prices,
+    sent: cache.sent,
   };
 }
 

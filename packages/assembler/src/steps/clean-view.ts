@@ -100,7 +100,7 @@ interface Condensation {
  * wall, per result index. A result already showing its stub or its row's digest (an
  * earlier assembly's view written back) is neither live nor stale for the digest gate.
  * `sticky` results (the previous view showed them condensed) are cleaned whatever keep-rule
- * the window now adds.
+ * the window now adds; see {@link isSticky} for the rules that win over it.
  */
 function condensations(
   facts: ThreadFacts,
@@ -110,9 +110,8 @@ function condensations(
   counts: CleaningCounts,
 ): Map<number, Condensation> {
   const found = new Map<number, Condensation>();
-  const sticky = (index: number) =>
-    index < protection.wallStart && options.shown?.has(facts.message(index).toolCallId) === true;
-  const cleanable = (index: number) => protection.reasonAt(index) === undefined || sticky(index);
+  const cleanable = (index: number) =>
+    protection.reasonAt(index) === undefined || isSticky(facts, index, protection, options);
   if (options.inline) {
     for (const stub of decideInlineStubs(facts, cleanable, options.evidenceEnd)) {
       // Stryker disable next-line OptionalChaining: equivalent — a stub's index is a message of the thread
@@ -166,6 +165,29 @@ function condensations(
     }
   }
   return found;
+}
+
+/**
+ * Whether the result at `index`, before the wall, stays condensed because the previous view
+ * showed it so (`options.shown`), whatever keep-rule now keeps it. Never a result no id
+ * names alone (an empty id, or one another result carries: `shown` cannot tell which of
+ * them it meant). On a turn's first call the rules that do not depend on the window win
+ * (an org's `neverCondense`, `exclude`, `include` or `protectedArgs` set since, an interrupt
+ * or memory tool, a ledger page): the result is shown raw from then on. Within a turn, and
+ * for the window's references, the view stays as it was.
+ */
+function isSticky(
+  facts: ThreadFacts,
+  index: number,
+  protection: WindowProtection,
+  options: CleanOptions,
+): boolean {
+  if (index >= protection.wallStart) return false;
+  const { toolCallId } = facts.message(index);
+  if (options.shown?.has(toolCallId) !== true) return false;
+  if (toolCallId === "" || facts.thread.calls.sharesResultId(index)) return false;
+  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
+  return !(options.cache?.turnStart === true && facts.at(index)?.reason !== undefined);
 }
 
 /** Where the call's new batch stands (see `TurnLedger.batch`). */
@@ -286,7 +308,8 @@ function condenser(
     // assembly (the error/retry rule decides failed results).
     // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
     if (message.role !== "tool" || facts.at(index)?.failed) return undefined;
-    if (alreadyCondensed.has(index)) return undefined;
+    // A result whose id another result carries is never condensed (its handle would name both).
+    if (alreadyCondensed.has(index) || facts.thread.calls.sharesResultId(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (entry) checkDigestEntry(message.toolCallId, entry);
     if (
@@ -310,7 +333,7 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number, shown: Message): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
     // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
-    if (message.role !== "tool") return undefined;
+    if (message.role !== "tool" || facts.thread.calls.sharesResultId(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (!entry || shown.content !== entry.digest) return undefined;
     const text = figuresOnlyOf(entry, message.toolCallId);
@@ -319,14 +342,24 @@ function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
 }
 
 /**
+ * Whether `read_original` can name the result at `index` by its id: not an empty id, nor
+ * one another result of the thread carries (the tool refuses both).
+ */
+function hasOwnId(facts: ThreadFacts, index: number): boolean {
+  const message = facts.thread.messages[index] as Message;
+  return message.role === "tool" && message.toolCallId !== "" && !facts.thread.calls.sharesResultId(index);
+}
+
+/**
  * The note's line for a dropped result: one with a digest (shown in the view, or its
  * row's, hash-matched) gives its figures and re-read calls instead of a snippet; with the
- * `read_original` tool, any other result's snippet names the call returning it.
+ * `read_original` tool, any other result's snippet names the call returning it. A result
+ * without an id of its own keeps the plain snippet: no handle could name it.
  */
 function noteLiner(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number, shown: Message, maxChars: number): string | undefined => {
     const message = facts.thread.messages[index] as Message;
-    if (message.role !== "tool" || shown.role !== "tool") return undefined;
+    if (message.role !== "tool" || shown.role !== "tool" || !hasOwnId(facts, index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     const digest =
       typeof shown.content === "string" && shown.content.startsWith(DIGEST_HEADER)
@@ -497,12 +530,10 @@ export function cleanView(
       noteHandle:
         facts.readOriginal === undefined
           ? undefined
-          : (index) => {
-              const message = facts.thread.messages[index] as Message;
-              return message.role === "tool" && message.toolCallId !== ""
-                ? renderOriginalHandle(message.toolCallId, facts.readOriginal as string)
-                : undefined;
-            },
+          : (index) =>
+              hasOwnId(facts, index)
+                ? renderOriginalHandle(facts.message(index).toolCallId, facts.readOriginal as string)
+                : undefined,
     },
     kinds,
     batch: outcome,

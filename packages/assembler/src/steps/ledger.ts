@@ -14,7 +14,7 @@ export function buildLedger(
   cleaned: CleanedView,
   compacted: BackstopResult,
   shown: ReadonlySet<string> | undefined,
-): TurnLedger {
+): Omit<TurnLedger, "sent" | "thinking"> {
   const { thread } = view;
   const dropped = compacted.dropped;
   const condensed = compacted.condensed;

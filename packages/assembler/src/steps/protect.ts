@@ -121,6 +121,19 @@ function referredResults(
   return referred;
 }
 
+/** Results before the wall whose tool call id another result of the thread carries too (the shared-tool-call-id keep-rule). */
+function sharedResultsBefore(facts: ThreadFacts, wallStart: number): Set<number> {
+  const shared = new Set<number>();
+  const { calls } = facts.thread;
+  for (const id of calls.sharedIds) {
+    for (const result of calls.resultsOf(id)) {
+      if (result >= wallStart) break;
+      shared.add(result);
+    }
+  }
+  return shared;
+}
+
 /**
  * Evaluates every keep-rule (docs/architecture.md#keep-rules) for the recency wall at
  * `wallStart`, from facts kept across calls: the cost is the window's, not the thread's.
@@ -135,21 +148,27 @@ export function protectWindow(
 ): WindowProtection {
   const end = Math.min(windowEnd, facts.thread.length);
   const mentioned = referredResults(facts, wallStart, end, mentionedResults(facts, wallStart, end));
-  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
-  const referenced = new Set([...mentioned].filter((result) => facts.at(result)?.reason === undefined));
   const { keep, thread } = facts;
+  const shared = sharedResultsBefore(facts, wallStart);
+  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
+  const unkept = (result: number) => facts.at(result)?.reason === undefined && !shared.has(result);
+  const referenced = new Set([...mentioned].filter(unkept));
+  // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
+  const sharedOnly = [...shared].filter((result) => facts.at(result)?.reason === undefined).length;
   const resultsInWall = keep.resultsBefore(thread.length) - keep.resultsBefore(wallStart);
   return {
     wallStart,
     mentioned,
     referenced,
-    protectedResults: resultsInWall + keep.keptBefore(wallStart) + referenced.size,
+    protectedResults: resultsInWall + keep.keptBefore(wallStart) + sharedOnly + referenced.size,
     reasonAt(index) {
       // Stryker disable next-line OptionalChaining: equivalent — asked for messages of the thread only
       if (thread.messages[index]?.role !== "tool") return KEEP_REASONS.conversational;
       if (index >= wallStart) return KEEP_REASONS.recencyWall;
       // Stryker disable next-line OptionalChaining: equivalent — every result has its facts
       const reason = facts.at(index)?.reason;
+      // An empty id is never shared: the order of the keep-rules' table.
+      if (shared.has(index)) return KEEP_REASONS.sharedToolCallId;
       if (reason !== undefined) return reason;
       return referenced.has(index) ? KEEP_REASONS.referencedByWindow : undefined;
     },

@@ -28,6 +28,10 @@ export class CallIndex implements ThreadIndex {
   private readonly callChars: number[] = [];
   /** Per id, the first position of a result that no earlier call answered. */
   private readonly unansweredSince = new Map<string, number>();
+  /** Per non-empty id, the positions of the results carrying it. */
+  private readonly resultsById = new Map<string, number[]>();
+  /** The non-empty ids two or more results carry, in the order they became shared. */
+  readonly sharedIds: string[] = [];
   private lastPositions: Map<Message, number> | undefined;
 
   get length(): number {
@@ -55,6 +59,9 @@ export class CallIndex implements ThreadIndex {
         if ((this.unansweredSince.get(call.id) ?? Number.POSITIVE_INFINITY) < settledBefore) settled = false;
       }
     } else if (message.role === "tool" && message.toolCallId !== "") {
+      const results = this.resultsById.get(message.toolCallId);
+      if (results === undefined) this.resultsById.set(message.toolCallId, [position]);
+      else if (results.push(position) === 2) this.sharedIds.push(message.toolCallId);
       entry = this.latestById.get(message.toolCallId);
       if (entry === undefined && !this.unansweredSince.has(message.toolCallId)) {
         this.unansweredSince.set(message.toolCallId, position);
@@ -86,6 +93,20 @@ export class CallIndex implements ThreadIndex {
   /** The chars the tool calls of the message at `position` put in the prompt (names and canonical args). */
   callCharsAt(position: number): number {
     return this.callChars[position] ?? 0;
+  }
+
+  /**
+   * The positions of the results carrying the non-empty tool call id `id`, in order. Two
+   * or more: the id is shared, and no result carrying it is condensed or re-read by id.
+   */
+  resultsOf(id: string): readonly number[] {
+    return this.resultsById.get(id) ?? [];
+  }
+
+  /** Whether the result at `position` carries a non-empty tool call id another result of the thread carries too. */
+  sharesResultId(position: number): boolean {
+    const message = this.messages[position];
+    return message?.role === "tool" && this.resultsOf(message.toolCallId).length > 1;
   }
 
   /** The call a tool result answers, found by its last position in the thread. */

@@ -149,7 +149,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     expect(await storage.repository.loadThreadDigests(orgId, threadId)).toEqual(digests);
   });
 
-  it("with the default wall the pass digests the pages before the next turn's wall; the view swaps in those its own wall has passed", async () => {
+  it("with a wall of three exchanges the pass digests the pages before the next turn's wall; the view swaps in those its own wall has passed", async () => {
     const memory = new MemorySaver();
     const threadId = "lease-graph-2";
     const orgId = "org-langgraph-2";
@@ -162,7 +162,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
         digester: createExtractiveDigester(),
         clock: fixedClock(at),
       },
-      { triggerChars: 10_000, minCharsPerPass: 10_000 },
+      { triggerChars: 10_000, minCharsPerPass: 10_000, recencyKeepExchanges: 3 },
     );
     // The next turn's wall holds the ack, the answer and the last page's exchange; reading
     // the lease page by page refers to none of its earlier pages.
@@ -174,7 +174,7 @@ describe("LangGraph checkpoint → reader → runDigestJob → assembleLangChain
     const digests = await storage.repository.loadThreadDigests(orgId, threadId);
     expect([...digests.keys()].sort()).toEqual([...beforeWall].sort());
     // This turn's wall still covers the answer and the last two pages: only the first is swapped.
-    const view = assembleLangChainView(messages, digests);
+    const view = assembleLangChainView(messages, digests, { recencyKeepExchanges: 3 });
     expect(view.report).toMatchObject({ substitutions: beforeWall.length - 1, stale: 0 });
     const first = messages.indexOf(pages[0] as ToolMessage);
     expect(view.messages[first]?.content).toBe(digests.get(pages[0]?.tool_call_id as string)?.digest);

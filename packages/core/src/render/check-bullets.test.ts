@@ -214,3 +214,57 @@ describe("comparisonForm", () => {
     );
   });
 });
+
+describe("the figure check reads digits of every script and number words", () => {
+  const cap = "The Borrower may not incur Debt above $40,000,000 in aggregate.";
+
+  it.each([
+    ["full-width digits", "Debt cap $４５,０００,０００"],
+    ["full-width digits, sign and commas", "Debt cap ＄４５，０００，０００"],
+    ["Arabic-Indic digits", "Debt cap $٤٥,٠٠٠,٠٠٠"],
+    ["Devanagari digits", "Debt cap $४५,०००,०००"],
+  ])("drops an amount invented in %s", (_label, bullet) => {
+    expect(checkBullets({ amounts: [bullet] }, cap)).toEqual({ bullets: {}, kept: 0, dropped: 1 });
+  });
+
+  it("keeps an amount the source states, retyped in other digits, as written", () => {
+    const amounts = [
+      "Debt cap $４０,０００,０００",
+      "Debt cap ＄４０，０００，０００",
+      "Debt cap $٤٠,٠٠٠,٠٠٠",
+    ];
+    expect(checkBullets({ amounts }, cap)).toEqual({ bullets: { amounts }, kept: 3, dropped: 0 });
+  });
+
+  it("pairs figures retyped in other digits as the numbers they are", () => {
+    const source = "The cap is $40,000,000.\nThe term ends on July 1, 2030.";
+    const checked = checkBullets({ amounts: ["cap $４０,０００,０００ until July １, ２０３０"] }, source);
+    expect(checked).toEqual({ bullets: {}, kept: 0, dropped: 1 });
+    expect(pairsUnstated("cap $４０,０００,０００ until July １, ２０３０", pairingUnits(source))).toBe(true);
+    expect(pairsUnstated("cap $４０,０００,０００ in full", pairingUnits(source))).toBe(false);
+  });
+
+  it("compares a source written in other digits in ASCII too", () => {
+    expect(inventedFigures("a fee of $45", sourceFigureFinder("a fee of $٤٥ due"))).toEqual([]);
+    expect(inventedFigures("a fee of $40", sourceFigureFinder("a fee of $٤٥ due"))).toEqual(["$40", "40"]);
+  });
+
+  it("drops number words the source does not state, with or without a unit", () => {
+    const source = "The Tenant may renew within twelve (12) months; the cap is $45,000,000.";
+    const occurs = sourceFigureFinder(source);
+    expect(inventedFigures("the cap is forty-five million", occurs)).toEqual(["forty-five million"]);
+    expect(inventedFigures("renewal within thirteen months", occurs)).toEqual(["thirteen"]);
+    expect(inventedFigures("renewal within twelve months", occurs)).toEqual([]);
+    expect(
+      checkBullets({ points: ["renewal within thirteen months", "renewal within Twelve months"] }, source),
+    ).toEqual({ bullets: { points: ["renewal within Twelve months"] }, kept: 1, dropped: 1 });
+  });
+
+  it("takes number words as whole words, and accepts those an amount in words states", () => {
+    const occurs = sourceFigureFinder(
+      "a fee of Forty-Five Million Dollars ($45,000,000) within seventeen days",
+    );
+    expect(inventedFigures("a fee of forty-five million", occurs)).toEqual([]);
+    expect(inventedFigures("within seven days", occurs)).toEqual(["seven"]);
+  });
+});

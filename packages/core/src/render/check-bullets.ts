@@ -1,5 +1,5 @@
 import { extractFigures } from "@context-cleaner/assembler";
-import { figureSpans, wholeFigureFinder } from "@context-cleaner/assembler/internal";
+import { figureSpans, numberWordRuns, wholeFigureFinder } from "@context-cleaner/assembler/internal";
 import { reflowText } from "../digesters/reflow-text";
 import { splitSentences } from "../digesters/split-sentences";
 import type { DigestBullets, DigestSection } from "../ports";
@@ -17,9 +17,39 @@ export const DIGEST_SECTIONS: readonly { section: DigestSection; label: string }
 
 const NUMERIC_TOKEN = /\d(?:[\d,.]{0,30}\d)?/g;
 
-/** Curly quotes straightened and whitespace runs collapsed: the comparison form before lower-casing. */
+const DECIMAL_DIGIT = /\p{Nd}/u;
+const NON_ASCII_DIGITS = /(?![0-9])\p{Nd}/gu;
+/** ASCII digits of the decimal digits met so far (`٤` → `4`), a bounded cache of at most every digit of Unicode. */
+const asciiDigitOf = new Map<string, string>();
+
+/**
+ * The ASCII digit a Unicode decimal digit stands for. Decimal digits come in runs of ten
+ * code points from zero to nine (adjacent runs each whole), so the digit is its distance
+ * from the start of its run, modulo ten.
+ */
+function asciiDigit(digit: string): string {
+  const cached = asciiDigitOf.get(digit);
+  if (cached !== undefined) return cached;
+  const code = digit.codePointAt(0) as number;
+  let start = code;
+  while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start -= 1;
+  const ascii = String((code - start) % 10);
+  asciiDigitOf.set(digit, ascii);
+  return ascii;
+}
+
+/**
+ * The figure form of a text: NFKC (full-width `＄４５，０００` → `$45,000`), then every
+ * Unicode decimal digit in ASCII (Arabic-Indic `٤٥` → `45`), so a figure retyped in other
+ * digits is compared as the number it is.
+ */
+export function figureForm(text: string): string {
+  return text.normalize("NFKC").replace(NON_ASCII_DIGITS, asciiDigit);
+}
+
+/** In figure form, curly quotes straightened and whitespace runs collapsed: the comparison form before lower-casing. */
 function straightForm(text: string): string {
-  return text
+  return figureForm(text)
     .replace(/[“”„‟]/g, '"')
     .replace(/[‘’‚‛]/g, "'")
     .replace(/\s+/g, " ")
@@ -27,9 +57,10 @@ function straightForm(text: string): string {
 }
 
 /**
- * The comparison form for "occurs verbatim": whitespace runs collapsed, curly quotes
- * straightened and letters lower-cased (a model may retype `“Term”` as `"Term"` or a
- * heading's `ARTICLE 8` as `Article 8`); digits, punctuation and words must still match.
+ * The comparison form for "occurs verbatim": in {@link figureForm} (digits of every script
+ * in ASCII), whitespace runs collapsed, curly quotes straightened and letters lower-cased (a
+ * model may retype `“Term”` as `"Term"` or a heading's `ARTICLE 8` as `Article 8`); digits,
+ * punctuation and words must still match.
  */
 export function comparisonForm(text: string): string {
   return straightForm(text).toLowerCase();
@@ -48,17 +79,23 @@ export function sourceFigureFinder(source: string): FigureFinder {
 }
 
 /**
- * The figures of a bullet that do not occur in the source: its extracted figures and
- * its numeric tokens, each compared in {@link comparisonForm} and as a whole figure
- * (`$1,250` does not occur in `$1,250,000`, nor `2.5%` in `12.5%`, nor `§8` in `§8.3`, nor
- * `$25` in `U.S.$25 Million`). `source` is a finder from {@link sourceFigureFinder}, or a
- * text already in comparison form.
+ * The figures of a bullet that do not occur in the source: its extracted figures, its
+ * numeric tokens and its runs of number words (`forty-five million`, `thirteen`: a number
+ * in words is a figure with or without a unit), each compared in {@link comparisonForm}
+ * (digits of every script in ASCII, so `$４５,０００,０００` is `$45,000,000`) and as a whole
+ * figure (`$1,250` does not occur in `$1,250,000`, nor `2.5%` in `12.5%`, nor `§8` in
+ * `§8.3`, nor `$25` in `U.S.$25 Million`; number words and numeric tokens as whole words
+ * and numbers: `seven` does not occur in `seventeen`). `source` is a finder from
+ * {@link sourceFigureFinder}, or a text already in comparison form. The figures come back
+ * in figure form.
  */
 export function inventedFigures(bullet: string, source: string | FigureFinder): string[] {
   const occurs = typeof source === "string" ? wholeFigureFinder(source, { caseInsensitive: true }) : source;
+  const text = figureForm(bullet);
   const candidates: { text: string; figure: boolean }[] = [
-    ...extractFigures(bullet).map((text) => ({ text, figure: true })),
-    ...(bullet.match(NUMERIC_TOKEN) ?? []).map((text) => ({ text, figure: false })),
+    ...extractFigures(text).map((figure) => ({ text: figure, figure: true })),
+    ...(text.match(NUMERIC_TOKEN) ?? []).map((token) => ({ text: token, figure: false })),
+    ...numberWordRuns(text).map((words) => ({ text: words, figure: false })),
   ];
   const invented: string[] = [];
   for (const { text, figure } of candidates) {
@@ -104,7 +141,7 @@ export function pairingUnits(source: string): string[] {
  * two numeric figures pairs nothing.
  */
 export function pairsUnstated(bullet: string, units: readonly string[]): boolean {
-  const figures = numericFigures(bullet).map(comparisonForm);
+  const figures = numericFigures(figureForm(bullet)).map(comparisonForm);
   if (figures.length < 2) return false;
   return !units.some((unit) => {
     // A cheap filter first; then each figure must occur whole (`5%` is not in `6.5%`).
@@ -125,8 +162,9 @@ export interface CheckedBullets {
  * Drops every bullet carrying a figure that does not occur verbatim in the source
  * (the digest contract: no invented figures; an injected instruction cannot plant one), and
  * every bullet pairing figures that no one sentence, table row or line of the source pairs
- * (see {@link pairsUnstated}). Bullets are whitespace-collapsed; empty and repeated bullets
- * are removed (not counted as dropped).
+ * (see {@link pairsUnstated}), both compared in {@link figureForm} (digits of every script in
+ * ASCII). Bullets are whitespace-collapsed, otherwise kept as written; empty and repeated
+ * bullets are removed (not counted as dropped).
  */
 export function checkBullets(bullets: DigestBullets, source: string): CheckedBullets {
   const occurs = sourceFigureFinder(source);

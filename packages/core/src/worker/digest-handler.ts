@@ -63,6 +63,8 @@ export interface DigestHandlerDependencies {
   jobOptions?: Partial<DigestJobOptions>;
   /** @default 3 */
   maxLockRequeueReceives?: number;
+  /** @default 3 */
+  maxCheckpointWaitReceives?: number;
   /** @default 30_000 */
   minRemainingMsToStart?: number;
   /** First step of the backoff after a failed job (see {@link retryDelaySeconds}). @default 30 */
@@ -84,7 +86,8 @@ const recordHandedBackSymbol = Symbol.for(recordHandedBackMarker);
 
 /**
  * A record handed back to the queue on purpose, to come back in `delaySeconds`: a turn was
- * running, another run held the thread, or too little time was left to run it. Reported as
+ * running, another run held the thread, the checkpoint did not show the announced turn
+ * yet, or too little time was left to run it. Reported as
  * a batch item failure so the event source mapping does not delete it, but neither logged
  * nor counted as a failure.
  */
@@ -155,6 +158,7 @@ interface HandlerRun {
   jobPorts: DigestJobPorts;
   settings: DispositionSettings;
   minRemainingMsToStart: number;
+  maxCheckpointWaitReceives: number;
   issues: IssueReporter;
 }
 
@@ -184,7 +188,7 @@ async function resultOf(
   record: SQSRecord,
   context: Context,
   run: HandlerRun,
-  log: RecordLog,
+  log: RecordLog & { receiveCount: number },
 ): Promise<{ result: RecordResult; job?: DigestJobPayload }> {
   const { dependencies, jobPorts } = run;
   let job: DigestJobPayload;
@@ -209,7 +213,8 @@ async function resultOf(
       job,
       { ...jobPorts, remainingTimeMs: () => context.getRemainingTimeInMillis() },
       { ...dependencies.jobOptions, ...(dependencies.disabled?.() ? { disabled: true } : {}) },
-      sentAt(record),
+      // The job may hand the record back to wait for its announced turn, on its first receives.
+      { ...sentAt(record), mayWaitForCheckpoint: log.receiveCount < run.maxCheckpointWaitReceives },
     );
     return { result: { kind: "finished", outcome }, job };
   } catch (error) {
@@ -333,7 +338,7 @@ async function handleRecord(
   handedBack: Map<string, number>,
 ): Promise<Settled> {
   const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
-  const log: RecordLog = { messageId: record.messageId, receiveCount };
+  const log: RecordLog & { receiveCount: number } = { messageId: record.messageId, receiveCount };
   const { result, job } = await resultOf(record, context, run, log);
   const disposition = dispositionOf(result, receiveCount, run.settings);
   const reportFirst = disposition.action !== "ack" || disposition.recordSeenTurn === undefined;
@@ -429,6 +434,10 @@ async function alignSkipped(
  * - skipped for the turn lock: handed back for the job's delay (`LockRequeues`), until
  *   {@link DIGEST_HANDLER_DEFAULTS.maxLockRequeueReceives}; then acked
  *   (`LockRequeuesCapped`), the pass record leaving it to the nightly sweep;
+ * - skipped because the checkpoint does not show the turn the event announced yet: handed
+ *   back for `checkpointWaitSeconds` (`CheckpointWaits`) until
+ *   {@link DIGEST_HANDLER_DEFAULTS.maxCheckpointWaitReceives}, on which receive the job goes
+ *   on with the checkpoint as it is (`CheckpointWaitsCapped`) and covers nothing;
  * - skipped because another run holds the thread's lease: the same, counted as
  *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is raised as the
  *   thread's latest (nothing else of the holder's record changes), so the sweep finds it
@@ -461,6 +470,8 @@ export function createDigestHandler(dependencies: DigestHandlerDependencies): Di
     },
     minRemainingMsToStart:
       dependencies.minRemainingMsToStart ?? DIGEST_HANDLER_DEFAULTS.minRemainingMsToStart,
+    maxCheckpointWaitReceives:
+      dependencies.maxCheckpointWaitReceives ?? DIGEST_HANDLER_DEFAULTS.maxCheckpointWaitReceives,
     issues: dependencies.issues ?? consoleIssues(),
   };
   return async (event, context) => {

@@ -176,6 +176,20 @@ describe("dispositionOf", () => {
       },
     ],
     [
+      "a job waiting for its announced turn goes back for the wait, whatever its receive (the job stops asking)",
+      finished({ status: "skipped", reason: "checkpoint_behind", requeueAfterSeconds: 5 }),
+      7,
+      {
+        action: "hand_back",
+        outcome: "requeued",
+        delay: 5,
+        metric: "CheckpointWaits",
+        level: "info",
+        message: "the checkpoint does not show the announced turn yet: handed back to the queue",
+        issues: [],
+      },
+    ],
+    [
       "a finished job is acked",
       finished({ status: "partial", reason: "call_cap" }),
       1,

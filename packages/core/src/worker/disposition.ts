@@ -10,6 +10,12 @@ export const DIGEST_HANDLER_DEFAULTS = {
    * below the queue's receives before dead letters (5), so a busy thread never lands there.
    */
   maxLockRequeueReceives: 3,
+  /**
+   * A job whose checkpoint does not show the turn its event announced yet is handed back
+   * (to come back after `checkpointWaitSeconds`) while its receive count is below this; on
+   * this receive it goes on with the checkpoint as it is, and covers nothing.
+   */
+  maxCheckpointWaitReceives: 3,
   /** A record is not started with less time left in the invocation; it goes back at once. */
   minRemainingMsToStart: 30_000,
   /**
@@ -148,8 +154,11 @@ export interface RequeueRule {
   /** Counted at each hand-back; `<metric>Capped` at the ack past the cap. */
   metric: string;
   handedBack: string;
-  /** Logged at warn when the record is acked past the cap. */
-  capped: string;
+  /**
+   * Logged at warn when the record is acked past the cap (`maxLockRequeueReceives`); none
+   * when the job itself stops asking (it is handed back whatever its receive count).
+   */
+  capped?: string;
   /** Past the cap, raise the thread's latest seen turn before the ack (the sweep then finds it uncovered). */
   recordSeenTurnAtCap: boolean;
   /** Logged at warn when the seen turn cannot be recorded and the record goes back instead. */
@@ -174,6 +183,13 @@ export const REQUEUE_RULES = {
     // The run holding the lease covers the turn it was claimed for, not necessarily this one.
     recordSeenTurnAtCap: true,
     seenTurnUnrecorded: "turn not recorded: handed back to the queue",
+  },
+  // The job asks only while the delivery allows a wait (below maxCheckpointWaitReceives),
+  // then goes on with the checkpoint as it is: no cap here.
+  checkpoint_behind: {
+    metric: "CheckpointWaits",
+    handedBack: "the checkpoint does not show the announced turn yet: handed back to the queue",
+    recordSeenTurnAtCap: false,
   },
 } as const satisfies Partial<Record<SkipReason, RequeueRule>>;
 
@@ -325,8 +341,11 @@ function finishedDisposition(
     // for an invocation with time to run it, rather than waiting for the nightly sweep.
     return notStarted("not run: too little time left for a digest call", outcomeSummary(outcome));
   }
-  if (outcome.status === "skipped" && outcome.requeueAfterSeconds !== undefined) {
-    return requeueDisposition(outcome, outcome.requeueAfterSeconds, receiveCount, settings);
+  if (
+    outcome.status === "skipped" &&
+    (outcome.requeueAfterSeconds !== undefined || outcome.reason in REQUEUE_RULES)
+  ) {
+    return requeueDisposition(outcome, outcome.requeueAfterSeconds ?? 0, receiveCount, settings);
   }
   return {
     action: "ack",
@@ -347,7 +366,7 @@ function requeueDisposition(
 ): Disposition {
   const { reason, rule } = requeueRuleOf(outcome.reason);
   const handBack = { action: "hand_back", outcome: "requeued", reason, delaySeconds } as const;
-  if (receiveCount < settings.maxLockRequeueReceives) {
+  if (rule.capped === undefined || receiveCount < settings.maxLockRequeueReceives) {
     return {
       ...handBack,
       level: "info",
@@ -369,7 +388,7 @@ function requeueDisposition(
     outcome: outcome.status,
     job: outcome,
     level: "warn",
-    message: rule.capped,
+    message: rule.capped ?? "",
     fields: outcomeSummary(outcome),
     metric: `${rule.metric}Capped`,
     issues: [],

@@ -157,6 +157,14 @@ export function describePolicyConformance(engine: string, harness: () => Conform
       await expect(
         repository().setOrgPolicy(org, { toolRules: { include: [""] } }, AUDIT),
       ).rejects.toBeInstanceOf(InvalidToolPolicyError);
+      // A pattern no linear-time matcher runs (a backreference) is never stored.
+      await expect(
+        repository().setOrgPolicy(
+          org,
+          { toolRules: { protectedArgs: [{ arg: "path", pattern: "^(\\w+)/\\1$" }] } },
+          AUDIT,
+        ),
+      ).rejects.toThrow(/toolRules\.protectedArgs\[0\]\.pattern has a backreference/);
       await expect(
         repository().setOrgPolicy(org, { mode: "on" }, { updatedBy: " ", updatedAt: new Date() }),
       ).rejects.toBeInstanceOf(InvalidStorageInputError);

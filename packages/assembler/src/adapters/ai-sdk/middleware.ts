@@ -24,12 +24,14 @@ export interface ContextCleanerAiSdkConfig {
   options?: AssembleOptions;
   /**
    * The thread's previous model call, from the previous turn (keep it per thread, e.g. from
-   * `onReport`): when it was made and its `report.ledger.condensedIds`. Without it the
-   * turn's first step counts as cold, with no history.
+   * `onReport`): when it was made, its `report.ledger.condensedIds` and its
+   * `report.ledger.sent` (what it sent: the view keeps thinking and reasoning true to it,
+   * docs/architecture.md#provider-true-views). Without it the turn's first step counts as
+   * cold, with no history.
    */
-  lastCall?: { at: Date | number; condensedIds: readonly string[] };
-  /** Provider cache lifetime and provider, for the cost gate. @default Anthropic's 5-minute cache */
-  cacheProvider?: Pick<CacheContext, "lifetimeMs" | "provider" | "expectedCalls">;
+  lastCall?: { at: Date | number; condensedIds: readonly string[]; sent?: readonly string[] };
+  /** The tariff the runtime pays (or provider and cache lifetime), for the cost gate. @default Anthropic's 5-minute cache */
+  cacheProvider?: Pick<CacheContext, "tariff" | "lifetimeMs" | "provider" | "expectedCalls">;
   /** Clock of the idle time. @default () => new Date() */
   now?: () => Date;
   /** Errors of the digest loader, which never fail a call (the view is assembled without digests). @default `onError` */
@@ -92,6 +94,7 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
     return loaded;
   };
   let shown = config.lastCall?.condensedIds;
+  let sent = config.lastCall?.sent;
   let idleMs: number | undefined;
   let steps = 0;
   const cacheContext = (): CacheContext => {
@@ -104,6 +107,7 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
       turnStart: steps === 0,
       ...(idleMs === undefined ? {} : { idleMs }),
       ...(shown === undefined ? {} : { shown }),
+      ...(sent === undefined ? {} : { sent }),
     };
   };
   return {
@@ -119,6 +123,7 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
           ...(policy ? { orgPolicy: policy } : {}),
         });
         shown = report.ledger.condensedIds;
+        sent = report.ledger.sent;
         return { ...params, prompt: messages };
       } catch (error) {
         onError(error);

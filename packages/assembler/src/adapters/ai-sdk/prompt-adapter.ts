@@ -1,5 +1,6 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
 import type { DigestsOrTurnState } from "../../org-policy";
+import { THINKING_BLOCK_TYPES } from "../../thread/thinking";
 import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
@@ -183,8 +184,8 @@ function aiSdkFormat<M extends AiSdkMessageLike>(): SplitFormat<M> {
       const content: AiSdkPartLike[] = [];
       message.content.forEach((part, slot) => {
         const fate = fateOf(part.type === "tool-result" ? slot : REST_SLOT);
-        if (fate === "dropped") return;
-        if (fate === "kept") {
+        if (fate === "dropped" || (fate === "stripped" && THINKING_BLOCK_TYPES.has(part.type))) return;
+        if (fate === "kept" || fate === "stripped") {
           content.push(part);
           return;
         }

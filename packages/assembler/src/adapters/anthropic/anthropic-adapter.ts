@@ -1,6 +1,7 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
 import { InvalidOptionError } from "../../errors";
 import type { DigestsOrTurnState } from "../../org-policy";
+import { THINKING_BLOCK_TYPES } from "../../thread/thinking";
 import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
@@ -199,9 +200,11 @@ function anthropicFormat<M extends AnthropicMessageLike>(): SplitFormat<M> {
       const content: AnthropicBlockLike[] = [];
       message.content.forEach((block, slot) => {
         const fate = fateOf(block.type === "tool_result" ? slot : REST_SLOT);
-        if (fate === "dropped") return;
+        if (fate === "dropped" || (fate === "stripped" && THINKING_BLOCK_TYPES.has(block.type))) return;
         content.push(
-          fate === "kept" ? block : ({ ...block, content: fate.replacedBy } as AnthropicBlockLike),
+          fate === "kept" || fate === "stripped"
+            ? block
+            : ({ ...block, content: fate.replacedBy } as AnthropicBlockLike),
         );
       });
       return { ...message, content };
@@ -256,8 +259,6 @@ export interface AnthropicAssembledView<M> extends AssembledView<M> {
   cacheBreakpoints: CacheBreakpoint[];
 }
 
-const THINKING = new Set(["thinking", "redacted_thinking"]);
-
 function hasBreakpoint(block: unknown): boolean {
   return isRecord(block) && block.cache_control !== undefined && block.cache_control !== null;
 }
@@ -281,7 +282,7 @@ function callerBreakpoints(messages: readonly AnthropicMessageLike[]): CacheBrea
 function breakpointBlock(message: AnthropicMessageLike): number {
   if (typeof message.content === "string") return message.content.length > 0 ? 0 : -1;
   for (let index = message.content.length - 1; index >= 0; index--) {
-    if (!THINKING.has((message.content[index] as AnthropicBlockLike).type)) return index;
+    if (!THINKING_BLOCK_TYPES.has((message.content[index] as AnthropicBlockLike).type)) return index;
   }
   return -1;
 }

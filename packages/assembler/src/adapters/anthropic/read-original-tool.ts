@@ -34,7 +34,7 @@ export interface AnthropicReadOriginalResult {
 /**
  * Answers a `tool_use` block calling `read_original` from `messages`, the thread as the
  * runtime holds it (never the cleaned view sent to the model): a `tool_result` block to
- * put in the next user message, `is_error: true` for an unknown or empty id or a bad
+ * put in the next user message, `is_error: true` for an unknown, empty or shared id or a bad
  * window. Never throws.
  *
  * @example

@@ -16,6 +16,7 @@ import {
 } from "../../assemble";
 import { InvalidThreadError } from "../../errors";
 import type { DigestsOrTurnState } from "../../org-policy";
+import { originalOfStripped } from "../../thread/thinking";
 import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue } from "../../validate";
 
@@ -135,7 +136,25 @@ interface CachedNeutral {
   content: unknown;
   toolCalls: unknown;
   status: unknown;
+  reasoning: unknown;
   neutral: Message;
+}
+
+/** The `additional_kwargs` fields an AI message carries a provider's reasoning item in (OpenAI's Responses API, reasoning_content). */
+const REASONING_KWARGS = ["reasoning", "reasoning_content"] as const;
+
+/** The reasoning item an AI message carries beside its content, or undefined. */
+function reasoningOf(message: BaseMessage): Record<string, unknown> | undefined {
+  const kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
+  if (kwargs === undefined || kwargs === null) return undefined;
+  let found: Record<string, unknown> | undefined;
+  for (const field of REASONING_KWARGS) {
+    if (kwargs[field] != null) {
+      found ??= {};
+      found[field] = kwargs[field];
+    }
+  }
+  return found;
 }
 const neutralByMessage = new WeakMap<BaseMessage, CachedNeutral>();
 
@@ -150,23 +169,31 @@ const neutralByMessage = new WeakMap<BaseMessage, CachedNeutral>();
 function toNeutral(message: BaseMessage, index: number): Message {
   const toolCallsNow = (message as AIMessage).tool_calls;
   const statusNow = (message as ToolMessage).status;
+  const type = message.getType();
+  const reasoningNow = type === "ai" ? reasoningOf(message) : undefined;
   const cached = neutralByMessage.get(message);
   if (
     cached &&
     cached.content === message.content &&
     cached.toolCalls === toolCallsNow &&
-    cached.status === statusNow
+    cached.status === statusNow &&
+    sameReasoning(cached.reasoning, reasoningNow)
   ) {
     return cached.neutral;
   }
   const content = neutralContent(message.content, index);
   const id = message.id;
   let neutral: Message;
-  const type = message.getType();
   if (type === "human") neutral = { role: "user", content, id };
   else if (type === "ai") {
     const toolCalls = neutralToolCalls(toolCallsNow, index);
-    neutral = { role: "assistant", content, id, toolCalls };
+    neutral = {
+      role: "assistant",
+      content,
+      id,
+      toolCalls,
+      ...(reasoningNow === undefined ? {} : { reasoning: reasoningNow }),
+    };
   } else if (type === "tool") {
     const tool = message as ToolMessage;
     neutral = {
@@ -185,9 +212,35 @@ function toNeutral(message: BaseMessage, index: number): Message {
     content: message.content,
     toolCalls: toolCallsNow,
     status: statusNow,
+    reasoning: reasoningNow,
     neutral,
   });
   return neutral;
+}
+
+function sameReasoning(cached: unknown, now: Record<string, unknown> | undefined): boolean {
+  if (cached === undefined || now === undefined) return cached === now;
+  const before = cached as Record<string, unknown>;
+  const fields = Object.keys(now);
+  return (
+    fields.length === Object.keys(before).length && fields.every((field) => before[field] === now[field])
+  );
+}
+
+/** An AI message as it came, without its thinking blocks and reasoning item (the view's provider-true rule). */
+function withoutThinkingAI(original: AIMessage, stripped: Message): AIMessage {
+  const kwargs = { ...(original.additional_kwargs ?? {}) } as Record<string, unknown>;
+  for (const field of REASONING_KWARGS) delete kwargs[field];
+  return new AIMessage({
+    content: stripped.content as AIMessage["content"],
+    id: original.id,
+    name: original.name,
+    tool_calls: original.tool_calls ?? [],
+    invalid_tool_calls: original.invalid_tool_calls ?? [],
+    additional_kwargs: kwargs,
+    response_metadata: original.response_metadata ?? {},
+    ...(original.usage_metadata ? { usage_metadata: original.usage_metadata } : {}),
+  });
 }
 
 /** LangChain messages (instances or stored JSON) in the neutral model. */
@@ -250,6 +303,12 @@ export function assembleLangChainView<T extends LangChainMessageInput>(
     messages: view.messages.map((message) => {
       const untouched = position.get(message);
       if (untouched !== undefined) return messages[untouched] as T;
+      const withThinking = originalOfStripped(message);
+      const strippedAt = withThinking === undefined ? undefined : position.get(withThinking);
+      if (strippedAt !== undefined) {
+        const instance = withoutThinkingAI(instances[strippedAt] as AIMessage, message);
+        return inCallerForm(instance, messages[strippedAt]) as T;
+      }
       const replaced = originalOfReplacement(message);
       const at = replaced === undefined ? undefined : position.get(replaced);
       const instance = toLangChain(message, at === undefined ? undefined : instances[at]);

@@ -88,25 +88,23 @@ describe("contextCleanerMiddleware with createAgent", () => {
     for (const messages of turn1) {
       expect(messages.some((message) => String(message.content).startsWith("[Condensed"))).toBe(false);
     }
-    // Turn 2: the lease pages before its recency wall (turn 1's last three exchanges: pages
-    // 3 and 4 and the answer) reach the model condensed; the wall's pages stay raw.
+    // Turn 2: every page turn 1 read reaches the model condensed (the recency wall starts at
+    // the latest user message), on every call of the turn.
     for (const messages of turn2) {
-      for (let page = 0; page < 3; page++) {
+      for (let page = 0; page < 5; page++) {
         expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(digestText(`lease_445_p${page}`));
       }
-      for (const page of [3, 4]) {
-        expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(
-          documentPage("lease_445", page * PAGE_CHARS),
-        );
-      }
     }
-    // Turn 3: the lease pages (outside the window, not referenced by it) reach the model condensed.
+    // Turn 3: the lease pages and turn 2's pages (outside the window, not referenced by it)
+    // reach the model condensed.
     expect(turn3).toHaveLength(3);
     for (const messages of turn3) {
       for (let page = 0; page < 5; page++) {
         expect(resultOf(messages, `lease_445_p${page}`)?.content).toBe(digestText(`lease_445_p${page}`));
       }
-      expect(resultOf(messages, "nda_3_p3")?.content).toBe(documentPage("nda_3", 3 * PAGE_CHARS));
+      for (let page = 0; page < 4; page++) {
+        expect(resultOf(messages, `nda_3_p${page}`)?.content).toBe(digestText(`nda_3_p${page}`));
+      }
       expect(langChainPairingProblems(messages)).toEqual([]);
     }
 
@@ -126,10 +124,27 @@ describe("contextCleanerMiddleware with createAgent", () => {
       threadId: "thread-1",
       configurable: { thread_id: "thread-1", org_id: "org-1" },
     });
+    // Each event announces its turn as the thread held it: message count and latest message id.
+    const raw = await runtime.rawThread();
+    const turn1 = raw.slice(0, 1 + 3 * 2 + 1);
     expect(runtime.published).toEqual([
-      { threadId: "thread-1", rawToolChars: 3 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
-      { threadId: "thread-1", rawToolChars: 4 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
+      {
+        threadId: "thread-1",
+        rawToolChars: 3 * PAGE_CHARS,
+        turnEndedAt: CLOCK.toISOString(),
+        messageCount: turn1.length,
+        lastMessageId: turn1.at(-1)?.id,
+      },
+      {
+        threadId: "thread-1",
+        rawToolChars: 4 * PAGE_CHARS,
+        turnEndedAt: CLOCK.toISOString(),
+        messageCount: raw.length,
+        lastMessageId: raw.at(-1)?.id,
+      },
     ]);
+    expect(raw.at(-1)?.id).toEqual(expect.any(String));
+    expect(turn1.at(-1)?.content).toBe("Done reading.");
     const turn = ["acquire thread-1", "load digests", "publish", "release thread-1"];
     expect(runtime.log).toEqual([...turn, ...turn]);
   });

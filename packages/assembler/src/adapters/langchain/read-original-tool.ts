@@ -25,7 +25,7 @@ function readLangChainOriginal(messages: unknown, args: unknown): ReadOriginalRe
 /**
  * The `ToolMessage` answering a `read_original` call (`toolCallId`, named `toolName`) over
  * `messages`, the agent state's raw messages: the result's window, or a tool error
- * (`status: "error"`) for an unknown or empty id or a bad window. Never throws.
+ * (`status: "error"`) for an unknown, empty or shared id or a bad window. Never throws.
  */
 export function answerLangChainReadOriginal(
   messages: unknown,

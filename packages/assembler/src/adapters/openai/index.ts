@@ -1,8 +1,3 @@
-export type {
-  OpenAIAssembledView,
-  OpenAIAssembleOptions,
-  OpenAIMessageLike,
-  ReasoningHoldBack,
-} from "./openai-adapter";
+export type { OpenAIAssembleOptions, OpenAIMessageLike } from "./openai-adapter";
 export { assembleOpenAIView, openAIToNeutral } from "./openai-adapter";
 export { answerOpenAIReadOriginal, openAIReadOriginalTool } from "./read-original-tool";

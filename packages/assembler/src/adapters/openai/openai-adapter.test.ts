@@ -112,7 +112,7 @@ describe("assembleOpenAIView", () => {
   });
 });
 
-describe("assembleOpenAIView before the latest reasoning item", () => {
+describe("assembleOpenAIView and reasoning items", () => {
   const WARM = { turnStart: true, idleMs: 60_000 };
   /** The thread with reasoning on the last search call (message 16): results 3, 5 and 9 come before it. */
   function reasoningThread(): ChatCompletionMessageParam[] {
@@ -120,61 +120,83 @@ describe("assembleOpenAIView before the latest reasoning item", () => {
     thread[16] = { ...thread[16], reasoning_content: "The memo needs the side letter." } as never;
     return thread;
   }
+  /** What a call that condensed nothing sent of `thread`: the keys of the raw thread. */
+  function sentRaw(thread: ChatCompletionMessageParam[]): string[] {
+    return assembleOpenAIView(thread, null, { cache: WARM, inline: false }).report.ledger.sent;
+  }
 
-  it("holds back condensing results before the latest reasoning item while the cache is warm", () => {
+  it("condenses at a turn's start and sends the reasoning after the first change without it", () => {
     const thread = reasoningThread();
-    const { messages, report, reasoning } = assembleOpenAIView(thread, digests, { cache: WARM });
-    expect(reasoning).toEqual({ boundary: 16, heldBack: true, results: 3 });
-    messages.forEach((message, index) => {
-      expect(message).toBe(thread[index]);
-    });
-    // The report counts what the view holds: nothing condensed, nothing to mark as shown.
-    expect(report.ledger.condensedIds).toEqual([]);
-    expect(report.ledger.entries).toEqual([]);
-    expect(report.substitutions).toBe(0);
-    expect(report.assembledChars).toBe(report.rawChars);
-  });
-
-  it("condenses them when the cache is cold or unknown", () => {
-    const thread = reasoningThread();
-    for (const cache of [{ turnStart: true, idleMs: 300_000 }, { turnStart: true }, undefined]) {
-      const { messages, report, reasoning } = assembleOpenAIView(thread, digests, cache ? { cache } : {});
-      expect(reasoning).toEqual({ boundary: 16, heldBack: false, results: 0 });
-      expect(messages[3]?.content).toBe(DIGEST);
-      expect(report.ledger.condensedIds).toContain("p1");
-    }
-  });
-
-  it("keeps condensed what the previous view already showed condensed", () => {
-    const thread = reasoningThread();
-    const { messages, report, reasoning } = assembleOpenAIView(thread, digests, {
-      cache: { ...WARM, shown: ["p1"] },
+    const { messages, report } = assembleOpenAIView(thread, digests, {
+      cache: { ...WARM, shown: [], sent: sentRaw(thread) },
     });
     expect(messages[3]?.content).toBe(DIGEST);
-    expect(report.ledger.condensedIds).toContain("p1");
-    expect(messages[5]).toBe(thread[5]);
-    expect(messages[9]).toBe(thread[9]);
-    expect(reasoning.heldBack).toBe(reasoning.results > 0);
-    expect(report.ledger.condensedIds).not.toContain("e1");
+    expect(messages[16]).not.toBe(thread[16]);
+    expect(messages[16]).toEqual(openAIThread()[16]);
+    expect("reasoning_content" in (messages[16] as object)).toBe(false);
+    expect(report.ledger.thinking).toEqual({
+      removedBlocks: 1,
+      newlyRemovedBlocks: 1,
+      changedAt: 3,
+      latestInvalidated: false,
+    });
+    expect(thread).toEqual(reasoningThread());
   });
 
-  it("condenses results after the latest reasoning item, and reads an explicit boundary", () => {
-    const thread = openAIThread();
-    const plain = assembleOpenAIView(thread, digests, { cache: WARM });
-    expect(plain.reasoning).toEqual({ boundary: undefined, heldBack: false, results: 0 });
-    expect(plain.messages[3]?.content).toBe(DIGEST);
-    // The boundary between p1's result and the stubbed ones: only p1 is held back.
-    const { messages, reasoning } = assembleOpenAIView(thread, digests, {
-      cache: WARM,
-      reasoningBoundary: 4,
+  it("keeps the reasoning when the view changes nothing before it", () => {
+    const thread = reasoningThread();
+    const first = assembleOpenAIView(thread, null, { cache: WARM, inline: false });
+    expect(first.messages[16]).toBe(thread[16]);
+    expect(first.report.ledger.thinking.removedBlocks).toBe(0);
+    const again = assembleOpenAIView(thread, null, {
+      cache: { turnStart: false, idleMs: 60_000, sent: first.report.ledger.sent },
+      inline: false,
     });
-    expect(reasoning).toEqual({ boundary: 4, heldBack: true, results: 1 });
+    expect(again.messages[16]).toBe(thread[16]);
+    expect(again.report.ledger.thinking.changedAt).toBeUndefined();
+  });
+
+  it("keeps a reasoning item it left out out on later calls, and keeps later ones", () => {
+    const thread = reasoningThread();
+    const first = assembleOpenAIView(thread, digests, {
+      cache: { ...WARM, shown: [], sent: sentRaw(thread) },
+    });
+    const grown = [
+      ...thread,
+      { ...calling("x1", "web_search", { q: "x1" }), reasoning_content: "Now check x1." } as never,
+      result("x1", "id: x1"),
+    ];
+    const next = assembleOpenAIView(grown, digests, {
+      cache: {
+        turnStart: false,
+        idleMs: 60_000,
+        shown: first.report.ledger.condensedIds,
+        sent: first.report.ledger.sent,
+      },
+    });
+    expect("reasoning_content" in (next.messages[16] as object)).toBe(false);
+    expect(next.messages[18]).toBe(grown[18]);
+    expect(next.report.ledger.thinking).toEqual({
+      removedBlocks: 1,
+      newlyRemovedBlocks: 0,
+      changedAt: undefined,
+      latestInvalidated: false,
+    });
+  });
+
+  it("lands no batch while the latest assistant message's reasoning awaits its results", () => {
+    const thread = [
+      ...openAIThread(),
+      { ...calling("w4", "web_search", { q: "w4" }), reasoning_content: "Searching w4." } as never,
+      result("w4", "id: w4"),
+    ];
+    const { messages, report } = assembleOpenAIView(thread, digests, {
+      cache: { ...WARM, shown: [], sent: sentRaw(thread.slice(0, 19)) },
+    });
     expect(messages[3]).toBe(thread[3]);
-    expect(messages[5]).not.toBe(thread[5]);
-    expect(messages[9]).not.toBe(thread[9]);
-    expect(() => assembleOpenAIView(thread, digests, { reasoningBoundary: thread.length })).toThrow(
-      /reasoningBoundary/,
-    );
+    expect(messages[19]).toBe(thread[19]);
+    expect(report.ledger.batch).toMatchObject({ status: "deferred", reason: "mid-turn" });
+    expect(report.ledger.thinking.latestInvalidated).toBe(false);
   });
 });
 

@@ -1,12 +1,10 @@
-import type { AssembledView, AssembleOptions, AssemblyReport } from "../../assemble";
-import { InvalidOptionError } from "../../errors";
+import type { AssembledView, AssembleOptions } from "../../assemble";
 import type { DigestsOrTurnState } from "../../org-policy";
-import { resolveCache } from "../../steps/cache-policy";
 import type { Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
 import {
-  assembleSplitMapped,
+  assembleSplitView,
   type Piece,
   PieceCache,
   REST_SLOT,
@@ -21,6 +19,9 @@ export interface OpenAIMessageLike {
 }
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
+
+/** The fields an assistant message carries its reasoning item in. */
+const REASONING_FIELDS = ["reasoning", "reasoning_content"] as const;
 
 interface FunctionToolCall {
   id: string;
@@ -120,9 +121,13 @@ function makePiece(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, st
       return { role: "user", content };
     case "assistant": {
       const calls = ((message as { tool_calls?: ChatToolCall[] | null }).tool_calls ?? []).map(neutralCall);
-      return calls.length > 0
-        ? { role: "assistant", content, toolCalls: calls }
-        : { role: "assistant", content };
+      const reasoning = reasoningOf(message);
+      return {
+        role: "assistant",
+        content,
+        ...(calls.length > 0 ? { toolCalls: calls } : {}),
+        ...(reasoning === undefined ? {} : { reasoning }),
+      };
     }
     case "tool": {
       const toolCallId = (message as unknown as { tool_call_id: string }).tool_call_id;
@@ -132,6 +137,14 @@ function makePiece(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, st
       // system, developer, and legacy function results: never cleaned, never dropped.
       return { role: "system", content };
   }
+}
+
+/** The reasoning item an assistant message carries (`reasoning`, `reasoning_content`), or undefined. */
+function reasoningOf(message: OpenAIMessageLike): Record<string, unknown> | undefined {
+  const record = message as unknown as Record<string, unknown>;
+  const found: Record<string, unknown> = {};
+  for (const field of REASONING_FIELDS) if (record[field] != null) found[field] = record[field];
+  return Object.keys(found).length > 0 ? found : undefined;
 }
 
 function cacheKey(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, string>): unknown[] {
@@ -147,6 +160,7 @@ function cacheKey(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, str
     }
   }
   if (message.role === "tool") key.push(record.tool_call_id, toolNames.get(record.tool_call_id as string));
+  if (message.role === "assistant") key.push(...REASONING_FIELDS.map((field) => record[field]));
   return key;
 }
 
@@ -169,6 +183,11 @@ function openAIFormat<M extends OpenAIMessageLike>(): SplitFormat<M> {
     },
     rebuild(message, fateOf) {
       const fate = fateOf(REST_SLOT);
+      if (fate === "stripped") {
+        const copy = { ...message } as Record<string, unknown>;
+        for (const field of REASONING_FIELDS) delete copy[field];
+        return copy as unknown as M;
+      }
       return typeof fate === "object" ? { ...message, content: fate.replacedBy } : message;
     },
     create(message) {
@@ -191,79 +210,7 @@ export function openAIToNeutral<M extends OpenAIMessageLike>(messages: readonly 
 }
 
 /** Options of {@link assembleOpenAIView}. */
-export interface OpenAIAssembleOptions extends AssembleOptions {
-  /**
-   * Index in `messages` of the latest reasoning item. @default the latest assistant
-   * message with a `reasoning` or `reasoning_content` field; none when there is none.
-   */
-  reasoningBoundary?: number;
-}
-
-/** What the view did about the reasoning the thread carries. */
-export interface ReasoningHoldBack {
-  /** Index in `messages` of the latest reasoning item; undefined when the thread has none. */
-  boundary: number | undefined;
-  /** The cache is warm and results before the boundary came back as they were, not condensed. */
-  heldBack: boolean;
-  /** How many results were held back. */
-  results: number;
-}
-
-/** {@link AssembledView} of OpenAI messages, with what it held back before the latest reasoning. */
-export interface OpenAIAssembledView<M> extends AssembledView<M> {
-  reasoning: ReasoningHoldBack;
-}
-
-function hasReasoning(message: OpenAIMessageLike): boolean {
-  const record = message as unknown as Record<string, unknown>;
-  return message.role === "assistant" && (record.reasoning != null || record.reasoning_content != null);
-}
-
-function reasoningBoundaryOf(
-  messages: readonly OpenAIMessageLike[],
-  given: number | undefined,
-): number | undefined {
-  if (given !== undefined) {
-    if (!Number.isInteger(given) || given < 0 || given >= messages.length) {
-      throw new InvalidOptionError(
-        `options.reasoningBoundary must be a message index (an integer from 0 to ${messages.length - 1}), got ${String(given)}`,
-        "reasoningBoundary",
-      );
-    }
-    return given;
-  }
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (hasReasoning(messages[index] as OpenAIMessageLike)) return index;
-  }
-  return undefined;
-}
-
-/** The report without the condensations held back (the results shown raw again). */
-function withoutHeld(report: AssemblyReport, held: ReadonlySet<string>): AssemblyReport {
-  const entries = report.ledger.entries.filter((entry) => !held.has(entry.toolCallId));
-  let restored = 0;
-  let substitutions = report.substitutions;
-  const stubs = { ...report.stubs };
-  for (const entry of report.ledger.entries) {
-    if (!held.has(entry.toolCallId)) continue;
-    restored += entry.charsBefore - entry.charsAfter;
-    if (entry.kind === "digest") substitutions--;
-    if (entry.kind === "duplicate") stubs.duplicate--;
-    if (entry.kind === "error-retry") stubs.errorRetry--;
-  }
-  return {
-    ...report,
-    assembledChars: report.assembledChars + restored,
-    charsSaved: Math.max(0, report.charsSaved - restored),
-    substitutions,
-    stubs,
-    ledger: {
-      ...report.ledger,
-      entries,
-      condensedIds: report.ledger.condensedIds.filter((id) => !held.has(id)),
-    },
-  };
-}
+export type OpenAIAssembleOptions = AssembleOptions;
 
 /**
  * {@link assembleModelView} over OpenAI `ChatCompletionMessageParam[]`, answering in the
@@ -272,11 +219,12 @@ function withoutHeld(report: AssemblyReport, held: ReadonlySet<string>): Assembl
  * backstop's note is a user message.
  *
  * OpenAI reasoning models drop the reasoning items that follow a change to earlier
- * history. When the thread carries reasoning (see `reasoningBoundary`) and the cache is
- * warm (`options.cache` with `idleMs` under the lifetime), a result before the latest
- * reasoning item that the previous view (`cache.shown`) did not show condensed comes back
- * as the very message passed in; `reasoning` in the answer says so. The backstop's cuts
- * still apply: the budget wins.
+ * history (docs/architecture.md#provider-true-views). An assistant message's `reasoning`
+ * or `reasoning_content` is its reasoning item: when the view changes history before it
+ * (a turn-start batch, the backstop), the view sends the message without it, and keeps
+ * sending it so (pass the previous report's `ledger.sent` as `cache.sent`). The latest
+ * assistant message of a tool loop under way is sent as it came. `report.ledger.thinking`
+ * counts what was left out.
  *
  * @throws {InvalidThreadError} naming the message index and field at fault.
  * @example
@@ -287,33 +235,7 @@ export function assembleOpenAIView<M extends OpenAIMessageLike>(
   messages: readonly M[],
   digests?: DigestsOrTurnState | null,
   options?: OpenAIAssembleOptions,
-): OpenAIAssembledView<M> {
+): AssembledView<M> {
   checkMessageArray(messages);
-  const { reasoningBoundary, ...assembleOptions } = options ?? {};
-  const boundary = reasoningBoundaryOf(messages, reasoningBoundary);
-  const { view, owners } = assembleSplitMapped(messages, openAIFormat<M>(), digests, assembleOptions);
-  const cache = resolveCache(options?.cache);
-  const cold = cache === undefined || cache.cold;
-  if (boundary === undefined || cold)
-    return { ...view, reasoning: { boundary, heldBack: false, results: 0 } };
-  const backstop = new Set(
-    view.report.ledger.entries.filter((entry) => entry.kind === "backstop").map((entry) => entry.toolCallId),
-  );
-  const held = new Set<string>();
-  const result = view.messages.map((message, index) => {
-    const owner = owners[index];
-    if (owner === undefined || owner >= boundary) return message;
-    const original = messages[owner] as M;
-    if (message === original) return message;
-    const id = (original as unknown as { tool_call_id?: unknown }).tool_call_id;
-    if (typeof id !== "string" || backstop.has(id) || cache.shown?.has(id)) return message;
-    held.add(id);
-    return original;
-  });
-  if (held.size === 0) return { ...view, reasoning: { boundary, heldBack: false, results: 0 } };
-  return {
-    messages: result,
-    report: withoutHeld(view.report, held),
-    reasoning: { boundary, heldBack: true, results: held.size },
-  };
+  return assembleSplitView(messages, openAIFormat<M>(), digests, options);
 }

@@ -37,7 +37,7 @@ function parsedArguments(text: unknown): unknown {
 /**
  * Answers an assistant `tool_calls` entry calling `read_original` from `messages`, the
  * thread as the runtime holds it (never the cleaned view sent to the model): the `tool`
- * message to append. The format has no error flag: an unknown or empty id, a bad window
+ * message to append. The format has no error flag: an unknown, empty or shared id, a bad window
  * or arguments that are not JSON answer a text that opens with `[read_original error: `.
  * Never throws.
  */

@@ -12,6 +12,7 @@ import {
   originalOfReplacement,
 } from "../../assemble";
 import type { DigestsOrTurnState } from "../../org-policy";
+import { originalOfStripped } from "../../thread/thinking";
 import type { Message } from "../../types";
 
 /** The slot of a piece standing for every block of its message that is not a tool result. */
@@ -24,8 +25,11 @@ export interface Piece {
   slot: number;
 }
 
-/** What became of one piece in the view: kept as is, dropped by the backstop, or replaced by this text. */
-export type PieceFate = "kept" | "dropped" | { replacedBy: string };
+/**
+ * What became of one piece in the view: kept as is, dropped by the backstop, replaced by
+ * this text, or (an assistant piece) sent without its thinking blocks and reasoning item.
+ */
+export type PieceFate = "kept" | "dropped" | "stripped" | { replacedBy: string };
 
 /** How a provider format splits into pieces and is rebuilt from them. */
 export interface SplitFormat<P> {
@@ -93,10 +97,18 @@ export function assembleSplitMapped<P>(
 
   const kept = new Set<Message>();
   const replaced = new Map<Message, string>();
+  const stripped = new Set<Message>();
   const changedOwners = new Set<number>();
   for (const message of view.messages) {
     if (origins.has(message)) {
       kept.add(message);
+      continue;
+    }
+    const withThinking = originalOfStripped(message);
+    const strippedOrigin = withThinking === undefined ? undefined : origins.get(withThinking);
+    if (withThinking !== undefined && strippedOrigin !== undefined) {
+      stripped.add(withThinking);
+      changedOwners.add(strippedOrigin.owner);
       continue;
     }
     const original = originalOfReplacement(message);
@@ -108,7 +120,7 @@ export function assembleSplitMapped<P>(
   }
   const slotsByOwner = new Map<number, Map<number, Message>>();
   for (const [piece, origin] of origins) {
-    if (!kept.has(piece) && !replaced.has(piece)) changedOwners.add(origin.owner);
+    if (!kept.has(piece) && !replaced.has(piece) && !stripped.has(piece)) changedOwners.add(origin.owner);
     let slots = slotsByOwner.get(origin.owner);
     if (slots === undefined) {
       slots = new Map();
@@ -122,6 +134,7 @@ export function assembleSplitMapped<P>(
     (slot: number): PieceFate => {
       const piece = slotsByOwner.get(owner)?.get(slot);
       if (piece === undefined || kept.has(piece)) return "kept";
+      if (stripped.has(piece)) return "stripped";
       const text = replaced.get(piece);
       return text === undefined ? "dropped" : { replacedBy: text };
     };
@@ -130,7 +143,10 @@ export function assembleSplitMapped<P>(
   const owners: (number | undefined)[] = [];
   const emitted = new Set<number>();
   for (const message of view.messages) {
-    const origin = origins.get(message) ?? origins.get(originalOfReplacement(message) as Message);
+    const origin =
+      origins.get(message) ??
+      origins.get(originalOfReplacement(message) as Message) ??
+      origins.get(originalOfStripped(message) as Message);
     if (origin === undefined) {
       result.push(format.create(message));
       owners.push(undefined);

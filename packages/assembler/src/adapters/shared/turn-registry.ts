@@ -1,4 +1,5 @@
 import type { AssemblyReport } from "../../assemble";
+import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { OrgPolicy } from "../../org-policy";
 import { safeErrorText } from "../../redact";
@@ -49,6 +50,8 @@ interface OpenTurn {
 interface LastCall {
   atMs: number;
   condensedIds: readonly string[];
+  /** What the call sent (its `report.ledger.sent`): the next call's view keeps its thinking true to it. */
+  sent: readonly string[];
 }
 
 /** The default report: one line, the error redacted and without its cause (a query and its parameters). */
@@ -163,8 +166,9 @@ export class TurnRegistry {
   /**
    * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
    * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
-   * (measured at that first call, kept for the turn), and `shown`, the previous call's
-   * `report.ledger.condensedIds`. A thread without an open turn gets a turn start.
+   * (measured at that first call, kept for the turn), `shown`, the previous call's
+   * `report.ledger.condensedIds`, and `sent`, its `report.ledger.sent`. A thread without an
+   * open turn gets a turn start.
    */
   cacheContext(threadId: string): CacheContext {
     const open = this.#turns.get(threadId);
@@ -179,7 +183,7 @@ export class TurnRegistry {
     return {
       turnStart,
       ...(idleMs === undefined ? {} : { idleMs }),
-      ...(last === undefined ? {} : { shown: last.condensedIds }),
+      ...(last === undefined ? {} : { shown: last.condensedIds, sent: last.sent }),
     };
   }
 
@@ -189,13 +193,24 @@ export class TurnRegistry {
     if (open) open.calls++;
     const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
     this.#lastCalls.delete(threadId);
-    this.#lastCalls.set(threadId, { atMs: nowMs, condensedIds: report.ledger.condensedIds });
+    this.#lastCalls.set(threadId, {
+      atMs: nowMs,
+      condensedIds: report.ledger.condensedIds,
+      sent: report.ledger.sent,
+    });
     const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
     while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
   }
 
-  /** Ends a turn: publishes the turn-ended event, then releases the lock. */
-  async end(turn: TurnContext, rawToolChars: number): Promise<void> {
+  /**
+   * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
+   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   */
+  async end(
+    turn: TurnContext,
+    rawToolChars: number,
+    announced: Pick<ThreadTurnEnded, "messageCount" | "lastMessageId"> = {},
+  ): Promise<void> {
     try {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
@@ -203,7 +218,7 @@ export class TurnRegistry {
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
-            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString() },
+            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString(), ...announced },
             turn,
           );
         } catch (error) {

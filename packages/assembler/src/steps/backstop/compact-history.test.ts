@@ -591,7 +591,7 @@ describe("compactHistory condenses pinned results when dropping the rest is not 
 describe("compactHistory counts its note", () => {
   it("drops nothing when even dropping everything leaves no room for the note's header, and says so", () => {
     const messages = longThread(3);
-    const wallStart = recencyWallStart(messages);
+    const wallStart = recencyWallStart(messages, 3);
     const kept = total([messages[0] as Message, ...messages.slice(wallStart)]);
     const result = compactHistory(messages, wallStart, { historyBudgetChars: kept + 10 });
     expect(result).toMatchObject({ droppedMessages: 0, condensedResults: 0, wallExceedsBudget: true });

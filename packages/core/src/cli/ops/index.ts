@@ -11,6 +11,8 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
   context-cleaner policy set --org <org> --by <who> [--at <iso>] [--mode on|shadow|off] [--max-calls N]
       [--daily-budget-usd X] [--trigger-chars N] [--recency-exchanges N] [--digest-cap N]
       [--tool-rules <json>] [--policy <json>]                      validate and store it, audited
+      (a protectedArgs pattern is a regular expression without backreferences or lookarounds,
+       at most 256 instructions, matched in linear time within an argument's first 4,096 chars)
   context-cleaner policy reset --org <org>                         delete it: the deployment's defaults
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
   context-cleaner purge --org <org> --sha256 <hash>                one content's digests, in every thread of the org

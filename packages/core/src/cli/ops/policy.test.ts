@@ -118,6 +118,10 @@ describe("context-cleaner policy", () => {
       [["--max-calls", "many"], /--max-calls must be a number/],
       [["--tool-rules", '{"include":[""]}'], /toolRules\.include\[0\] must be a non-empty tool name/],
       [["--tool-rules", "{nope"], /--tool-rules must be JSON/],
+      [
+        ["--tool-rules", '{"protectedArgs":[{"arg":"path","pattern":"^(a+)+\\\\1$"}]}'],
+        /toolRules\.protectedArgs\[0\]\.pattern has a backreference/,
+      ],
     ] as const) {
       const result = await run(["policy", "set", "--org", "strict", "--by", "ops", ...flags]);
       expect(result.code).toBe(2);

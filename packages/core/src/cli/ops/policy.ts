@@ -24,7 +24,9 @@ const OVERRIDE_FLAGS = {
  * `context-cleaner policy set --org O --by WHO [--at ISO] [--mode M] [--max-calls N] …
  *  [--tool-rules JSON] [--policy JSON]`: validates and stores the org's policy with who set
  * it and when (`--at`, default now). The flags change those fields of the current policy;
- * `--policy` gives the whole policy instead.
+ * `--policy` gives the whole policy instead. A `protectedArgs` pattern of the tool rules
+ * must be of the assembler's linear-time subset (no backreference or lookaround): any
+ * other is refused with the field it is in, before the database is opened.
  * `context-cleaner policy reset --org O`: deletes the org's policy (back to the defaults).
  */
 export async function policyCommand(args: string[], context: OpsContext): Promise<void> {

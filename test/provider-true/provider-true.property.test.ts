@@ -1,0 +1,49 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  AI_SDK_FORMAT,
+  ANTHROPIC_FORMAT,
+  LANGCHAIN_FORMAT,
+  playAnthropic,
+  playOpenAI,
+  scriptArbitrary,
+  settingsArbitrary,
+} from "./plays";
+
+const NUM_RUNS = process.env.CI ? 300 : 60;
+
+describe("provider-true views over random multi-turn plays with thinking on every assistant message", () => {
+  for (const [name, format] of [
+    ["the Anthropic adapter", ANTHROPIC_FORMAT],
+    ["LangChain messages with Anthropic thinking blocks", LANGCHAIN_FORMAT],
+    ["AI SDK reasoning parts", AI_SDK_FORMAT],
+  ] as const) {
+    it(`${name}: the prefix-check fake refuses no request, and the latest assistant message goes as it came`, () => {
+      const seen = { condensed: 0, removed: 0 };
+      fc.assert(
+        fc.property(scriptArbitrary, settingsArbitrary, (script, settings) => {
+          const outcome = playAnthropic(format as never, script, settings);
+          expect(outcome.refusals).toEqual([]);
+          expect(outcome.latestModified).toEqual([]);
+          if (outcome.condensed > 0) seen.condensed++;
+          if (outcome.removedBlocks > 0) seen.removed++;
+        }),
+        { numRuns: NUM_RUNS },
+      );
+      // The plays do edit history: most condense results and leave thinking out.
+      expect(seen.condensed).toBeGreaterThan(NUM_RUNS / 2);
+      expect(seen.removed).toBeGreaterThan(NUM_RUNS / 2);
+    });
+  }
+
+  it("the OpenAI adapter: the reasoning fake drops no item, and the latest assistant message goes as it came", () => {
+    fc.assert(
+      fc.property(scriptArbitrary, settingsArbitrary, (script, settings) => {
+        const outcome = playOpenAI(script, settings);
+        expect(outcome.drops).toBe(0);
+        expect(outcome.latestModified).toEqual([]);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
