@@ -101,8 +101,18 @@ export interface DigestStore {
     orgId: string,
     contentSha256s: readonly string[],
   ): Promise<ReadonlyMap<string, DigestRow>>;
-  /** Reserves `amountUsd` of the org's budget for `day` unless it would exceed `budgetUsd`. */
-  reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<{ ok: boolean }>;
+  /**
+   * Reserves `amountUsd` of the org's budget for `day` unless it would exceed `budgetUsd`.
+   * The day's reservations are held `holdMs` (default 960,000, the lease's) after the last
+   * reservation or settlement: past that none is from a live run, so they no longer count.
+   */
+  reserveSpend(
+    orgId: string,
+    day: string,
+    amountUsd: number,
+    budgetUsd: number,
+    holdMs?: number,
+  ): Promise<{ ok: boolean }>;
   /** Replaces a reservation by what the call actually cost. */
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   recordPass(orgId: string, threadId: string, pass: PassUpdate): Promise<void>;

@@ -2,6 +2,7 @@ import type { AssemblyReport } from "../../assemble";
 import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { OrgPolicy } from "../../org-policy";
+import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type {
   LoadDigests,
@@ -53,8 +54,11 @@ interface LastCall {
   sent: readonly string[];
 }
 
+/** The default report: one line, the error redacted and without its cause (a query and its parameters). */
 function warn(error: unknown, stage: string, threadId: string): void {
-  console.warn(`context-cleaner: ${stage} failed for thread ${threadId}; the turn goes on`, error);
+  console.warn(
+    `context-cleaner: ${stage} failed for thread ${threadId}; the turn goes on: ${safeErrorText(error)}`,
+  );
 }
 
 /**
