@@ -27,11 +27,13 @@ const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-post
 // direct endpoint of a small compute. docs/scale.md sizes it.
 const DIGEST_MAX_CONCURRENCY = 20;
 
-// The checkpoint-store and digest settings the functions read (README "Deploy"), taken from the shell
-// that deploys, so each stage sets its own: where LangGraph's tables are, where a thread's
-// owner is read, or the app's own message table (`CHECKPOINT_MESSAGE_TABLE=app.thread_messages
-// CHECKPOINT_ORG_ID_COLUMN=org_id CHECKPOINT_UPDATED_AT_COLUMN=updated_at npx sst deploy`).
-const CHECKPOINT_SETTINGS = [
+// The settings the functions read that come from the shell that deploys, so each stage sets
+// its own (README "Deploy"): where LangGraph's tables are, where a thread's owner is read, or
+// the app's own message table (`CHECKPOINT_MESSAGE_TABLE=app.thread_messages
+// CHECKPOINT_ORG_ID_COLUMN=org_id CHECKPOINT_UPDATED_AT_COLUMN=updated_at npx sst deploy`),
+// read_original, the sweep's bounds. These are the settings table's rows passed "from the
+// shell" (packages/core/src/worker/settings.ts); a unit test checks this list against them.
+const SHELL_SETTINGS = [
   "CHECKPOINT_SCHEMA",
   "CHECKPOINT_ORG_METADATA_KEY",
   "THREAD_OWNER_SOURCE",
@@ -43,14 +45,16 @@ const CHECKPOINT_SETTINGS = [
   "CHECKPOINT_UPDATED_AT_COLUMN",
   // Set when the runtime gives the model read_original: time-varying tool output is digested too.
   "CONTEXT_CLEANER_READ_ORIGINAL",
-  // The nightly sweep's bound and how many nights it retries a thread left behind.
+  // The nightly sweep's bound, how many nights it retries a thread left behind, and how
+  // recent a pass or activity it leaves alone.
   "SWEEP_MAX_THREADS",
   "SWEEP_GIVE_UP_AFTER_NIGHTS",
+  "SWEEP_SETTLE_MINUTES",
 ];
 
-function checkpointEnvironment(): Record<string, string> {
+function shellEnvironment(): Record<string, string> {
   const environment: Record<string, string> = {};
-  for (const name of CHECKPOINT_SETTINGS) {
+  for (const name of SHELL_SETTINGS) {
     const value = process.env[name];
     if (value) environment[name] = value;
   }
@@ -115,9 +119,10 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${DIGEST_TIMEOUT_SECONDS} seconds`,
         memory: "1024 MB",
-        // Settings, not credentials: the key stays a linked secret.
+        // Settings, not credentials: the key stays a linked secret. The stage secrets passed
+        // here are the settings table's rows passed "from the stage secret".
         environment: {
-          ...checkpointEnvironment(),
+          ...shellEnvironment(),
           DIGEST_MODEL: digestModel.value,
           OPENAI_COMPATIBLE_BASE_URL: openAiCompatibleBaseUrl.value,
           OPENAI_COMPATIBLE_MODEL: openAiCompatibleModel.value,
@@ -153,7 +158,7 @@ export default $config({
         runtime: "nodejs22.x",
         timeout: `${SWEEP_TIMEOUT_SECONDS} seconds`,
         memory: "512 MB",
-        environment: checkpointEnvironment(),
+        environment: shellEnvironment(),
         link: [databaseUrl, checkpointDatabaseUrl, queue],
         nodejs: { splitting: true },
       },

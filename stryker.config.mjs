@@ -44,6 +44,7 @@ export default {
     "packages/core/src/job/report-fallbacks.ts",
     "packages/core/src/job/run-digest-job.ts",
     "packages/core/src/worker/digest-handler.ts",
+    "packages/core/src/worker/disposition.ts",
     "packages/core/src/worker/sqs-event.ts",
     "functions/lib/lazy-handler.ts",
     "functions/lib/secrets.ts",

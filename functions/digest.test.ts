@@ -12,6 +12,7 @@ const SET = [
   "SST_RESOURCE_DigestQueue",
   "SST_RESOURCE_DigestDeadLetterQueue",
   "CONTEXT_CLEANER_DB_DRIVER",
+  "UPSTASH_REDIS_REST_URL",
 ];
 
 afterAll(() => {
@@ -60,6 +61,20 @@ describe("functions/digest handler (the edge)", () => {
     const refused = await handler(event, context).catch((caught: unknown) => caught);
     expect(String((refused as Error).message)).toBe(
       'CONTEXT_CLEANER_DB_DRIVER must be one of neon, pg, got "mysql"',
+    );
+  });
+
+  it("refuses what context-cleaner worker refuses: an Upstash URL without its token", async () => {
+    const { handler } = await import("./digest");
+    delete process.env.CONTEXT_CLEANER_DB_DRIVER;
+    // Read from the function's environment by the same reader as its secrets.
+    process.env.UPSTASH_REDIS_REST_URL = "https://redis.example";
+    const event = sqsEvent([{ body: "{}", groupId: "g" }]);
+    const context = lambdaContext({ functionName: "digest", timeoutMs: 300_000 });
+    const refused = await handler(event, context).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ name: "UsageError" });
+    expect(String((refused as Error).message)).toBe(
+      "the turn-lock peek needs both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
     );
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The digest function (SQS FIFO subscriber): the edge where configuration is read. Every
- * value comes from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
+ * The digest function (SQS FIFO subscriber): the edge where configuration is read, by the
+ * settings table's reader (`readWorkerSettings`, as `context-cleaner worker` reads it). The
+ * secrets come from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set,
  * from one Secrets Manager secret; the kill switch is `CONTEXT_CLEANER_DISABLED=1`, and
  * `CONTEXT_CLEANER_READ_ORIGINAL=1` (the runtime gives the model `read_original`) lets
  * time-varying tool output be digested.
@@ -19,20 +20,17 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { killSwitchFromEnvironment } from "@context-cleaner/assembler";
 import {
   createDigestDependencies,
   createDigestHandler,
-  databaseDriverFromEnvironment,
+  digestConfigOf,
   METRICS_NAMESPACE,
-  messageTableFromEnvironment,
-  parseDigestModel,
-  parseThreadOwnerSource,
   powertoolsMetrics,
+  readWorkerSettings,
 } from "@context-cleaner/core/worker";
 import { Resource } from "sst";
 import { lazyHandler } from "./lib/lazy-handler";
-import { type FunctionSecrets, requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+import { type FunctionSecrets, functionEnvironment, secretsFromSecretsManager } from "./lib/secrets";
 
 async function readSecrets(
   secretArn: string | undefined,
@@ -53,47 +51,22 @@ async function readSecrets(
 }
 
 export const handler = lazyHandler(async () => {
-  const environment = process.env;
   const logger = new Logger({ serviceName: "context-cleaner-digest" });
   const metrics = powertoolsMetrics(
     new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "context-cleaner-digest" }),
     logger,
   );
-  const { secrets, source } = await readSecrets(environment.CONTEXT_CLEANER_SECRET_ARN);
-  const { upstashRedisUrl, upstashRedisToken } = secrets;
-  const databaseDriver = databaseDriverFromEnvironment(environment);
-  const messageTable = messageTableFromEnvironment(environment);
-  const digestModel = parseDigestModel(environment.DIGEST_MODEL);
-  const dependencies = await createDigestDependencies({
-    databaseUrl: requireSecret(secrets, "databaseUrl", source),
-    ...(databaseDriver ? { databaseDriver } : {}),
-    checkpointDatabaseUrl: requireSecret(secrets, "checkpointDatabaseUrl", source),
-    ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
-    ...(environment.CHECKPOINT_ORG_METADATA_KEY
-      ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
-      : {}),
-    ...(environment.THREAD_OWNER_SOURCE
-      ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
-      : {}),
-    ...(messageTable ? { messageTable } : {}),
-    digestModel,
-    ...(secrets.anthropicApiKey ? { anthropicApiKey: secrets.anthropicApiKey } : {}),
-    ...(digestModel === "openai-compatible"
-      ? { openAiCompatible: { ...environment, OPENAI_COMPATIBLE_API_KEY: secrets.openAiCompatibleApiKey } }
-      : {}),
-    ...(upstashRedisUrl && upstashRedisToken
-      ? { redis: { url: upstashRedisUrl, token: upstashRedisToken } }
-      : {}),
-    queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
-    deadLetterQueueUrl: environment.DIGEST_DLQ_URL ?? Resource.DigestDeadLetterQueue.url,
-    sqs: new SQSClient({}),
-    logger,
-    metrics,
-    disabled: killSwitchFromEnvironment,
-    // The runtime gives the model read_original: time-varying output may be digested too.
-    ...(environment.CONTEXT_CLEANER_READ_ORIGINAL === "1" ? { jobOptions: { readOriginal: true } } : {}),
+  const { secrets, source } = await readSecrets(process.env.CONTEXT_CLEANER_SECRET_ARN);
+  const environment = functionEnvironment(process.env, secrets, {
+    DIGEST_QUEUE_URL: Resource.DigestQueue.url,
+    DIGEST_DLQ_URL: Resource.DigestDeadLetterQueue.url,
   });
-  if (digestModel === "anthropic" && !secrets.anthropicApiKey) {
+  // The same reader and checks as `context-cleaner worker`: a bad setting stops the function here.
+  const settings = readWorkerSettings({ environment }, `the digest function (secrets from ${source})`);
+  const dependencies = await createDigestDependencies(
+    digestConfigOf(settings, { logger, metrics, environment: process.env }, new SQSClient({})),
+  );
+  if ((settings.digestModel ?? "anthropic") === "anthropic" && !settings.anthropicApiKey) {
     logger.warn("no Anthropic API key: digests are extractive only");
   }
   return createDigestHandler(dependencies);

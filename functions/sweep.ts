@@ -1,7 +1,8 @@
 /**
- * The nightly sweep function (Cron): the edge where configuration is read, from SST's
- * links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one Secrets Manager
- * secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
+ * The nightly sweep function (Cron): the edge where configuration is read, by the
+ * settings table's reader (`readSweepSettings`, as `context-cleaner sweep` reads it), the
+ * secrets from SST's links (`Resource.*`) or, when `CONTEXT_CLEANER_SECRET_ARN` is set, one
+ * Secrets Manager secret. `CHECKPOINT_SCHEMA` and `CHECKPOINT_ORG_METADATA_KEY` locate the checkpoint
  * tables and the org in their metadata; `THREAD_OWNER_SOURCE=table` reads threads' owners
  * from the owner table instead; `CHECKPOINT_MESSAGE_TABLE` (with `CHECKPOINT_*_COLUMN`, see
  * `messageTableFromEnvironment`) lists threads from the app's own message table;
@@ -16,25 +17,22 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import {
   createSweepDependencies,
   createSweepHandler,
-  databaseDriverFromEnvironment,
   METRICS_NAMESPACE,
-  messageTableFromEnvironment,
-  parseThreadOwnerSource,
   powertoolsMetrics,
-  sweepOptionsFromEnvironment,
+  readSweepSettings,
+  sweepConfigOf,
 } from "@context-cleaner/core/worker";
 import { Resource } from "sst";
 import { lazyHandler } from "./lib/lazy-handler";
-import { requireSecret, secretsFromSecretsManager } from "./lib/secrets";
+import { functionEnvironment, secretsFromSecretsManager } from "./lib/secrets";
 
 export const handler = lazyHandler(async () => {
-  const environment = process.env;
   const logger = new Logger({ serviceName: "context-cleaner-sweep" });
   const metrics = powertoolsMetrics(
     new Metrics({ namespace: METRICS_NAMESPACE, serviceName: "context-cleaner-sweep" }),
     logger,
   );
-  const secretArn = environment.CONTEXT_CLEANER_SECRET_ARN;
+  const secretArn = process.env.CONTEXT_CLEANER_SECRET_ARN;
   const secrets = secretArn
     ? await secretsFromSecretsManager(secretArn)
     : {
@@ -42,28 +40,19 @@ export const handler = lazyHandler(async () => {
         checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
       };
   const source = secretArn ? `secret ${secretArn}` : "the SST secrets linked to this function";
-  const databaseDriver = databaseDriverFromEnvironment(environment);
-  const messageTable = messageTableFromEnvironment(environment);
-  const options = sweepOptionsFromEnvironment(environment);
-  const dependencies = await createSweepDependencies({
-    options,
-    databaseUrl: requireSecret(secrets, "databaseUrl", source),
-    ...(databaseDriver ? { databaseDriver } : {}),
-    ...(secrets.checkpointDatabaseUrl ? { checkpointDatabaseUrl: secrets.checkpointDatabaseUrl } : {}),
-    ...(environment.CHECKPOINT_SCHEMA ? { checkpointSchema: environment.CHECKPOINT_SCHEMA } : {}),
-    ...(environment.CHECKPOINT_ORG_METADATA_KEY
-      ? { orgMetadataKey: environment.CHECKPOINT_ORG_METADATA_KEY }
-      : {}),
-    ...(environment.THREAD_OWNER_SOURCE
-      ? { threadOwner: parseThreadOwnerSource(environment.THREAD_OWNER_SOURCE) }
-      : {}),
-    ...(messageTable ? { messageTable } : {}),
-    queueUrl: environment.DIGEST_QUEUE_URL ?? Resource.DigestQueue.url,
-    sqs: new SQSClient({}),
-    logger,
-    metrics,
-  });
-  if (!secrets.checkpointDatabaseUrl)
+  const queueUrl = Resource.DigestQueue.url;
+  const environment = functionEnvironment(process.env, secrets, { DIGEST_QUEUE_URL: queueUrl });
+  // The same reader and checks as `context-cleaner sweep`: a bad setting stops the function here.
+  const settings = readSweepSettings({ environment }, `the sweep function (secrets from ${source})`);
+  const dependencies = await createSweepDependencies(
+    sweepConfigOf(
+      { ...settings, queueUrl: settings.queueUrl ?? queueUrl },
+      { logger, metrics },
+      new SQSClient({}),
+    ),
+  );
+  const { messageTable } = settings;
+  if (!settings.checkpointDatabaseUrl)
     logger.warn("no checkpoint store: threads whose event was lost are not looked for");
   else if (messageTable && !(messageTable.orgIdColumn && messageTable.updatedAtColumn))
     logger.warn(

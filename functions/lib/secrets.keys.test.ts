@@ -1,6 +1,7 @@
+import { settingRows } from "@context-cleaner/core/worker";
 import { describe, expect, it } from "vitest";
 import { useFakeSecretsManager } from "../../packages/core/test/fakes/use-fake-secrets-manager";
-import { requireSecret, secretsFromSecretsManager } from "./secrets";
+import { SECRET_RECORD_KEYS, secretsFromSecretsManager } from "./secrets";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-keys";
 const secretsManager = useFakeSecretsManager();
@@ -36,9 +37,10 @@ describe("the functions' secret record", () => {
     expect(Object.keys(await secretsFromSecretsManager(ARN, secretsManager.client))).toEqual(["databaseUrl"]);
   });
 
-  it("takes an empty secret for a missing one", () => {
-    expect(() => requireSecret({ databaseUrl: "" }, "databaseUrl", "the environment")).toThrow(
-      "secret databaseUrl is missing from the environment",
-    );
+  it("holds exactly the settings table's secrets, under their variable names", () => {
+    const secretRows = settingRows()
+      .filter((row) => row.secret)
+      .map((row) => row.env);
+    expect(Object.values(SECRET_RECORD_KEYS).sort()).toEqual([...secretRows].sort());
   });
 });

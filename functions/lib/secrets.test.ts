@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { useFakeSecretsManager } from "../../packages/core/test/fakes/use-fake-secrets-manager";
-import { requireSecret, secretsFromSecretsManager } from "./secrets";
+import { functionEnvironment, secretsFromSecretsManager } from "./secrets";
 
 const ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:context-cleaner-AbCdEf";
 const secretsManager = useFakeSecretsManager();
@@ -23,10 +23,17 @@ describe("secretsFromSecretsManager", () => {
     expect(secretsManager.fake.requests).toEqual([ARN]);
   });
 
-  it("names a secret the function cannot run without", () => {
-    expect(() => requireSecret({}, "databaseUrl", "secret arn:x")).toThrow(
-      "secret databaseUrl is missing from secret arn:x",
-    );
-    expect(requireSecret({ databaseUrl: "postgres://x" }, "databaseUrl", "here")).toBe("postgres://x");
+  it("gives the settings reader the environment, over the linked defaults, under the secrets by variable name", () => {
+    expect(
+      functionEnvironment(
+        { CHECKPOINT_SCHEMA: "agent", DIGEST_QUEUE_URL: "", DATABASE_URL: "postgres://from-env" },
+        { databaseUrl: "postgres://from-secret", upstashRedisUrl: "" },
+        { DIGEST_QUEUE_URL: "https://sqs.example/q.fifo" },
+      ),
+    ).toEqual({
+      CHECKPOINT_SCHEMA: "agent",
+      DIGEST_QUEUE_URL: "https://sqs.example/q.fifo",
+      DATABASE_URL: "postgres://from-secret",
+    });
   });
 });

@@ -48,13 +48,20 @@ export async function secretsFromSecretsManager(
 }
 
 /**
- * A secret the function cannot run without.
- * @throws {Error} naming the secret and where it was looked for.
+ * A function's settings as the settings table's reader takes them: its environment (empty
+ * variables dropped), over the linked resources' defaults, under its secrets, each secret
+ * under its variable's name (`DATABASE_URL`, …).
  */
-export function requireSecret(secrets: FunctionSecrets, name: SecretName, source: string): string {
-  const value = secrets[name];
-  if (value === undefined || value === "") {
-    throw new Error(`secret ${name} is missing from ${source}`);
+export function functionEnvironment(
+  environment: Readonly<Record<string, string | undefined>>,
+  secrets: FunctionSecrets,
+  defaults: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const merged: Record<string, string> = { ...defaults };
+  for (const [name, value] of Object.entries(environment)) if (value) merged[name] = value;
+  for (const [name, key] of Object.entries(SECRET_RECORD_KEYS) as [SecretName, string][]) {
+    const value = secrets[name];
+    if (value) merged[key] = value;
   }
-  return value;
+  return merged;
 }

@@ -76,11 +76,21 @@ export class DeadlineExceededError extends ContextCleanerError {
   }
 }
 
+/** A field of the turn-ended event, or `event` for the value as a whole. */
+type TurnEventErrorField =
+  | "orgId"
+  | "threadId"
+  | "rawToolChars"
+  | "turnEndedAt"
+  | "messageCount"
+  | "lastMessageId"
+  | "event";
+
 /** A turn event that cannot be published; names the field and what is wrong with it. */
 export class InvalidTurnEventError extends ContextCleanerError {
-  readonly field: "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event";
+  readonly field: TurnEventErrorField;
 
-  constructor(message: string, field: "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event") {
+  constructor(message: string, field: TurnEventErrorField) {
     super(message, { code: "invalid_turn_event" });
     this.name = "InvalidTurnEventError";
     this.field = field;

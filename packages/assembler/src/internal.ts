@@ -26,6 +26,7 @@ export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } 
 export { DIGEST_KINDS, PASS_STATUSES } from "./contract/vocabulary";
 export { POLICY_MODES } from "./org-policy";
 export { resolveToolPolicy } from "./policy";
+export { redactedError, redactSecrets, safeErrorText } from "./redact";
 export { isErrorResult } from "./rules/error-retry";
 export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./rules/keep-rules";
 export { inlineStubs } from "./steps/inline-clean";

@@ -6,12 +6,42 @@ import { ContextCleanerError } from "@context-cleaner/assembler";
  * `cause` kept.
  */
 
-/** Base class of every error packages/core throws. */
+const CORE_ERROR_MARKER = "context-cleaner.core.error";
+const coreErrorSymbol = Symbol.for(CORE_ERROR_MARKER);
+
+/**
+ * Base class of every error packages/core throws. Each class carries a `Symbol.for` marker
+ * and a static `isInstance`, which holds across two copies of the package (a bundle and
+ * `node_modules`), where `instanceof` does not.
+ */
 export class CoreError extends ContextCleanerError {
+  protected readonly [coreErrorSymbol] = true;
+
   constructor(message: string, options: { code: string; cause?: unknown; retryable?: boolean }) {
     super(message, options);
     this.name = "CoreError";
   }
+
+  /** Whether `error` is a {@link CoreError} of any copy of this package. */
+  static isInstance(error: unknown): error is CoreError {
+    return CoreError.hasMarker(error, CORE_ERROR_MARKER);
+  }
+
+  /** Whether `error` carries the marker `Symbol.for(marker)` set to `true`. */
+  protected static hasMarker(error: unknown, marker: string): boolean {
+    const symbol = Symbol.for(marker);
+    return (
+      typeof error === "object" &&
+      error !== null &&
+      symbol in error &&
+      (error as Record<symbol, unknown>)[symbol] === true
+    );
+  }
+}
+
+/** The marker of a core error class: `context-cleaner.core.error.<name>`. */
+export function coreErrorMarker(name: string): string {
+  return `${CORE_ERROR_MARKER}.${name}`;
 }
 
 /** Why a digest model failed; the fallback wrapper counts fallbacks by this reason. */

@@ -101,8 +101,18 @@ export interface DigestStore {
     orgId: string,
     contentSha256s: readonly string[],
   ): Promise<ReadonlyMap<string, DigestRow>>;
-  /** Reserves `amountUsd` of the org's budget for `day` unless it would exceed `budgetUsd`. */
-  reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<{ ok: boolean }>;
+  /**
+   * Reserves `amountUsd` of the org's budget for `day` unless it would exceed `budgetUsd`.
+   * The day's reservations are held `holdMs` (default 960,000, the lease's) after the last
+   * reservation or settlement: past that none is from a live run, so they no longer count.
+   */
+  reserveSpend(
+    orgId: string,
+    day: string,
+    amountUsd: number,
+    budgetUsd: number,
+    holdMs?: number,
+  ): Promise<{ ok: boolean }>;
   /** Replaces a reservation by what the call actually cost. */
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   recordPass(orgId: string, threadId: string, pass: PassUpdate): Promise<void>;
@@ -143,6 +153,13 @@ export interface ActiveThread {
   readonly threadId: string;
   /** When its latest checkpoint was written. */
   readonly lastActivityAt: Date;
+  /**
+   * When its latest turn started, where the store tells (LangGraph writes a checkpoint of a
+   * run's input, metadata `source: "input"`, as each run starts). A turn's later checkpoints
+   * may be written after its turn-ended event; its start never is. The sweep compares this,
+   * when given, with the latest turn end the pass record saw. @default unknown
+   */
+  readonly lastTurnStartedAt?: Date;
 }
 
 /** A page request of {@link ThreadDirectory.listActiveThreads}. */

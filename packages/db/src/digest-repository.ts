@@ -41,8 +41,8 @@ export function createDigestRepository(database: Database): DigestRepository {
     purgeContent: (orgId, sha256, at) => purgeContent(database, orgId, sha256, at),
     purgeOrganization: (orgId, at, options) => purgeOrganization(database, orgId, at, options),
     summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
-    reserveSpend: (orgId, day, amountUsd, budgetUsd) =>
-      reserveSpend(database, orgId, day, amountUsd, budgetUsd),
+    reserveSpend: (orgId, day, amountUsd, budgetUsd, holdMs) =>
+      reserveSpend(database, orgId, day, amountUsd, budgetUsd, holdMs),
     settleSpend: (orgId, day, reservedUsd, actualUsd) =>
       settleSpend(database, orgId, day, reservedUsd, actualUsd),
     getSpend: (orgId, day) => getSpend(database, orgId, day),

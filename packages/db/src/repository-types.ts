@@ -231,7 +231,17 @@ export interface DigestRepository {
   purgeOrganization(orgId: string, at: Date, options?: OrgPurgeOptions): Promise<OrgPurgeResult>;
   /** Counts and sizes of a thread's digests, in one query. */
   summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
-  reserveSpend(orgId: string, day: string, amountUsd: number, budgetUsd: number): Promise<SpendReservation>;
+  /**
+   * Reserves `amountUsd` of the org's budget for `day`, within `budgetUsd`. Reservations of a
+   * day untouched for longer than `holdMs` (default 960,000) no longer count: their run died.
+   */
+  reserveSpend(
+    orgId: string,
+    day: string,
+    amountUsd: number,
+    budgetUsd: number,
+    holdMs?: number,
+  ): Promise<SpendReservation>;
   settleSpend(orgId: string, day: string, reservedUsd: number, actualUsd: number): Promise<void>;
   getSpend(orgId: string, day: string): Promise<{ reservedUsd: number; spentUsd: number }>;
   recordPass(orgId: string, threadId: string, pass: PassInput): Promise<void>;

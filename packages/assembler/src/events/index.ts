@@ -14,10 +14,13 @@ export type {
   TurnEventProblem,
 } from "./turn-event";
 export {
+  announcedTurn,
   describeTurnEventProblem,
+  messageIdProblem,
   normalizeTurnEndedAt,
   TURN_EVENT_LIMITS,
   toTurnEndedEvent,
+  turnAnnouncement,
   turnEventProblems,
 } from "./turn-event";
 export type {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { normalizeTurnEndedAt, type TurnEndedEvent } from "./turn-event";
+import { announcedTurn, normalizeTurnEndedAt, type TurnEndedEvent } from "./turn-event";
 
 // SQS FIFO ids: at most 128 characters, each alphanumeric or ASCII punctuation; URI
 // encoding keeps a readable id within that alphabet.
@@ -35,6 +35,8 @@ export function turnEventGroupId(orgId: string, threadId: string): string {
  * The FIFO deduplication id of one turn's event: sha256 hex of org, thread and the
  * instant the turn ended (64 characters). A retried publish of the same turn, or the
  * sweep re-enqueueing it, collapses into one message within the queue's 5-minute window.
+ * The announced turn (`messageCount`, `lastMessageId`) is not part of it: a retried publish
+ * announces the same turn, and a sweep's job for the same instant announces none.
  *
  * @throws {InvalidTurnEventError} when `turnEndedAt` is not a valid instant.
  */
@@ -48,7 +50,7 @@ export function turnEventDeduplicationId(
 
 /** A turn-ended event as an SQS FIFO message: its body and ids. */
 export interface TurnEventMessage {
-  /** The event as JSON, with exactly its four fields. */
+  /** The event as JSON: its four fields, and the announced turn's when present. */
   readonly body: string;
   readonly groupId: string;
   readonly deduplicationId: string;
@@ -56,13 +58,14 @@ export interface TurnEventMessage {
 
 /**
  * The queue message of a turn-ended event, as the publisher sends it and the sweep
- * re-enqueues it: the body holds the event's four fields only, the group is the thread's
- * and the deduplication id the turn's.
+ * re-enqueues it: the body holds the event's fields only (the four, then `messageCount` and
+ * `lastMessageId` when the event announces its turn), the group is the thread's and the
+ * deduplication id the turn's.
  */
 export function turnEventMessage(event: TurnEndedEvent): TurnEventMessage {
   const { orgId, threadId, rawToolChars, turnEndedAt } = event;
   return {
-    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt }),
+    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(event) }),
     groupId: turnEventGroupId(orgId, threadId),
     deduplicationId: turnEventDeduplicationId(orgId, threadId, turnEndedAt),
   };

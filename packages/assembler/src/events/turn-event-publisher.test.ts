@@ -195,4 +195,46 @@ describe("createTurnEventPublisher", () => {
     expect(() => createTurnEventPublisher({ queueUrl: QUEUE_URL, triggerChars: 0 })).toThrow(/triggerChars/);
     expect(() => createTurnEventPublisher({ queueUrl: QUEUE_URL, timeoutMs: 1.5 })).toThrow(/timeoutMs/);
   });
+
+  it("names a queue URL that is not one once, says what to set, and sends nothing", async () => {
+    const { logger, warnings } = recordingLogger();
+    // What `String(process.env.DIGEST_QUEUE_URL)` gives when the variable is unset, for the default client.
+    const publisher = createTurnEventPublisher({ queueUrl: "undefined", logger });
+    const first = await publisher.publishTurnEnded(TURN);
+    const second = await publisher.publishTurnEnded(TURN);
+    expect(first).toMatchObject({ status: "failed", reason: "not_configured" });
+    expect(second).toMatchObject({ status: "failed", reason: "not_configured" });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toBe("context-cleaner: turn events are not published");
+    expect(warnings[0]?.details.error).toMatch(/queue URL .*"undefined".*set DIGEST_QUEUE_URL/);
+  });
+
+  it.each([
+    [
+      "a missing region",
+      Object.assign(new Error("Region is missing"), { name: "Error" }),
+      /region.*AWS_REGION/,
+    ],
+    [
+      "missing credentials",
+      Object.assign(new Error("Could not load credentials from any providers"), {
+        name: "CredentialsProviderError",
+      }),
+      /credentials.*AWS_ACCESS_KEY_ID.*AWS_PROFILE/,
+    ],
+  ])("names %s once, says what to set, and tries again at each turn", async (_name, error, said) => {
+    const sqs = fakeSqs(async () => {
+      throw error;
+    });
+    const { logger, warnings } = recordingLogger();
+    const publisher = createTurnEventPublisher({ queueUrl: QUEUE_URL, sqs: sqs.client, logger });
+    const outcomes = [await publisher.publishTurnEnded(TURN), await publisher.publishTurnEnded(TURN)];
+    expect(outcomes.map((outcome) => outcome.status === "failed" && outcome.reason)).toEqual([
+      "not_configured",
+      "not_configured",
+    ]);
+    expect(sqs.sent).toHaveLength(2);
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]?.details.error)).toMatch(said);
+  });
 });

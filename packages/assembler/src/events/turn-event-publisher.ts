@@ -22,7 +22,10 @@ export interface TurnEventLogger {
 export interface TurnEventPublisherOptions {
   /** URL of the digest queue (a FIFO queue). */
   queueUrl: string;
-  /** The SQS client. @default `new SQSClient({})` (region and credentials from the environment) */
+  /**
+   * The SQS client. @default `new SQSClient({})`: credentials from the environment, the
+   * region from `AWS_REGION`, else the queue URL's (`sqs.<region>.amazonaws.com`)
+   */
   sqs?: SqsSendClient;
   /** Below this many raw tool-result characters a thread is not worth a job: no message is sent. @default 120_000 */
   triggerChars?: number;
@@ -41,8 +44,11 @@ export const TURN_EVENT_PUBLISHER_DEFAULTS = { triggerChars: 120_000, timeoutMs:
 
 /** Why a publish sent nothing, on purpose. */
 export type TurnEventSkipReason = "below_trigger" | "disabled";
-/** Why a publish failed. */
-export type TurnEventFailureReason = "invalid_event" | "timeout" | "send_error";
+/**
+ * Why a publish failed. `not_configured`: the queue URL is not a URL, or the SQS client has
+ * no region or no credentials; logged once per publisher, naming what to set.
+ */
+export type TurnEventFailureReason = "invalid_event" | "timeout" | "send_error" | "not_configured";
 
 /** What a publish did; it never throws. */
 export type TurnEventOutcome =
@@ -112,6 +118,37 @@ function failed(
   return { status: "failed", reason, error };
 }
 
+/** The region of an AWS SQS queue URL (`https://sqs.<region>.amazonaws.com/…`). */
+function regionOfQueueUrl(queueUrl: string): string | undefined {
+  try {
+    return /^sqs[.-]([a-z0-9-]+)\.amazonaws\.com$/.exec(new URL(queueUrl).hostname)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** What is missing for a queue URL that is not an http(s) URL, said as what to set; none when it is one. */
+function queueUrlProblem(queueUrl: string): string | undefined {
+  try {
+    const { protocol } = new URL(queueUrl);
+    if (protocol === "https:" || protocol === "http:") return undefined;
+  } catch {
+    // Not a URL: said below.
+  }
+  return `the digest queue URL is not a URL (${JSON.stringify(queueUrl.slice(0, 100))}): set DIGEST_QUEUE_URL (or pass queueUrl) to the queue URL the deploy prints (digestQueueUrl)`;
+}
+
+/** What is missing when a send failed for the client's configuration, said as what to set; none for another failure. */
+function clientProblem(error: Error): string | undefined {
+  if (/region is missing/i.test(error.message)) {
+    return "the SQS client has no region: set AWS_REGION (or pass an SQSClient with its region as sqs)";
+  }
+  if (error.name === "CredentialsProviderError" || /could not load credentials/i.test(error.message)) {
+    return "the SQS client has no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or give the process a role";
+  }
+  return undefined;
+}
+
 /** Sends one event as a FIFO message within the deadline; `client` is the injected SQS client, if any. */
 async function sendEvent(
   event: TurnEndedEvent,
@@ -144,6 +181,10 @@ async function sendEvent(
  * // after the turn's reply is sent:
  * void events.publishTurnEnded({ orgId, threadId, rawToolChars, turnEndedAt: new Date() });
  * ```
+ * A queue URL that is not a URL (`"undefined"`, from an unset variable) for the default
+ * client, or a client without a region or credentials, is named once in the log, saying what to set; each
+ * publish then fails `not_configured` (a bad URL without any I/O).
+ *
  * @throws {InvalidOptionError} for a missing `queueUrl`, or a `triggerChars` or `timeoutMs`
  *   that is not a positive integer.
  */
@@ -151,8 +192,30 @@ export function createTurnEventPublisher(options: TurnEventPublisherOptions): Tu
   const settings = publisherSettings(options);
   let sqs = options.sqs;
   const client = async (): Promise<SqsSendClient> => {
-    sqs ??= new (await loadSqs()).SQSClient({});
+    // An AWS queue URL names its region: the default client needs no AWS_REGION then.
+    const region = regionOfQueueUrl(settings.queueUrl);
+    sqs ??= new (await loadSqs()).SQSClient(
+      region && !process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION ? { region } : {},
+    );
     return sqs;
+  };
+  // The default client needs a real URL; an injected one (an in-process queue's) names its own.
+  const urlProblem = options.sqs === undefined ? queueUrlProblem(settings.queueUrl) : undefined;
+  // Each configuration problem is logged once per publisher; every publish still reports it.
+  const named = new Set<string>();
+  const notConfigured = (problem: string): TurnEventOutcome => {
+    const error = new InvalidOptionError(problem, "queueUrl");
+    if (named.has(problem)) return { status: "failed", reason: "not_configured", error };
+    named.add(problem);
+    try {
+      settings.logger.warn("context-cleaner: turn events are not published", {
+        reason: "not_configured",
+        error: problem,
+      });
+    } catch {
+      // A broken logger must not fail the turn either.
+    }
+    return { status: "failed", reason: "not_configured", error };
   };
 
   return {
@@ -166,10 +229,13 @@ export function createTurnEventPublisher(options: TurnEventPublisherOptions): Tu
       }
       if (options.disabled ?? killSwitchFromEnvironment()) return { status: "skipped", reason: "disabled" };
       if (event.rawToolChars < settings.triggerChars) return { status: "skipped", reason: "below_trigger" };
+      if (urlProblem !== undefined) return notConfigured(urlProblem);
       try {
         return await sendEvent(event, settings, client);
       } catch (error) {
         const failure = error instanceof Error ? error : new Error(String(error));
+        const problem = clientProblem(failure);
+        if (problem !== undefined) return notConfigured(problem);
         const reason = failure instanceof DeadlineExceededError ? "timeout" : "send_error";
         const context = { orgId: event.orgId, threadId: event.threadId, turnEndedAt: event.turnEndedAt };
         return failed(settings.logger, reason, failure, context);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidTurnEventError } from "../errors";
-import { type TurnEndedInput, toTurnEndedEvent } from "./turn-event";
+import { turnEventMessage } from "./message-ids";
+import { type TurnEndedInput, toTurnEndedEvent, turnAnnouncement, turnEventProblems } from "./turn-event";
 
 const VALID: TurnEndedInput = {
   orgId: "org_1",
@@ -43,5 +44,55 @@ describe("toTurnEndedEvent", () => {
     expect(fieldOf({ ...VALID, turnEndedAt: 1_772_366_400_000 })).toBe("turnEndedAt");
     expect(fieldOf({ ...VALID, turnEndedAt: "2024-02-29T23:59:59.5-05:30" })).toBeUndefined();
     expect(fieldOf({ ...VALID, orgId: "o".repeat(200), threadId: "t".repeat(500) })).toBeUndefined();
+  });
+});
+
+describe("the announced turn", () => {
+  const ANNOUNCED = { ...VALID, messageCount: 27, lastMessageId: "msg_01HX" };
+
+  it("keeps the message count and the latest message id the runtime saw, and sends them", () => {
+    const event = toTurnEndedEvent(ANNOUNCED);
+    expect(event).toEqual({
+      orgId: "org_1",
+      threadId: "thread_1",
+      rawToolChars: 150_000,
+      turnEndedAt: "2026-03-01T12:00:00.000Z",
+      messageCount: 27,
+      lastMessageId: "msg_01HX",
+    });
+    expect(JSON.parse(turnEventMessage(event).body)).toEqual(event);
+  });
+
+  it("is optional: an event without it has exactly its four fields, as an older runtime sends them", () => {
+    const event = toTurnEndedEvent(VALID);
+    expect(Object.keys(event)).toEqual(["orgId", "threadId", "rawToolChars", "turnEndedAt"]);
+    expect(Object.keys(JSON.parse(turnEventMessage(event).body))).toEqual(Object.keys(event));
+    expect(turnEventProblems({ ...VALID, turnEndedAt: "2026-03-01T12:00:00Z" })).toEqual([]);
+  });
+
+  it("does not change the deduplication id: a retried publish announces the same turn", () => {
+    expect(turnEventMessage(toTurnEndedEvent(ANNOUNCED)).deduplicationId).toBe(
+      turnEventMessage(toTurnEndedEvent(VALID)).deduplicationId,
+    );
+  });
+
+  it("names a bad message count or message id", () => {
+    expect(fieldOf({ ...VALID, messageCount: -1 })).toBe("messageCount");
+    expect(fieldOf({ ...VALID, messageCount: 2.5 })).toBe("messageCount");
+    expect(fieldOf({ ...VALID, messageCount: null })).toBe("messageCount");
+    expect(fieldOf({ ...VALID, messageCount: 2 ** 31 })).toBe("messageCount");
+    expect(fieldOf({ ...VALID, lastMessageId: "" })).toBe("lastMessageId");
+    expect(fieldOf({ ...VALID, lastMessageId: 42 })).toBe("lastMessageId");
+    expect(fieldOf({ ...VALID, lastMessageId: "m\u0000" })).toBe("lastMessageId");
+    expect(fieldOf({ ...VALID, lastMessageId: "m".repeat(501) })).toBe("lastMessageId");
+    expect(fieldOf({ ...VALID, messageCount: 0, lastMessageId: "m".repeat(500) })).toBeUndefined();
+  });
+
+  it("is read from the thread as the runtime holds it: its length and its latest message's id", () => {
+    expect(turnAnnouncement([{ id: "a" }, {}, { id: "c" }])).toEqual({ messageCount: 3, lastMessageId: "c" });
+    // A latest message without an id, or with one the event cannot carry, announces the count only.
+    expect(turnAnnouncement([{ id: "a" }, {}])).toEqual({ messageCount: 2 });
+    expect(turnAnnouncement([{ id: "x".repeat(501) }])).toEqual({ messageCount: 1 });
+    expect(turnAnnouncement([])).toEqual({ messageCount: 0 });
   });
 });

@@ -1,4 +1,10 @@
-import { countProblem, idProblem, STORED_VALUE_LIMITS } from "../contract/stored-values";
+import {
+  countProblem,
+  idProblem,
+  STORED_VALUE_LIMITS,
+  textProblem,
+  utf8Bytes,
+} from "../contract/stored-values";
 import { InvalidTurnEventError } from "../errors";
 
 /**
@@ -12,6 +18,17 @@ export interface TurnEndedEvent {
   readonly rawToolChars: number;
   /** When the turn ended, as an ISO 8601 UTC instant. */
   readonly turnEndedAt: string;
+  /**
+   * The announced turn: how many messages the thread held as the runtime published. The
+   * worker waits until the checkpoint it reads holds at least as many (used when the event
+   * has no `lastMessageId`). Optional: an event without it is read at once, as before.
+   */
+  readonly messageCount?: number;
+  /**
+   * The announced turn: the id of the thread's latest message as the runtime published. The
+   * worker waits until the checkpoint it reads holds a message with this id. Optional.
+   */
+  readonly lastMessageId?: string;
 }
 
 /**
@@ -26,6 +43,10 @@ export interface TurnEndedInput {
   readonly threadId: string;
   readonly rawToolChars: number;
   readonly turnEndedAt: Date | string;
+  /** See {@link TurnEndedEvent.messageCount}. */
+  readonly messageCount?: number;
+  /** See {@link TurnEndedEvent.lastMessageId}. */
+  readonly lastMessageId?: string;
 }
 
 /**
@@ -39,10 +60,21 @@ export const TURN_EVENT_LIMITS = {
   threadIdMaxBytes: STORED_VALUE_LIMITS.threadIdBytes,
   /** The largest `rawToolChars`: 2^31 − 1, what the pass record's integer column holds. */
   maxRawToolChars: STORED_VALUE_LIMITS.maxCount,
+  /** The largest `messageCount`: 2^31 − 1. */
+  maxMessageCount: STORED_VALUE_LIMITS.maxCount,
+  /** Longest `lastMessageId`, in UTF-8 bytes. */
+  lastMessageIdMaxBytes: 500,
 } as const;
 
 /** A field of the event, or `event` for the value as a whole. */
-export type TurnEventField = "orgId" | "threadId" | "rawToolChars" | "turnEndedAt" | "event";
+export type TurnEventField =
+  | "orgId"
+  | "threadId"
+  | "rawToolChars"
+  | "turnEndedAt"
+  | "messageCount"
+  | "lastMessageId"
+  | "event";
 
 /** One rule of the event a value breaks. */
 export interface TurnEventProblem {
@@ -105,6 +137,19 @@ function instantProblem(value: unknown, allowDate: boolean): string | undefined 
   return typeof value === "string" && isRealDateTime(value) ? undefined : INSTANT_PROBLEM;
 }
 
+/**
+ * Why `value` is no message id the event can announce: a non-empty string of at most 500
+ * UTF-8 bytes, well-formed (no U+0000, no lone surrogate), compared exactly as given.
+ */
+export function messageIdProblem(value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "") return "must be a non-empty string";
+  const text = textProblem(value);
+  if (text) return text;
+  const bytes = utf8Bytes(value);
+  const limit = TURN_EVENT_LIMITS.lastMessageIdMaxBytes;
+  return bytes > limit ? `must be at most ${limit} bytes in UTF-8, got ${bytes}` : undefined;
+}
+
 /** Every rule `value` breaks, in field order; `allowDate` for a runtime's input. */
 function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -119,6 +164,9 @@ function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
   add("threadId", idProblem(event.threadId, "threadId"));
   add("rawToolChars", countProblem(event.rawToolChars));
   add("turnEndedAt", instantProblem(event.turnEndedAt, allowDate));
+  // The announced turn is optional: an event without it (an older runtime, the sweep) is valid.
+  if (event.messageCount !== undefined) add("messageCount", countProblem(event.messageCount));
+  if (event.lastMessageId !== undefined) add("lastMessageId", messageIdProblem(event.lastMessageId));
   return problems;
 }
 
@@ -128,7 +176,9 @@ function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
  * Ids are taken exactly as given (never trimmed): a non-empty string of at most 200 (org) or
  * 500 (thread) UTF-8 bytes, with no surrounding whitespace, control characters or lone
  * surrogates; `rawToolChars` an integer from 0 to 2^31 − 1; `turnEndedAt` an ISO 8601
- * date-time with seconds and an explicit offset, naming a real day and time.
+ * date-time with seconds and an explicit offset, naming a real day and time; when present,
+ * `messageCount` an integer from 0 to 2^31 − 1 and `lastMessageId` a non-empty string of at
+ * most 500 UTF-8 bytes. Other fields are ignored.
  *
  * @returns the problems, empty when `value` is a valid event.
  */
@@ -151,5 +201,36 @@ export function toTurnEndedEvent(input: TurnEndedInput): TurnEndedEvent {
   const [first] = problemsOf(input, true);
   if (first !== undefined) throw new InvalidTurnEventError(describeTurnEventProblem(first), first.field);
   const { orgId, threadId, rawToolChars, turnEndedAt } = input;
-  return { orgId, threadId, rawToolChars, turnEndedAt: normalizeTurnEndedAt(turnEndedAt) };
+  return {
+    orgId,
+    threadId,
+    rawToolChars,
+    turnEndedAt: normalizeTurnEndedAt(turnEndedAt),
+    ...announcedTurn(input),
+  };
+}
+
+/** The announced turn of an event (its `messageCount` and `lastMessageId`, when present). */
+export function announcedTurn(
+  event: Pick<TurnEndedEvent, "messageCount" | "lastMessageId">,
+): Pick<TurnEndedEvent, "messageCount" | "lastMessageId"> {
+  return {
+    ...(event.messageCount === undefined ? {} : { messageCount: event.messageCount }),
+    ...(event.lastMessageId === undefined ? {} : { lastMessageId: event.lastMessageId }),
+  };
+}
+
+/**
+ * The announced turn of a thread as a runtime sees it when it publishes: its message count
+ * and the id of its latest message (left out when the message has none, or one the event
+ * cannot carry). Spread it into the event: `{ ...event, ...turnAnnouncement(messages) }`.
+ */
+export function turnAnnouncement(
+  messages: readonly { readonly id?: unknown }[],
+): Pick<TurnEndedEvent, "messageCount" | "lastMessageId"> {
+  const lastId = messages.at(-1)?.id;
+  return {
+    messageCount: messages.length,
+    ...(messageIdProblem(lastId) === undefined ? { lastMessageId: lastId as string } : {}),
+  };
 }

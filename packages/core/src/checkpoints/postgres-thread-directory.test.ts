@@ -93,6 +93,32 @@ describe("createPostgresThreadDirectory", () => {
     expect(page.nextCursor).toBeNull();
   });
 
+  it("gives the time a thread's latest turn started: its latest checkpoint of a run's input", async () => {
+    // Two runs; the second's last checkpoints come after its start, as a run writes them.
+    await checkpointAt("t-runs", "2026-11-30T07:00:00.000Z", { source: "input", step: -1, org_id: "acme" });
+    await checkpointAt("t-runs", "2026-11-30T07:00:09.000Z", { source: "loop", step: 3, org_id: "acme" });
+    await checkpointAt("t-runs", "2026-11-30T08:00:00.000Z", { source: "input", step: 4, org_id: "acme" });
+    await checkpointAt("t-runs", "2026-11-30T08:00:12.175Z", { source: "loop", step: 9, org_id: "acme" });
+    // An edit of the state between runs is no turn.
+    await checkpointAt("t-runs", "2026-11-30T08:30:00.000Z", { source: "update", step: 10, org_id: "acme" });
+    try {
+      const directory = createPostgresThreadDirectory({ pool: pglite, schema: "lg" });
+      const page = await directory.listActiveThreads({ since });
+      expect(page.threads.find((thread) => thread.threadId === "t-runs")).toEqual({
+        orgId: "acme",
+        threadId: "t-runs",
+        lastActivityAt: new Date("2026-11-30T08:30:00.000Z"),
+        lastTurnStartedAt: new Date("2026-11-30T08:00:00.000Z"),
+      });
+      // A thread with no run input in the scan has no turn start.
+      expect(page.threads.find((thread) => thread.threadId === "t-a")).not.toHaveProperty(
+        "lastTurnStartedAt",
+      );
+    } finally {
+      await pglite.query("delete from lg.checkpoints where thread_id = 't-runs'");
+    }
+  });
+
   it("reads the org from a configured metadata key", async () => {
     const directory = createPostgresThreadDirectory({ pool: pglite, schema: "lg", orgMetadataKey: "tenant" });
     const page = await directory.listActiveThreads({ since });

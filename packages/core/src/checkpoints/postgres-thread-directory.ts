@@ -49,20 +49,23 @@ function activeThreadsSql(schema: string): string {
   // so an index on checkpoint_id serves it; the timestamp is then read safely from the rows
   // in the window only. One row per thread with a root-namespace checkpoint written since
   // $4: the org of its FIRST checkpoint (read by the primary key), unless a checkpoint of
-  // the window names another org, and the newest timestamp. Pages follow thread id.
+  // the window names another org, the newest timestamp, and the newest timestamp of a run's
+  // input checkpoint (where its latest turn started). Pages follow thread id.
   return `with recent as (
-    select thread_id, nullif(metadata ->> $1, '') as org_id, ${safeTimestamp("checkpoint ->> 'ts'")} as ts
+    select thread_id, nullif(metadata ->> $1, '') as org_id, ${safeTimestamp("checkpoint ->> 'ts'")} as ts,
+      metadata ->> 'source' = 'input' as run_input
     from "${schema}".checkpoints
     where checkpoint_ns = $2
       and checkpoint_id >= $3
       and ($5::text is null or thread_id > $5::text)
   ), active as (
-    select thread_id, max(ts) as last_activity_at, array_agg(distinct org_id) filter (where org_id is not null) as org_ids
+    select thread_id, max(ts) as last_activity_at, max(ts) filter (where run_input) as last_turn_started_at,
+      array_agg(distinct org_id) filter (where org_id is not null) as org_ids
     from recent
     group by thread_id
     having max(ts) >= $4::timestamptz
   )
-  select active.thread_id, first.org_id, active.last_activity_at
+  select active.thread_id, first.org_id, active.last_activity_at, active.last_turn_started_at
   from active
   cross join lateral (
     select nullif(metadata ->> $1, '') as org_id
@@ -109,12 +112,19 @@ function pageLimit(limit: number | undefined): number {
   return value;
 }
 
+function toDate(value: unknown): Date {
+  return value instanceof Date ? value : new Date(String(value));
+}
+
 function toActiveThread(row: unknown): ActiveThread {
-  const { thread_id, org_id, last_activity_at } = row as Record<string, unknown>;
+  const { thread_id, org_id, last_activity_at, last_turn_started_at } = row as Record<string, unknown>;
   return {
     orgId: String(org_id),
     threadId: String(thread_id),
-    lastActivityAt: last_activity_at instanceof Date ? last_activity_at : new Date(String(last_activity_at)),
+    lastActivityAt: toDate(last_activity_at),
+    ...(last_turn_started_at === null || last_turn_started_at === undefined
+      ? {}
+      : { lastTurnStartedAt: toDate(last_turn_started_at) }),
   };
 }
 
@@ -124,7 +134,9 @@ function toActiveThread(row: unknown): ActiveThread {
  * a checkpoint-metadata key names on the thread's first checkpoint (server-set: see
  * {@link createPostgresThreadOwner}); a thread whose recent checkpoints name another org is
  * not listed. Recency comes from the checkpoint's own timestamp (`checkpoint.ts`); a
- * checkpoint whose timestamp cannot be read is passed over. It needs `SELECT` on
+ * checkpoint whose timestamp cannot be read is passed over. A thread's latest turn start
+ * (`lastTurnStartedAt`) is the timestamp of its latest checkpoint of a run's input
+ * (metadata `source: "input"`) within the scan, when there is one. It needs `SELECT` on
  * `<schema>.checkpoints` and nothing else; it never loads LangChain.
  *
  * Each page reads the checkpoints whose id (a time-ordered UUID v6) is at least that of

@@ -1,4 +1,5 @@
 import { ContextCleanerError } from "@context-cleaner/assembler";
+import { redactSecrets } from "@context-cleaner/assembler/internal";
 
 /**
  * Error codes that mean the environment failed (a database out of reach, a permission
@@ -19,7 +20,8 @@ export interface Failure {
 }
 
 /**
- * Maps a failure to the CLI's answer: any context-cleaner error is one line, exit code 2
+ * Maps a failure to the CLI's answer, redacted (`redactSecrets`), never with a cause: any
+ * context-cleaner error is one line, exit code 2
  * for bad input and 1 for the environment; anything else is unexpected (exit 1, with its
  * stack).
  */
@@ -27,10 +29,10 @@ export function reportFailure(error: unknown): Failure {
   if (error instanceof ContextCleanerError) {
     const environment = error.retryable || ENVIRONMENT_CODES.has(error.code);
     return {
-      line: `context-cleaner: ${error.message.split("\n")[0]}`,
+      line: `context-cleaner: ${redactSecrets(error.message.split("\n")[0] ?? "")}`,
       exitCode: environment ? 1 : 2,
     };
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  return { line: `context-cleaner: unexpected failure: ${detail}`, exitCode: 1 };
+  return { line: `context-cleaner: unexpected failure: ${redactSecrets(detail)}`, exitCode: 1 };
 }

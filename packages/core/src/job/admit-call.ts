@@ -34,7 +34,14 @@ export async function admitCall(
   const request = toRequest(group);
   const estimate = ports.digester.estimateCostUsd?.(request) ?? 0;
   if (estimate > 0) {
-    const reservation = await ports.store.reserveSpend(job.orgId, day, estimate, options.dailyBudgetUsd);
+    // Held as long as the run's lease: a run that dies leaves no reservation past it.
+    const reservation = await ports.store.reserveSpend(
+      job.orgId,
+      day,
+      estimate,
+      options.dailyBudgetUsd,
+      options.leaseDurationMs,
+    );
     if (!reservation.ok) return PARTIAL_REASONS.budget;
   }
   stats.calls++;

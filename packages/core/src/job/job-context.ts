@@ -54,6 +54,14 @@ export interface JobDelivery {
    * @default none: turns are coalesced on `turnEndedAt`
    */
   queuedAt?: Date;
+  /**
+   * Whether the job may hand its event back when the checkpoint it reads does not show the
+   * turn the event announced yet (skipped `checkpoint_behind`, `requeueAfterSeconds`
+   * `checkpointWaitSeconds`). The digest handler allows it until the record's last try;
+   * without it the pass goes on with the checkpoint as it is and covers nothing.
+   * @default false
+   */
+  mayWaitForCheckpoint?: boolean;
 }
 
 /** What every stage of one job reads and the stats it adds to. */
@@ -67,9 +75,12 @@ export interface JobContext {
    */
   readonly position: Date;
   /**
-   * What a pass of this job records as covered. For a queued job, the worker's time as
-   * the job started, before it read the thread: every event the queue accepted by then was
-   * published after its turn's checkpoint, which the pass reads. Else the turn's end.
+   * What a pass of this job records as covered. For a queued event that announces its turn,
+   * its queue time plus a millisecond: the pass reads a checkpoint that shows the announced
+   * turn (the job waits for it), hence every turn whose event was queued before, but maybe
+   * not the turn of an event queued just after (a runtime may publish before it writes its
+   * checkpoint). For a queued event without an announcement, the worker's time as the job
+   * started, before it read the thread. Else the turn's end.
    */
   readonly coveredAt: Date;
   /**
@@ -87,6 +98,14 @@ export interface JobContext {
   readonly runId: string;
   /** The org's mode: `shadow` digests as `on` does and counts what the digests would save. */
   readonly mode: PolicyMode;
+  /** How the job's event reached the worker. */
+  readonly delivery: JobDelivery;
+  /**
+   * Set when the pass goes on with a checkpoint that does not show the turn its event
+   * announced (no more waits): the pass then records no coverage, so the turn stays
+   * uncovered for the next event or the nightly sweep.
+   */
+  announcedTurnMissing: boolean;
 }
 
 export function createJobContext(
@@ -98,12 +117,14 @@ export function createJobContext(
 ): JobContext {
   const turnEndedAt = new Date(job.turnEndedAt);
   const queued = delivery.queuedAt !== undefined && !Number.isNaN(delivery.queuedAt.getTime());
+  const announced = job.messageCount !== undefined || job.lastMessageId !== undefined;
+  const queuedAt = delivery.queuedAt as Date;
   return {
     mode,
     job,
     turnEndedAt,
-    position: queued ? new Date(delivery.queuedAt as Date) : turnEndedAt,
-    coveredAt: queued ? ports.clock.now() : turnEndedAt,
+    position: queued ? new Date(queuedAt) : turnEndedAt,
+    coveredAt: !queued ? turnEndedAt : announced ? new Date(queuedAt.getTime() + 1) : ports.clock.now(),
     covers: (covered) => {
       if (!covered) return false;
       const position = queued ? (delivery.queuedAt as Date) : turnEndedAt;
@@ -114,6 +135,8 @@ export function createJobContext(
     stats: emptyStats(),
     startedAt: ports.clock.now().getTime(),
     runId: randomUUID(),
+    delivery,
+    announcedTurnMissing: false,
   };
 }
 
@@ -127,7 +150,10 @@ export function recordMetric(
   context.ports.metrics?.record({ name, value, unit, ...(dimensions ? { dimensions } : {}) });
 }
 
-/** Writes the thread's pass record; `covered` moves the covered turn to this job's `coveredAt`. */
+/**
+ * Writes the thread's pass record; `covered` moves the covered turn to this job's
+ * `coveredAt`, unless the pass read a checkpoint without its announced turn.
+ */
 export function recordPass(
   context: JobContext,
   status: PassStatus,
@@ -138,7 +164,7 @@ export function recordPass(
   return ports.store.recordPass(job.orgId, job.threadId, {
     status,
     reason,
-    ...(covered ? { coveredTurnEndedAt: coveredAt } : {}),
+    ...(covered && !context.announcedTurnMissing ? { coveredTurnEndedAt: coveredAt } : {}),
     turnEndedAt,
     rawToolChars: job.rawToolChars,
     digestsWritten: stats.digestsWritten,
@@ -166,7 +192,7 @@ export async function commitLeased(
     pass: {
       status,
       reason,
-      ...(covered ? { coveredTurnEndedAt: coveredAt } : {}),
+      ...(covered && !context.announcedTurnMissing ? { coveredTurnEndedAt: coveredAt } : {}),
       turnEndedAt,
       rawToolChars: job.rawToolChars,
       at: ports.clock.now(),

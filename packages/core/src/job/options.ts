@@ -46,6 +46,12 @@ export const DIGEST_JOB_DEFAULTS = {
   leaseDurationMs: 960_000,
   /** How long a job skipped because another run holds the thread waits before it is retried. */
   claimRequeueDelaySeconds: 60,
+  /**
+   * How long a job whose checkpoint does not show the turn its event announced yet waits
+   * before it is retried (skipped `checkpoint_behind`): a runtime may publish a moment
+   * before it writes the turn's checkpoint.
+   */
+  checkpointWaitSeconds: 3,
   /** How far a payload's turn end may lie ahead of the job's clock; further is an invalid payload. */
   maxTurnClockSkewSeconds: 300,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,

@@ -1,8 +1,9 @@
 import type { PassReason } from "@context-cleaner/assembler/internal";
 
 /**
- * Why a job was skipped; each value but `lease_lost` is one of the shared pass reasons
- * (`lease_lost` is never recorded: the run that lost its lease writes nothing).
+ * Why a job was skipped; each value but `lease_lost` and `checkpoint_behind` is one of the
+ * shared pass reasons (those two are never recorded: the run that lost its lease writes
+ * nothing, and a job waiting for its checkpoint hands its event back without a trace).
  */
 export const SKIP_REASONS = {
   disabled: "disabled",
@@ -23,10 +24,19 @@ export const SKIP_REASONS = {
    * further call and wrote nothing, so the new holder's rows and pass record stand.
    */
   leaseLost: "lease_lost",
-} as const satisfies Record<string, PassReason | "lease_lost">;
+  /**
+   * The checkpoint does not show the turn the event announced yet (the runtime published
+   * before it wrote the turn's checkpoint): nothing was recorded or paid, and the event is
+   * handed back to come again after `requeueAfterSeconds`.
+   */
+  checkpointBehind: "checkpoint_behind",
+} as const satisfies Record<string, PassReason | "lease_lost" | "checkpoint_behind">;
 export type SkipReason = (typeof SKIP_REASONS)[keyof typeof SKIP_REASONS];
 /** The skip reasons a pass record may hold. */
-export type RecordedSkipReason = Exclude<SkipReason, typeof SKIP_REASONS.leaseLost>;
+export type RecordedSkipReason = Exclude<
+  SkipReason,
+  typeof SKIP_REASONS.leaseLost | typeof SKIP_REASONS.checkpointBehind
+>;
 
 /** Why a pass that wrote rows ended partial. */
 export const PARTIAL_REASONS = {

@@ -91,3 +91,22 @@ describe("parseDigestJobPayload: ids are taken as given, never trimmed", () => {
     else expect(payloadError({ ...valid, threadId }).issues.join()).toMatch(/^threadId: /);
   });
 });
+
+describe("parseDigestJobPayload: the announced turn", () => {
+  it("keeps the message count and latest message id the runtime announced", () => {
+    expect(parseDigestJobPayload({ ...valid, messageCount: 31, lastMessageId: "run-7" })).toEqual({
+      ...valid,
+      messageCount: 31,
+      lastMessageId: "run-7",
+    });
+  });
+
+  it("reads an event without them as before, and drops fields it does not know", () => {
+    expect(parseDigestJobPayload({ ...valid, extra: true })).toEqual(valid);
+  });
+
+  it("refuses a message count or message id that is not one", () => {
+    expect(payloadError({ ...valid, messageCount: -3 }).issues.join()).toMatch(/^messageCount: /);
+    expect(payloadError({ ...valid, lastMessageId: "" }).issues.join()).toMatch(/^lastMessageId: /);
+  });
+});

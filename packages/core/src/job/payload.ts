@@ -1,4 +1,5 @@
 import {
+  announcedTurn,
   describeTurnEventProblem,
   type TurnEndedEvent,
   turnEventProblems,
@@ -10,7 +11,9 @@ import { DIGEST_JOB_DEFAULTS } from "./options";
  * The post-turn event a runtime publishes and the worker consumes: the assembler's
  * `TurnEndedEvent`, read with its rules (`turnEventProblems`), which follow the storage's,
  * so a payload accepted here is never refused by the repository, and the publisher sends
- * nothing this would refuse. Ids are taken as given, never trimmed.
+ * nothing this would refuse. Ids are taken as given, never trimmed. Its optional
+ * `messageCount` and `lastMessageId` announce the turn: the job waits until the checkpoint
+ * it reads shows it (see docs/architecture.md#the-worker).
  */
 export type DigestJobPayload = TurnEndedEvent;
 
@@ -48,5 +51,5 @@ export function parseDigestJobPayload(value: unknown, clock?: TurnClockCheck): D
   const { orgId, threadId, rawToolChars, turnEndedAt } = value as TurnEndedEvent;
   const ahead = clock ? turnAheadProblem(new Date(turnEndedAt), clock) : undefined;
   if (ahead) throw new InvalidPayloadError([ahead]);
-  return { orgId, threadId, rawToolChars, turnEndedAt };
+  return { orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(value as TurnEndedEvent) };
 }

@@ -7,6 +7,7 @@ import {
 } from "@context-cleaner/assembler/internal";
 import { CANDIDATE_CATEGORIES, classifyThread, type DigestCandidate } from "../classify/classify-thread";
 import type { DigestRow } from "../ports";
+import { checkpointBehind } from "./announced-turn";
 import { reusedRow, supersededSearchRow } from "./build-rows";
 import { commitLeased, type JobContext, skipped } from "./job-context";
 import { type DigestJobOutcome, SKIP_REASONS } from "./outcome";
@@ -21,7 +22,8 @@ export interface PassPlan {
 }
 
 /**
- * Stage 2, the plan: reads the thread (read-only), counts stale digests, classifies the
+ * Stage 2, the plan: reads the thread (read-only), waits while it does not show the turn
+ * the event announced ({@link checkpointBehind}), counts stale digests, classifies the
  * results (keep-rules first), builds the deterministic stubs, reuses digests of the same
  * content in the org, and skips a pass that would not save `minCharsPerPass`. A skip is
  * recorded under the lease (`lease_lost`, nothing recorded, when the run no longer holds it).
@@ -31,6 +33,8 @@ export interface PassPlan {
 export async function planPass(context: JobContext): Promise<PassPlan | DigestJobOutcome> {
   const { job, ports } = context;
   const messages = await ports.checkpoints.readThread(job.threadId);
+  const waiting = checkpointBehind(context, messages);
+  if (waiting) return waiting;
   if (messages === null) {
     const recorded = await commitLeased(context, [], "skipped", SKIP_REASONS.noCheckpoint, false);
     return skipped(context, recorded ? SKIP_REASONS.noCheckpoint : SKIP_REASONS.leaseLost);

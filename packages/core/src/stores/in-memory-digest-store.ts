@@ -49,7 +49,12 @@ interface StoredRow {
 interface Ledger {
   reservedMicros: number;
   spentMicros: number;
+  /** The last reservation or settlement, by the store's clock (the repository's `updated_at`). */
+  updatedAtMs: number;
 }
+
+/** How long a day's reservations are held after its last reservation or settlement: the lease's duration. */
+const SPEND_HOLD_MS = 960_000;
 
 /** The key of an (org, thread) or (org, day) pair; JSON keeps any two strings apart. */
 const key = (...parts: string[]) => JSON.stringify(parts);
@@ -194,15 +199,21 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
       return new Map([...newest].map(([hash, stored]) => [hash, structuredClone(stored.row)]));
     },
 
-    async reserveSpend(orgId, day, amountUsd, budgetUsd) {
+    async reserveSpend(orgId, day, amountUsd, budgetUsd, holdMs = SPEND_HOLD_MS) {
       const ledgerKey = key(requireOrganization(orgId), requireDay(day));
       const amount = checkedMicroUsd(amountUsd, "amountUsd");
       const budget = checkedMicroUsd(budgetUsd, "budgetUsd");
-      const ledger = ledgers.get(ledgerKey) ?? { reservedMicros: 0, spentMicros: 0 };
+      const now = clock.now().getTime();
+      const ledger = ledgers.get(ledgerKey) ?? { reservedMicros: 0, spentMicros: 0, updatedAtMs: now };
       ledgers.set(ledgerKey, ledger);
+      // Untouched for longer than the hold: every reservation left is of a run that died.
+      if (ledger.updatedAtMs < now - holdMs) ledger.reservedMicros = 0;
       // One synchronous step: no other reservation runs in between, so none overspends.
       const ok = ledger.reservedMicros + ledger.spentMicros + amount <= budget;
-      if (ok) ledger.reservedMicros += amount;
+      if (ok) {
+        ledger.reservedMicros += amount;
+        ledger.updatedAtMs = now;
+      }
       return {
         ok,
         reservedUsd: ok ? microUsdToUsd(amount) : 0,
@@ -217,7 +228,11 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
       const ledger = ledgers.get(ledgerKey);
       if (!ledger) {
         if (reserved > 0) throw new StoreInputError("reservedUsd", `nothing is reserved for ${day}`);
-        ledgers.set(ledgerKey, { reservedMicros: 0, spentMicros: actual });
+        ledgers.set(ledgerKey, {
+          reservedMicros: 0,
+          spentMicros: actual,
+          updatedAtMs: clock.now().getTime(),
+        });
         return;
       }
       if (reserved > ledger.reservedMicros) {
@@ -229,6 +244,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
       }
       ledger.reservedMicros -= reserved;
       ledger.spentMicros += actual;
+      ledger.updatedAtMs = clock.now().getTime();
     },
 
     async recordPass(orgId, threadId, pass: PassUpdate) {

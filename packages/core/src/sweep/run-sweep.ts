@@ -147,8 +147,9 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
 /**
  * The nightly sweep: re-enqueues threads left behind (their last pass failed, ended
  * partial, was skipped for the turn lock or the budget, or the thread was active after it)
- * and, with a directory, threads whose checkpoint activity is later than any turn their
- * pass record saw, or that have no pass record at all (their turn event was lost). A thread
+ * and, with a directory, threads whose latest turn started after the latest turn end their
+ * pass record saw (or, without turn starts, whose activity is later), or that have no pass
+ * record at all (their turn event was lost). A thread
  * both scans find is enqueued once. Each job carries the same group and deduplication ids
  * the runtime's publisher gives that thread and turn, so a sweep retried within the queue's
  * window sends nothing twice, and the job's coalescing skips a turn a pass already covered.
@@ -309,8 +310,11 @@ class SweepRun {
 
   /**
    * Threads the directory saw active since `since`, settled, whose pass record saw no turn
-   * as late as that activity, or that have none: their event was lost. A thread the run
-   * already enqueued is passed over (in {@link fill}).
+   * end at or after the thread's latest turn start (or, where the directory cannot tell
+   * turns apart, its latest activity), or that have none: their event was lost. Turn start
+   * against turn end, since a turn's last checkpoints may be written after its event (a
+   * runtime publishing from inside the run). A thread the run already enqueued is passed
+   * over (in {@link fill}).
    */
   lostEventScan(directory: ThreadDirectory, since: Date): Scan {
     return new Scan(this.settings.maxPages, async (cursor) => {
@@ -327,7 +331,7 @@ class SweepRun {
       );
       const threads = settled.flatMap((thread): SweepThreadInput[] => {
         const seen = latestSeen.get(threadKey(thread));
-        if (seen && seen >= thread.lastActivityAt) return [];
+        if (seen && seen >= (thread.lastTurnStartedAt ?? thread.lastActivityAt)) return [];
         return [
           {
             orgId: thread.orgId,

@@ -55,7 +55,7 @@ export interface DigestConfig extends FunctionDatabaseConfig, Omit<DigesterConfi
   queueUrl: string;
   /**
    * Its dead-letter queue, where poison records are sent with their reason; without it, a
-   * poison record reaches the dead letters through the queue's redrive policy.
+   * poison record is logged, counted and dropped.
    */
   deadLetterQueueUrl?: string;
   sqs: Pick<SQSClient, "send">;

@@ -17,8 +17,8 @@ import {
   type DigestHandlerDependencies,
   PoisonRecordError,
   RecordHandedBack,
-  retryDelaySeconds,
 } from "./digest-handler";
+import { retryDelaySeconds } from "./disposition";
 import type { FunctionIssue } from "./observability";
 import { sqsEvent } from "./sqs-event";
 
@@ -543,13 +543,13 @@ describe("digest handler: poison records", () => {
     expect(deadLettered[0]?.fields).toEqual({ body: "[]", groupId: "", deduplicationId: "m-q" });
   });
 
-  it("hands a poison record back at once when the queue has no dead letters, saying so", async () => {
+  it("acks a poison record when the queue has no dead letters, saying so", async () => {
     const { logger, visibility, issues, run } = setup({ deadLetters: null });
     const event = sqsEvent([{ body: "{", groupId: "g", receiptHandle: "h-p", messageId: "m-r" }]);
-    expect(failedIds(await run(event))).toEqual(["m-r"]);
-    expect(visibility).toEqual([["h-p", 0]]);
+    expect(failedIds(await run(event))).toEqual([]);
+    expect(visibility).toEqual([]);
     expect(logger.at("warn")[0]?.message).toBe(
-      "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      "poison record not dead-lettered: acked and dropped, its body logged above",
     );
     expect(logger.at("warn")[0]?.attributes).toMatchObject({
       messageId: "m-r",

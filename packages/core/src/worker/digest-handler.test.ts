@@ -12,7 +12,8 @@ import { DigestModelError, StoreInputError } from "../errors";
 import type { DigestJobPorts } from "../job/job-context";
 import type { DigestModel, DigestStore, TurnLock } from "../ports";
 import { createInProcessDigestQueue } from "../queue/in-process-queue";
-import { createDigestHandler, type DigestHandlerDependencies, retryDelaySeconds } from "./digest-handler";
+import { createDigestHandler, type DigestHandlerDependencies } from "./digest-handler";
+import { retryDelaySeconds } from "./disposition";
 import { lambdaContext } from "./lambda-context";
 import { deliverOnce } from "./local-worker";
 import type { FunctionIssue } from "./observability";
@@ -273,7 +274,7 @@ describe("createDigestHandler", () => {
     expect(metrics.count("PoisonRecords")).toBe(1);
   });
 
-  it("hands a poison record back at once when it cannot be dead-lettered, to reach the dead letters through the queue", async () => {
+  it("acks a poison record it cannot dead-letter, after logging and counting it, and tries the valid records of its thread", async () => {
     const { queue, logger, metrics, handler } = setup({
       deadLetters: {
         send: async () => {
@@ -281,18 +282,30 @@ describe("createDigestHandler", () => {
         },
       },
     });
-    await queue.send({ body: "{not json", groupId: "poison", deduplicationId: "p" });
-    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
+    const thread = turn();
+    await queue.send({ body: "{not json", groupId: thread.message.groupId, deduplicationId: "poison" });
+    await queue.send(thread.message);
+    const batch = await deliverOnce(queue, handler);
+    expect(batch?.received).toHaveLength(2);
+    expect(batch?.failed).toEqual([]);
+    expect(await storage.repository.getPass(thread.orgId, thread.threadId)).toMatchObject({
+      status: "partial",
+    });
+    expect(logger.at("error")[0]?.message).toBe(
+      "poison record: not a valid turn event, for the dead letters",
+    );
     expect(logger.at("warn")[0]).toMatchObject({
-      message: "poison record not dead-lettered: handed back to reach the dead letters through the queue",
+      message: "poison record not dead-lettered: acked and dropped, its body logged above",
       attributes: { error: "dead-letter queue unreachable" },
     });
     expect(metrics.count("PoisonRecords")).toBe(1);
-    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")).toEqual([
-      { name: "RecordDuration", value: 0, unit: "Milliseconds", dimensions: { outcome: "poison" } },
-    ]);
-    const again = await deliverOnce(queue, handler);
-    expect(again?.received[0]?.receiveCount).toBe(2);
+    expect(metrics.metrics.filter((metric) => metric.name === "RecordDuration")[0]).toEqual({
+      name: "RecordDuration",
+      value: 0,
+      unit: "Milliseconds",
+      dimensions: { outcome: "poison" },
+    });
+    expect(await queue.receive(10)).toEqual([]);
   });
 
   it("takes a turn that ends far ahead of the clock for poison: no failed pass is recorded for the sweep to resend", async () => {
@@ -619,7 +632,7 @@ describe("createDigestHandler", () => {
     expect(healthy.issues).toEqual([]);
   });
 
-  it("hands a job that fails with an error that is not retryable straight back, to reach the dead letters", async () => {
+  it("dead-letters a job that fails for good itself, with its reason, whatever the queue's redrive policy; backs off when it cannot", async () => {
     const refusing: DigestStore = {
       ...storage.repository,
       getPass: (orgId, threadId) => storage.repository.getPass(orgId, threadId),
@@ -630,13 +643,38 @@ describe("createDigestHandler", () => {
         return storage.repository.commitLeasedPass(orgId, threadId, commit);
       },
     };
-    const { queue, logger, handler } = setup({ store: refusing });
-    const { message } = turn();
+    const { queue, logger, metrics, handler } = setup({ store: refusing });
+    const { orgId, threadId, message } = turn();
     await queue.send(message);
-    expect((await deliverOnce(queue, handler))?.failed).toHaveLength(1);
-    expect(logger.at("error")[0]?.attributes).toMatchObject({ retryInSeconds: 0 });
-    const again = await deliverOnce(queue, handler);
-    expect(again?.received[0]?.receiveCount).toBe(2);
+    expect((await deliverOnce(queue, handler))?.failed).toEqual([]);
+    expect(await queue.receive(10)).toEqual([]);
+    const [letter] = await queue.deadLetters.receive(10);
+    expect(letter?.body).toBe(message.body);
+    expect(letter?.deadLetterReason).toMatch(/^job failed for good: invalid_storage_input: /);
+    expect(logger.at("error")[0]).toMatchObject({
+      message: "digest job failed for good: sent to the dead letters",
+      attributes: { errorCode: "invalid_storage_input", retryable: false },
+    });
+    expect(metrics.count("FailedJobs")).toBe(1);
+    expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({ status: "failed" });
+
+    const unsent = setup({
+      store: refusing,
+      deadLetters: {
+        send: async () => {
+          throw new Error("dead-letter queue unreachable");
+        },
+      },
+    });
+    await unsent.queue.send(turn().message);
+    expect((await deliverOnce(unsent.queue, unsent.handler))?.failed).toHaveLength(1);
+    expect(unsent.logger.at("warn")[0]).toMatchObject({
+      message: "failed job not dead-lettered: handed back after the backoff",
+      attributes: { error: "dead-letter queue unreachable" },
+    });
+    expect(await unsent.queue.receive(10)).toEqual([]);
+    unsent.clock.advance(30);
+    expect((await unsent.queue.receive(10))[0]?.receiveCount).toBe(2);
   });
 
   it("does not start a record with too little time left; it goes back at once", async () => {

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
+import { createDatabase } from "@context-cleaner/db";
 import { describe, expect, it } from "vitest";
-import { openFunctionDatabase } from "./function-database";
+import { checkDatabaseMigrated, openFunctionDatabase } from "./function-database";
 
 /** A loopback port with nothing listening. */
 async function closedPort(): Promise<number> {
@@ -29,5 +30,19 @@ describe("the functions' database driver", () => {
     expect((error as Error).message).toContain("ECONNREFUSED");
     expect((error as Error).message).not.toContain("[object Object]");
     expect((error as Error).message).not.toContain("hunter2");
+  });
+});
+
+describe("the functions' database at start", () => {
+  it("refuses a database that is not migrated, as it refuses a wrong password, and takes a migrated one", async () => {
+    const database = await createDatabase("pglite://");
+    try {
+      const error = await checkDatabaseMigrated(database).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ name: "DatabaseNotMigratedError", retryable: false });
+      await database.migrate();
+      await expect(checkDatabaseMigrated(database)).resolves.toBeUndefined();
+    } finally {
+      await database.close();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import {
+  createDigestRepository,
   createServerDatabase,
   type Database,
   type NeonSettings,
@@ -46,15 +47,36 @@ export function functionDatabaseDriver(config: FunctionDatabaseConfig): ServerDa
 }
 
 /**
- * Opens a function's application database, checked reachable once, here: while it is down
- * the function's start fails and the invocation is retried.
- * @throws {DatabaseConnectionError} naming the real cause when the database cannot be reached.
+ * Checks that the database is migrated: one indexed read as each role the functions use
+ * (`app_user` on `thread_pass`, `app_sweeper` on `thread_owner`).
+ * @throws {DatabaseNotMigratedError} when a role or a table is missing: run the migrations.
  */
-export function openFunctionDatabase(config: FunctionDatabaseConfig): Promise<Database> {
+export async function checkDatabaseMigrated(database: Database): Promise<void> {
+  const repository = createDigestRepository(database);
+  const probe = "context-cleaner-start-check";
+  await repository.getPass(probe, probe);
+  await repository.getThreadOwner(probe);
+}
+
+/**
+ * Opens a function's application database, checked reachable and migrated once, here: while
+ * it is down the function's start fails and the invocation is retried; on a database that
+ * is not migrated (or a wrong password) the function does not start at all.
+ * @throws {DatabaseConnectionError} naming the real cause when the database cannot be reached.
+ * @throws {DatabaseNotMigratedError} when it has not been migrated.
+ */
+export async function openFunctionDatabase(config: FunctionDatabaseConfig): Promise<Database> {
   const driver = functionDatabaseDriver(config);
-  return createServerDatabase(config.databaseUrl, {
+  const database = await createServerDatabase(config.databaseUrl, {
     checkConnection: true,
     ...(driver ? { driver } : {}),
     ...(config.neon ? { neon: config.neon } : {}),
   });
+  try {
+    await checkDatabaseMigrated(database);
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+  return database;
 }

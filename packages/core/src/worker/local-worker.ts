@@ -57,8 +57,10 @@ export interface LocalWorker {
    */
   idle(): Promise<void>;
   /**
-   * Stops polling: a waiting receive is abandoned, an invocation in progress finishes (its
-   * successful records are deleted); resolves when every loop has ended.
+   * Stops polling: a waiting receive is abandoned; in an invocation in progress the running
+   * job finishes and the records not yet started are handed back at once (with the
+   * dependencies given, not a handler); its successful records are deleted. Resolves when
+   * every loop has ended.
    */
   stop(): Promise<void>;
   /** Invocations of the handler so far. */
@@ -160,97 +162,122 @@ export async function deliverOnce(
  * await worker.stop();
  */
 export function startLocalWorker(options: LocalWorkerOptions): LocalWorker {
-  const { queue } = options;
-  const batchSize = options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize;
-  const pollIntervalMs = options.pollIntervalMs ?? LOCAL_WORKER_DEFAULTS.pollIntervalMs;
-  const functionTimeoutMs = options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs;
-  const waitTimeSeconds = options.waitTimeSeconds ?? LOCAL_WORKER_DEFAULTS.waitTimeSeconds;
   const concurrency = options.concurrency ?? LOCAL_WORKER_DEFAULTS.concurrency;
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   }
+  const stopping = new AbortController();
   const onError =
     options.onError ?? ((error: unknown) => console.error("context-cleaner local worker:", error));
-  const handler = options.handler ?? createDigestHandler({ ...options.dependencies, queue });
-  const stopping = new AbortController();
-  const receiveOptions = {
-    waitTimeSeconds,
-    signal: stopping.signal,
-    ...(options.visibilityTimeoutSeconds === undefined
-      ? {}
-      : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
-  };
-  const invokeOptions = {
-    functionTimeoutMs,
-    ...(options.functionName === undefined ? {} : { functionName: options.functionName }),
-  };
-  // Each waiter resolves at the first empty receive that started after it was registered.
-  let idleWaiters: { after: number; resolve: () => void }[] = [];
-  let receives = 0;
-  let invocations = 0;
-  // Loops running a batch now: the queue is idle only when an empty receive finds none.
-  let busy = 0;
-
-  const report = (error: unknown) => {
-    try {
-      onError(error);
-    } catch {
-      // A failing error sink must not stop the loop.
-    }
-  };
-
-  const pause = (ms: number) =>
-    ms <= 0 ? Promise.resolve() : sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
-
-  async function loop(): Promise<void> {
-    while (!stopping.signal.aborted) {
-      let messages: ReceivedDigestMessage[];
-      const receive = ++receives;
-      const startedAt = Date.now();
+  const loop: PollLoop = {
+    queue: options.queue,
+    // Built here, the handler starts no new job once stop() is called.
+    handler:
+      options.handler ??
+      createDigestHandler({ ...options.dependencies, queue: options.queue, shutdown: stopping.signal }),
+    batchSize: options.batchSize ?? LOCAL_WORKER_DEFAULTS.batchSize,
+    pollIntervalMs: options.pollIntervalMs ?? LOCAL_WORKER_DEFAULTS.pollIntervalMs,
+    receiveOptions: {
+      waitTimeSeconds: options.waitTimeSeconds ?? LOCAL_WORKER_DEFAULTS.waitTimeSeconds,
+      signal: stopping.signal,
+      ...(options.visibilityTimeoutSeconds === undefined
+        ? {}
+        : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+    },
+    invokeOptions: {
+      functionTimeoutMs: options.functionTimeoutMs ?? LOCAL_WORKER_DEFAULTS.functionTimeoutMs,
+      ...(options.functionName === undefined ? {} : { functionName: options.functionName }),
+    },
+    stopping: stopping.signal,
+    report: (error) => {
       try {
-        messages = await queue.receive(batchSize, receiveOptions);
-      } catch (error) {
-        // A receive abandoned by stop() is not a failure.
-        if (stopping.signal.aborted) break;
-        report(error);
-        await pause(pollIntervalMs);
-        continue;
+        onError(error);
+      } catch {
+        // A failing error sink must not stop the loop.
       }
-      if (messages.length === 0 && busy === 0) {
-        const due = idleWaiters.filter((waiter) => waiter.after < receive);
-        idleWaiters = idleWaiters.filter((waiter) => waiter.after >= receive);
-        for (const waiter of due) waiter.resolve();
-      }
-      if (messages.length === 0) {
-        await pause(pollIntervalMs - (Date.now() - startedAt));
-        continue;
-      }
-      invocations += 1;
-      busy += 1;
-      try {
-        // Not abandoned on stop: the batch runs to its end, as an invocation in progress does.
-        await invokeBatch(queue, handler, messages, { ...invokeOptions, onError: report });
-      } finally {
-        busy -= 1;
-      }
-    }
-  }
-
-  const running = Promise.all(Array.from({ length: concurrency }, loop)).then(() => {
-    for (const waiter of idleWaiters) waiter.resolve();
-    idleWaiters = [];
+    },
+    state: { idleWaiters: [], receives: 0, invocations: 0, busy: 0 },
+  };
+  const { state } = loop;
+  const running = Promise.all(Array.from({ length: concurrency }, () => poll(loop))).then(() => {
+    for (const waiter of state.idleWaiters) waiter.resolve();
+    state.idleWaiters = [];
   });
   return {
     idle: () =>
       stopping.signal.aborted
         ? Promise.resolve()
-        : new Promise<void>((resolve) => idleWaiters.push({ after: receives, resolve })),
+        : new Promise<void>((resolve) => state.idleWaiters.push({ after: state.receives, resolve })),
     async stop() {
       stopping.abort();
       await running;
     },
     get invocations() {
-      return invocations;
+      return state.invocations;
     },
   };
+}
+
+/** What the polling loops of one local worker share. */
+interface PollLoop {
+  queue: DigestQueue;
+  handler: DigestHandler;
+  batchSize: number;
+  pollIntervalMs: number;
+  receiveOptions: { waitTimeSeconds: number; signal: AbortSignal; visibilityTimeoutSeconds?: number };
+  invokeOptions: { functionTimeoutMs: number; functionName?: string };
+  stopping: AbortSignal;
+  report: (error: unknown) => void;
+  state: {
+    /** Each waiter resolves at the first empty receive that started after it was registered. */
+    idleWaiters: { after: number; resolve: () => void }[];
+    receives: number;
+    invocations: number;
+    /** Loops running a batch now: the queue is idle only when an empty receive finds none. */
+    busy: number;
+  };
+}
+
+function pause(ms: number, stopping: AbortSignal): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : sleep(ms, undefined, { signal: stopping }).catch(() => undefined);
+}
+
+/** Resolves the idle waiters registered before `receive`, which found the queue empty with no batch running. */
+function resolveIdle(state: PollLoop["state"], receive: number): void {
+  const due = state.idleWaiters.filter((waiter) => waiter.after < receive);
+  state.idleWaiters = state.idleWaiters.filter((waiter) => waiter.after >= receive);
+  for (const waiter of due) waiter.resolve();
+}
+
+/** One polling loop: receive, invoke, delete, until the worker stops. */
+async function poll(loop: PollLoop): Promise<void> {
+  const { queue, state, stopping } = loop;
+  while (!stopping.aborted) {
+    let messages: ReceivedDigestMessage[];
+    const receive = ++state.receives;
+    const startedAt = Date.now();
+    try {
+      messages = await queue.receive(loop.batchSize, loop.receiveOptions);
+    } catch (error) {
+      // A receive abandoned by stop() is not a failure.
+      if (stopping.aborted) break;
+      loop.report(error);
+      await pause(loop.pollIntervalMs, stopping);
+      continue;
+    }
+    if (messages.length === 0) {
+      if (state.busy === 0) resolveIdle(state, receive);
+      await pause(loop.pollIntervalMs - (Date.now() - startedAt), stopping);
+      continue;
+    }
+    state.invocations += 1;
+    state.busy += 1;
+    try {
+      // Not abandoned on stop: the batch runs to its end, as an invocation in progress does
+      // (the handler starts none of its records not yet started).
+      await invokeBatch(queue, loop.handler, messages, { ...loop.invokeOptions, onError: loop.report });
+    } finally {
+      state.busy -= 1;
+    }
+  }
 }

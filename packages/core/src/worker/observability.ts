@@ -1,5 +1,7 @@
 import type { Metrics } from "@aws-lambda-powertools/metrics";
+import { redactSecrets } from "@context-cleaner/assembler/internal";
 import type { Context } from "aws-lambda";
+import { CoreError, coreErrorMarker } from "../errors";
 import type { Metric, MetricsSink } from "../index";
 
 /** The CloudWatch namespace of every context-cleaner metric. */
@@ -22,12 +24,15 @@ export interface FunctionMetrics extends MetricsSink {
   flush(): void;
 }
 
-/** The error's name, code and retryability, and its message: what a log entry carries of it. */
+/**
+ * The error's name, code and retryability, and its message redacted (`redactSecrets`): what
+ * a log entry carries of it. Never its cause, which may carry a query and its parameters.
+ */
 export function describeError(error: unknown): Record<string, unknown> {
-  if (!(error instanceof Error)) return { error: String(error) };
+  if (!(error instanceof Error)) return { error: redactSecrets(String(error)) };
   const { code, retryable } = error as Error & { code?: unknown; retryable?: unknown };
   return {
-    error: error.message,
+    error: redactSecrets(error.message),
     errorName: error.name,
     ...(typeof code === "string" ? { errorCode: code } : {}),
     ...(typeof retryable === "boolean" ? { retryable } : {}),
@@ -83,17 +88,26 @@ export function powertoolsMetrics(metrics: Metrics, logger?: Pick<FunctionLogger
  * groups them into one issue; the record's ids (`orgId`, `threadId`, `messageId`, …) are
  * fields of the error, never the thread's content. `cause` is the error that failed the job.
  */
-export class FunctionIssue extends Error {
+const functionIssueMarker = coreErrorMarker("FunctionIssue");
+const functionIssueSymbol = Symbol.for(functionIssueMarker);
+
+export class FunctionIssue extends CoreError {
+  protected readonly [functionIssueSymbol] = true;
+
   constructor(
     name: string,
     message: string,
     readonly fields: Readonly<Record<string, string | number>>,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(message, { code: "function_issue", cause: options?.cause });
     this.name = name;
     // Own fields: Node prints them with the stack, so the console's issue shows the ids.
     Object.assign(this, fields);
+  }
+
+  static override isInstance(error: unknown): error is FunctionIssue {
+    return CoreError.hasMarker(error, functionIssueMarker);
   }
 }
 

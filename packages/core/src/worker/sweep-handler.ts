@@ -1,4 +1,5 @@
 import type { Context } from "aws-lambda";
+import { CoreError, coreErrorMarker } from "../errors";
 import { runSweep, type SweepOptions, type SweepPorts, type SweepReport } from "../sweep/index";
 import { describeError, type FunctionLogger, type FunctionMetrics } from "./observability";
 
@@ -18,10 +19,19 @@ export type SweepSummary = Omit<SweepReport, "threads"> & { enqueued: number };
 export type SweepHandler = (event: unknown, context: Context) => Promise<SweepSummary>;
 
 /** Sends failed: the invocation fails so the scheduler retries it; sends already made collapse. */
-export class SweepSendError extends Error {
+const sweepSendMarker = coreErrorMarker("SweepSendError");
+const sweepSendSymbol = Symbol.for(sweepSendMarker);
+
+export class SweepSendError extends CoreError {
+  protected readonly [sweepSendSymbol] = true;
+
   constructor(readonly failed: number) {
-    super(`sweep: ${failed} job(s) could not be enqueued`);
+    super(`sweep: ${failed} job(s) could not be enqueued`, { code: "sweep_send_failed", retryable: true });
     this.name = "SweepSendError";
+  }
+
+  static override isInstance(error: unknown): error is SweepSendError {
+    return CoreError.hasMarker(error, sweepSendMarker);
   }
 }
 
@@ -55,7 +65,7 @@ export function createSweepHandler(dependencies: SweepHandlerDependencies): Swee
       if (report.failed > 0) throw new SweepSendError(report.failed);
       return summary;
     } catch (error) {
-      if (!(error instanceof SweepSendError)) logger.error("sweep failed", describeError(error));
+      if (!SweepSendError.isInstance(error)) logger.error("sweep failed", describeError(error));
       throw error;
     } finally {
       metrics.flush();

@@ -1,13 +1,14 @@
 import { parsePositiveInteger } from "../positive-integer";
 import type { SweepOptions } from "../sweep/index";
+import { SETTINGS } from "./settings";
 
 /**
- * The environment variables that override the sweep's bounds, by option: the nightly
- * function and `context-cleaner sweep` read the same ones (a flag wins over its variable).
+ * The environment variables that override the sweep's bounds, by option, from the settings
+ * table: the nightly function and `context-cleaner sweep` read them with `readSweepSettings`.
  */
 export const SWEEP_ENVIRONMENT = {
-  maxThreads: "SWEEP_MAX_THREADS",
-  giveUpAfterNights: "SWEEP_GIVE_UP_AFTER_NIGHTS",
+  maxThreads: SETTINGS.maxThreads.env,
+  giveUpAfterNights: SETTINGS.giveUpAfterNights.env,
 } as const satisfies Partial<Record<keyof SweepOptions, string>>;
 
 /**

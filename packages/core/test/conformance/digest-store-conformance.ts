@@ -169,6 +169,20 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
       expect((await store().reserveSpend(uniqueOrg("spend"), day, 1, 1)).ok).toBe(true);
     });
 
+    it("lets the reservations of a run that died lapse after their hold: the day's budget is free again", async () => {
+      const org = uniqueOrg("lapse");
+      const day = "2026-11-30";
+      expect((await store().reserveSpend(org, day, 0.2, 1, 50)).ok).toBe(true);
+      await store().settleSpend(org, day, 0.2, 0.2);
+      // A run reserves 0.7 and dies: while its hold lasts, the day has 0.1 left.
+      expect((await store().reserveSpend(org, day, 0.7, 1, 60_000)).ok).toBe(true);
+      expect((await store().reserveSpend(org, day, 0.5, 1, 60_000)).ok).toBe(false);
+      await sleep(150);
+      // Past a hold of 50 ms it no longer counts; what was spent still does.
+      expect((await store().reserveSpend(org, day, 0.8, 1, 50)).ok).toBe(true);
+      expect((await store().reserveSpend(org, day, 0.000001, 1, 60_000)).ok).toBe(false);
+    });
+
     it("refuses settling more than is reserved, and bad days or amounts", async () => {
       const org = uniqueOrg("settle");
       await store().reserveSpend(org, "2026-11-30", 0.5, 1);

@@ -2,6 +2,7 @@ import type { LanguageModelMiddleware } from "ai";
 import type { AssembleOptions } from "../../assemble";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { TurnState } from "../../org-policy";
+import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
@@ -69,9 +70,10 @@ function timeOf(at: Date | number | string): number {
 export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {}): LanguageModelMiddleware {
   const onError = (error: unknown) => {
     try {
-      (config.onError ?? ((cause) => console.warn("context-cleaner: the view was not cleaned", cause)))(
-        error,
-      );
+      (
+        config.onError ??
+        ((cause) => console.warn(`context-cleaner: the view was not cleaned: ${safeErrorText(cause)}`))
+      )(error);
     } catch {
       // A failing error sink must not fail the call either.
     }

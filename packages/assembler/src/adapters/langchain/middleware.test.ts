@@ -124,10 +124,27 @@ describe("contextCleanerMiddleware with createAgent", () => {
       threadId: "thread-1",
       configurable: { thread_id: "thread-1", org_id: "org-1" },
     });
+    // Each event announces its turn as the thread held it: message count and latest message id.
+    const raw = await runtime.rawThread();
+    const turn1 = raw.slice(0, 1 + 3 * 2 + 1);
     expect(runtime.published).toEqual([
-      { threadId: "thread-1", rawToolChars: 3 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
-      { threadId: "thread-1", rawToolChars: 4 * PAGE_CHARS, turnEndedAt: CLOCK.toISOString() },
+      {
+        threadId: "thread-1",
+        rawToolChars: 3 * PAGE_CHARS,
+        turnEndedAt: CLOCK.toISOString(),
+        messageCount: turn1.length,
+        lastMessageId: turn1.at(-1)?.id,
+      },
+      {
+        threadId: "thread-1",
+        rawToolChars: 4 * PAGE_CHARS,
+        turnEndedAt: CLOCK.toISOString(),
+        messageCount: raw.length,
+        lastMessageId: raw.at(-1)?.id,
+      },
     ]);
+    expect(raw.at(-1)?.id).toEqual(expect.any(String));
+    expect(turn1.at(-1)?.content).toBe("Done reading.");
     const turn = ["acquire thread-1", "load digests", "publish", "release thread-1"];
     expect(runtime.log).toEqual([...turn, ...turn]);
   });

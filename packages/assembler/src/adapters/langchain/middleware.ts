@@ -1,5 +1,6 @@
 import { createMiddleware } from "langchain";
 import type { AssembleOptions } from "../../assemble";
+import { turnAnnouncement } from "../../events/turn-event";
 import { resolveReadOriginal } from "../../read-original/read-original";
 import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
@@ -41,7 +42,12 @@ export interface ContextCleanerMiddlewareConfig {
  *   with the thread's cache context (the turn's first call, the time since the thread's
  *   previous call, what that call showed condensed). A model error releases the lock
  *   before it propagates (a retry begins the turn again).
- * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt }` and releases the lock.
+ * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt, messageCount,
+ *   lastMessageId }` and releases the lock. It runs inside the run, so LangGraph writes the
+ *   run's last checkpoint after the event, and with its default `durability: "async"` the
+ *   checkpoint holding the turn's messages may still be in flight too (`durability: "sync"`
+ *   on `invoke` writes that one first). The event therefore announces its turn (message
+ *   count, latest message id) and the worker waits until the checkpoint shows it.
  * - With `options.readOriginal` on, the middleware adds the `read_original` tool to the
  *   agent and answers its calls itself (`wrapToolCall`) from the agent state's raw
  *   messages; the stand-ins of the view name it.
@@ -127,7 +133,7 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     },
     afterAgent: async (state, runtime) => {
       const turn = langGraphTurn(runtime);
-      if (turn) await turns.end(turn, rawToolCharsOf(state.messages));
+      if (turn) await turns.end(turn, rawToolCharsOf(state.messages), turnAnnouncement(state.messages));
       return undefined;
     },
   });

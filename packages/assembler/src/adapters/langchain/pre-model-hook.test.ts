@@ -70,10 +70,14 @@ describe("contextCleanerPreModelHook with createReactAgent", () => {
     expect(resultOf(values.llmInputMessages as BaseMessage[], "lease_445_p1")?.content).toBe(
       digestText("lease_445_p1"),
     );
+    // The event announces the turn as the checkpoint holds it: its message count and latest id.
+    expect(messages.at(-1)?.id).toEqual(expect.any(String));
     expect(langChainTurnEndedEvent("thread-7", messages, new Date(0))).toEqual({
       threadId: "thread-7",
       rawToolChars: 11 * PAGE_CHARS,
       turnEndedAt: "1970-01-01T00:00:00.000Z",
+      messageCount: messages.length,
+      lastMessageId: messages.at(-1)?.id,
     });
   });
 

@@ -1,6 +1,6 @@
 import type { BaseMessage } from "@langchain/core/messages";
 import type { AssembleOptions } from "../../assemble";
-import type { ThreadTurnEnded } from "../../events/turn-event";
+import { type ThreadTurnEnded, turnAnnouncement } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { LoadDigests, TurnErrorHandler } from "../../turn-ports";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
@@ -90,12 +90,19 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
 
 /**
  * The turn-ended event of a LangChain thread, for runtimes that publish it themselves
- * (e.g. after `agent.invoke` of a prebuilt agent): raw tool chars of `messages`.
+ * (e.g. after `agent.invoke` of a prebuilt agent): raw tool chars of `messages`, and the
+ * turn it announces (their count and the latest one's id). Published once `invoke` has
+ * resolved, it follows every checkpoint of the run: LangGraph awaits its writes first.
  */
 export function langChainTurnEndedEvent(
   threadId: string,
   messages: readonly BaseMessage[],
   now: Date = new Date(),
 ): ThreadTurnEnded {
-  return { threadId, rawToolChars: rawToolCharsOf(messages), turnEndedAt: now.toISOString() };
+  return {
+    threadId,
+    rawToolChars: rawToolCharsOf(messages),
+    turnEndedAt: now.toISOString(),
+    ...turnAnnouncement(messages),
+  };
 }

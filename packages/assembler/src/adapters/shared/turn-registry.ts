@@ -1,6 +1,8 @@
 import type { AssemblyReport } from "../../assemble";
+import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import { type OrgPolicy, validateOrgPolicy } from "../../org-policy";
+import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type {
   LoadDigests,
@@ -52,8 +54,11 @@ interface LastCall {
   sent: readonly string[];
 }
 
+/** The default report: one line, the error redacted and without its cause (a query and its parameters). */
 function warn(error: unknown, stage: string, threadId: string): void {
-  console.warn(`context-cleaner: ${stage} failed for thread ${threadId}; the turn goes on`, error);
+  console.warn(
+    `context-cleaner: ${stage} failed for thread ${threadId}; the turn goes on: ${safeErrorText(error)}`,
+  );
 }
 
 /**
@@ -215,8 +220,15 @@ export class TurnRegistry {
     while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
   }
 
-  /** Ends a turn: publishes the turn-ended event, then releases the lock. */
-  async end(turn: TurnContext, rawToolChars: number): Promise<void> {
+  /**
+   * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
+   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   */
+  async end(
+    turn: TurnContext,
+    rawToolChars: number,
+    announced: Pick<ThreadTurnEnded, "messageCount" | "lastMessageId"> = {},
+  ): Promise<void> {
     try {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
@@ -224,7 +236,7 @@ export class TurnRegistry {
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
-            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString() },
+            { threadId: turn.threadId, rawToolChars, turnEndedAt: now.toISOString(), ...announced },
             turn,
           );
         } catch (error) {

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { UsageError } from "../../errors";
 import { parseDigestJobPayload } from "../../job/payload";
 import type { DeadLetterQueue, ReceivedDigestMessage } from "../../queue/digest-queue";
+import { JOB_FAILED_FOR_GOOD } from "../../worker/disposition";
 import type { OpsContext } from "./ops-context";
 import { positiveInteger } from "./ops-context";
 
@@ -15,11 +16,13 @@ interface Diagnosis {
 
 /**
  * Whether a dead letter is a valid turn event, or why not (a poison record): the reason the
- * digest function recorded when it sent the letter there, else the body's validation.
+ * digest function recorded when it sent the letter there (a job that failed for good is a
+ * valid event), else the body's validation.
  */
 function diagnose(letter: ReceivedDigestMessage): Diagnosis {
-  if (letter.deadLetterReason !== undefined)
-    return { poison: true, text: `poison: ${letter.deadLetterReason}` };
+  const reason = letter.deadLetterReason;
+  if (reason?.startsWith(JOB_FAILED_FOR_GOOD)) return { poison: false, text: `valid turn event: ${reason}` };
+  if (reason !== undefined) return { poison: true, text: `poison: ${reason}` };
   try {
     parseDigestJobPayload(JSON.parse(letter.body));
     return { poison: false, text: "valid turn event: its jobs failed (see the digest function's logs)" };

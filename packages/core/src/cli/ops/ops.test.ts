@@ -256,6 +256,29 @@ describe("context-cleaner dlq", () => {
     expect(await queue.receive(10)).toEqual([]);
   });
 
+  it("lists and redrives a letter the digest function dead-lettered because its job failed for good, as a valid event", async () => {
+    const queue = createInProcessDigestQueue({ clock: manualClock(NOW) });
+    const valid = JSON.stringify({
+      orgId: "acme",
+      threadId: "t",
+      rawToolChars: 1,
+      turnEndedAt: NOW.toISOString(),
+    });
+    await queue.deadLetters.send(
+      { body: valid, groupId: "acme:t", deduplicationId: "a" },
+      "job failed for good: invalid_storage_input: Invalid tool_call_id: is too long",
+      "m1",
+    );
+    const listing = capture({ DIGEST_DLQ_URL: "dlq" });
+    expect(await runOpsCommand(["dlq", "list"], listing.io, context(listing, { queue }).ops)).toBe(0);
+    expect(listing.stdout()).toContain(
+      "valid turn event: job failed for good: invalid_storage_input: Invalid tool_call_id: is too long",
+    );
+    const run = capture({ DIGEST_DLQ_URL: "dlq", DIGEST_QUEUE_URL: "queue" });
+    expect(await runOpsCommand(["dlq", "redrive"], run.io, context(run, { queue }).ops)).toBe(0);
+    expect(run.stdout()).toContain("redrove 1 dead letter");
+  });
+
   it("redrives every dead letter of a thread, past one receive's worth and past a poison letter at its head", async () => {
     // Dead-lettered by the redrive policy, in send order: a poison body, then 14 valid turns.
     const queue = createInProcessDigestQueue({ clock: manualClock(NOW), maxReceiveCount: 1 });
@@ -397,12 +420,48 @@ describe("context-cleaner sweep", () => {
     const wrong = capture({ DATABASE_URL: "postgres://x/y", SWEEP_GIVE_UP_AFTER_NIGHTS: "soon" });
     expect(await runOpsCommand(["sweep", "--dry-run"], wrong.io, context(wrong).ops)).toBe(2);
     expect(wrong.stderr()).toContain(
-      'SWEEP_GIVE_UP_AFTER_NIGHTS must be a whole number of at least 1, got "soon"',
+      '--give-up-after-nights (or SWEEP_GIVE_UP_AFTER_NIGHTS) must be a whole number of at least 1, got "soon"',
     );
     expect(run.stdout()).toContain("acme/deed  partial  turn 2026-11-30T10:00:00.000Z");
     expect(run.stdout()).toContain("globex/lost  lost_event  turn 2026-11-30T20:00:00.000Z");
     expect(opened.queues).toEqual([]);
     expect(await queue.receive(10)).toEqual([]);
+  });
+
+  it("leaves passes of the settle window alone, 15 minutes unless --settle-minutes or SWEEP_SETTLE_MINUTES says", async () => {
+    await repository.recordPass("acme", "recent", {
+      status: "failed",
+      turnEndedAt: new Date(NOW.getTime() - 6 * 60_000),
+      at: new Date(NOW.getTime() - 5 * 60_000),
+    });
+    const settled = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], settled.io, context(settled).ops)).toBe(0);
+    expect(settled.stdout()).not.toContain("acme/recent");
+    const flagged = capture({ DATABASE_URL: "postgres://x/y" });
+    expect(
+      await runOpsCommand(["sweep", "--dry-run", "--settle-minutes", "1"], flagged.io, context(flagged).ops),
+    ).toBe(0);
+    expect(flagged.stdout()).toContain("acme/recent  failed");
+    const configured = capture({ DATABASE_URL: "postgres://x/y", SWEEP_SETTLE_MINUTES: "0" });
+    expect(await runOpsCommand(["sweep", "--dry-run"], configured.io, context(configured).ops)).toBe(0);
+    expect(configured.stdout()).toContain("acme/recent  failed");
+    await repository.recordPass("acme", "recent", {
+      status: "done",
+      turnEndedAt: new Date(NOW.getTime() - 6 * 60_000),
+      at: new Date(NOW.getTime() - 5 * 60_000),
+    });
+  });
+
+  it("answers --help with its usage and every setting it reads", async () => {
+    const run = capture();
+    expect(await runOpsCommand(["sweep", "--help"], run.io, context(run).ops)).toBe(0);
+    expect(run.stdout()).toContain("Usage: context-cleaner sweep");
+    for (const name of [
+      "--database-url / DATABASE_URL",
+      "--settle-minutes / SWEEP_SETTLE_MINUTES",
+      "--max-threads",
+    ])
+      expect(run.stdout()).toContain(name);
   });
 
   it("reads a count flag as the function reads its variable: decimal digits only", async () => {
@@ -414,7 +473,8 @@ describe("context-cleaner sweep", () => {
     ] as const) {
       const run = capture({ DATABASE_URL: "postgres://x/y" });
       expect(await runOpsCommand(["sweep", "--dry-run", flag, value], run.io, context(run).ops)).toBe(2);
-      expect(run.stderr()).toContain(`${flag} must be a positive integer, got ${JSON.stringify(value)}`);
+      expect(run.stderr()).toContain(`must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+      expect(run.stderr()).toContain(`${flag} (or SWEEP_`);
     }
     const spaced = capture({ DATABASE_URL: "postgres://x/y" });
     expect(
@@ -427,7 +487,10 @@ describe("context-cleaner sweep", () => {
   });
 
   it("without --dry-run, sends each job with the publisher's ids", async () => {
-    const run = capture({ DATABASE_URL: "postgres://x/y", DIGEST_QUEUE_URL: "queue" });
+    const run = capture({
+      DATABASE_URL: "postgres://x/y",
+      DIGEST_QUEUE_URL: "http://127.0.0.1:4566/0/digest.fifo",
+    });
     const { ops, queue } = context(run);
     expect(await runOpsCommand(["sweep", "--json"], run.io, ops)).toBe(0);
     expect(JSON.parse(run.stdout())).toMatchObject({ dryRun: false, failed: 0, byReason: { partial: 1 } });

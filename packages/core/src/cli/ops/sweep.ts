@@ -1,15 +1,10 @@
-import { parseArgs } from "node:util";
 import { createDigestRepository } from "@context-cleaner/db";
 import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner";
-import { UsageError } from "../../errors";
 import type { ThreadDirectory, ThreadOwner } from "../../ports";
-import { runSweep, SWEEP_DEFAULTS, type SweepOptions, type SweepReport } from "../../sweep/run-sweep";
-import {
-  checkedMessageTableFromEnvironment,
-  type MessageTableConfig,
-} from "../../worker/message-table-config";
-import { sweepOptionsFromEnvironment } from "../../worker/sweep-settings";
-import { databaseUrlOf, type OpsContext, positiveInteger, withDatabase } from "./ops-context";
+import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
+import { settingsUsage } from "../../worker/settings";
+import { type OpsContext, withDatabase } from "./ops-context";
+import { parseSweepSettings, type SweepSettings } from "./worker-settings";
 
 function render(report: SweepReport): string {
   const verb = report.dryRun ? "would enqueue" : "enqueued";
@@ -27,115 +22,71 @@ function render(report: SweepReport): string {
   return `${lines.join("\n")}\n`;
 }
 
-const OWNER_SOURCES = ["checkpoint", "table"] as const;
+/** The directory and the checkpoint owner the settings give, opened as the function opens them. */
+async function openCheckpointSources(
+  settings: SweepSettings,
+  context: OpsContext,
+): Promise<{
+  directory?: ThreadDirectory & { close(): Promise<void> };
+  checkpointOwner?: ThreadOwner & { close(): Promise<void> };
+}> {
+  const url = settings.checkpointDatabaseUrl;
+  if (url === undefined) return {};
+  const { messageTable } = settings;
+  const tables = messageTable
+    ? { url, messageTable }
+    : {
+        url,
+        ...(settings.checkpointSchema ? { schema: settings.checkpointSchema } : {}),
+        ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
+      };
+  let directory: (ThreadDirectory & { close(): Promise<void> }) | undefined;
+  // As the function: a message table lists threads by its org and updated-at columns, and names owners by its org column.
+  if (!messageTable || (messageTable.orgIdColumn && messageTable.updatedAtColumn)) {
+    directory = await context.openDirectory(tables);
+  } else {
+    context.io.stderr(
+      "context-cleaner: the message table names no org or updated-at column: threads whose event was lost are not looked for\n",
+    );
+  }
+  const ownerFromCheckpoint = (settings.threadOwner ?? "checkpoint") === "checkpoint";
+  if (!ownerFromCheckpoint || !context.openThreadOwner || (messageTable && !messageTable.orgIdColumn))
+    return directory ? { directory } : {};
+  try {
+    return { ...(directory ? { directory } : {}), checkpointOwner: await context.openThreadOwner(tables) };
+  } catch (error) {
+    await directory?.close();
+    throw error;
+  }
+}
 
 /**
  * `context-cleaner sweep [--dry-run]`: the nightly sweep function's twin, on the same
- * settings: what it enqueues (threads left behind, and with `--checkpoints` threads whose
- * event was lost), sent to the digest queue unless `--dry-run`, each thread under its
- * owner's org (the owner read as the function reads it: `checkpoint`, from the checkpoint
- * tables when they are given, or `table`). Database from `--database`/`DATABASE_URL`
- * (driver: `CONTEXT_CLEANER_DB_DRIVER`, else by URL), checkpoint store from
- * `--checkpoints`/`CHECKPOINT_DATABASE_URL`, owner from `--thread-owner`/`THREAD_OWNER_SOURCE`,
- * queue from `--queue-url`/`DIGEST_QUEUE_URL` at `--endpoint`/`AWS_ENDPOINT_URL_SQS`; the app's
- * message table from `CHECKPOINT_MESSAGE_TABLE` and its `CHECKPOINT_*_COLUMN` settings, checked
- * before anything opens. `--max-threads`/`SWEEP_MAX_THREADS` and
- * `--give-up-after-nights`/`SWEEP_GIVE_UP_AFTER_NIGHTS` override the run's bound and how long
- * a thread left behind is retried.
+ * settings, read by the same reader (the settings table):
+ * what it enqueues (threads left behind, and with a checkpoint store threads whose event
+ * was lost), sent to the digest queue unless `--dry-run`, each thread under its owner's org
+ * (the owner read as the function reads it: `checkpoint`, from the checkpoint tables when
+ * they are given, or `table`). Every setting is checked before anything opens.
  */
 export async function sweepCommand(args: string[], context: OpsContext): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      "dry-run": { type: "boolean" },
-      database: { type: "string" },
-      checkpoints: { type: "string" },
-      "checkpoint-schema": { type: "string" },
-      "org-key": { type: "string" },
-      "queue-url": { type: "string" },
-      "thread-owner": { type: "string" },
-      endpoint: { type: "string" },
-      region: { type: "string" },
-      "max-threads": { type: "string" },
-      "give-up-after-nights": { type: "string" },
-      json: { type: "boolean" },
-    },
-  });
   const { io } = context;
-  const dryRun = values["dry-run"] ?? false;
-  const checkpointsUrl = values.checkpoints ?? io.environment.CHECKPOINT_DATABASE_URL;
-  const queueUrl = values["queue-url"] ?? io.environment.DIGEST_QUEUE_URL;
-  let fromEnvironment: SweepOptions;
-  try {
-    fromEnvironment = sweepOptionsFromEnvironment(io.environment);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+  if (args.length === 1 && (args[0] === "--help" || args[0] === "-h")) {
+    io.stdout(`${SWEEP_USAGE}\n`);
+    return;
   }
-  const maxThreads = positiveInteger(
-    values["max-threads"],
-    "max-threads",
-    fromEnvironment.maxThreads ?? SWEEP_DEFAULTS.maxThreads,
-  );
-  const giveUpAfterNights = positiveInteger(
-    values["give-up-after-nights"],
-    "give-up-after-nights",
-    fromEnvironment.giveUpAfterNights ?? SWEEP_DEFAULTS.giveUpAfterNights,
-  );
-  const ownerValue = values["thread-owner"] ?? (io.environment.THREAD_OWNER_SOURCE || undefined);
-  const ownerSource = OWNER_SOURCES.find((source) => source === (ownerValue ?? "checkpoint"));
-  if (ownerSource === undefined) {
-    throw new UsageError(
-      `--thread-owner (or THREAD_OWNER_SOURCE) must be one of ${OWNER_SOURCES.join(", ")}, got ${JSON.stringify(ownerValue)}`,
-    );
-  }
-  let messageTable: MessageTableConfig | undefined;
-  try {
-    messageTable = checkedMessageTableFromEnvironment(io.environment);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const databaseUrl = databaseUrlOf(values.database, io);
-  const endpoint = values.endpoint ?? (io.environment.AWS_ENDPOINT_URL_SQS || undefined);
-  const region = values.region ?? (io.environment.AWS_REGION || undefined);
+  const { settings, dryRun, json } = parseSweepSettings(args, io.environment);
   const queue = dryRun
     ? undefined
     : await context.openQueue({
-        ...(queueUrl ? { queueUrl } : {}),
-        ...(endpoint ? { endpoint } : {}),
-        ...(region ? { region } : {}),
+        ...(settings.queueUrl ? { queueUrl: settings.queueUrl } : {}),
+        ...(settings.endpoint ? { endpoint: settings.endpoint } : {}),
+        ...(settings.region ? { region: settings.region } : {}),
       });
-  let directory: (ThreadDirectory & { close(): Promise<void> }) | undefined;
-  let checkpointOwner: (ThreadOwner & { close(): Promise<void> }) | undefined;
+  const { directory, checkpointOwner } = await openCheckpointSources(settings, context);
   try {
-    if (checkpointsUrl) {
-      const schema = values["checkpoint-schema"] ?? io.environment.CHECKPOINT_SCHEMA;
-      const orgMetadataKey = values["org-key"] ?? io.environment.CHECKPOINT_ORG_METADATA_KEY;
-      const tables = messageTable
-        ? { url: checkpointsUrl, messageTable }
-        : {
-            url: checkpointsUrl,
-            ...(schema ? { schema } : {}),
-            ...(orgMetadataKey ? { orgMetadataKey } : {}),
-          };
-      // As the function: a message table lists threads by its org and updated-at columns, and names owners by its org column.
-      if (!messageTable || (messageTable.orgIdColumn && messageTable.updatedAtColumn)) {
-        directory = await context.openDirectory(tables);
-      } else {
-        io.stderr(
-          "context-cleaner: the message table names no org or updated-at column: threads whose event was lost are not looked for\n",
-        );
-      }
-      if (
-        ownerSource === "checkpoint" &&
-        context.openThreadOwner &&
-        (!messageTable || messageTable.orgIdColumn)
-      ) {
-        checkpointOwner = await context.openThreadOwner(tables);
-      }
-    }
-    const report = await withDatabase(context, databaseUrl, (database) => {
+    const report = await withDatabase(context, settings.databaseUrl, (database) => {
       const store = createDigestRepository(database);
-      const threadOwner = ownerSource === "table" ? createTableThreadOwner(store) : checkpointOwner;
+      const threadOwner = settings.threadOwner === "table" ? createTableThreadOwner(store) : checkpointOwner;
       return runSweep(
         {
           store,
@@ -144,12 +95,21 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
           ...(directory ? { directory } : {}),
           ...(threadOwner ? { threadOwner } : {}),
         },
-        { dryRun, maxThreads, giveUpAfterNights },
+        { ...SWEEP_DEFAULTS, ...settings.options, dryRun },
       );
     });
-    io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
+    io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : render(report));
   } finally {
     await directory?.close();
     await checkpointOwner?.close();
   }
 }
+
+const SWEEP_USAGE = `Usage: context-cleaner sweep [--dry-run] [--json] [flags]
+
+Runs the nightly sweep once: re-enqueues the threads left behind and, with a checkpoint
+store, the threads whose turn event was lost, each under its owner's org. --dry-run shows
+what it would enqueue and sends nothing; --json prints the report as JSON.
+
+Settings (a flag wins over its environment variable), as the nightly function reads them:
+${settingsUsage("sweep")}`;

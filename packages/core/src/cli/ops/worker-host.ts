@@ -1,7 +1,7 @@
 import type { DigestQueue } from "../../queue/digest-queue";
 import type { DigestHandlerDependencies } from "../../worker/digest-handler";
 import type { FunctionLogger, FunctionMetrics } from "../../worker/observability";
-import type { WorkerSettings } from "./worker-settings";
+import type { WorkerSettings } from "../../worker/settings";
 
 /** What the worker reports through: JSON lines on stdout. */
 export interface WorkerReporting {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { createTurnEventPublisher } from "@context-cleaner/assembler/events";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { manualClock } from "#test/core/fakes/manual-clock";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { usePgliteRepository } from "#test/db/conformance/pglite-repository";
@@ -12,11 +12,12 @@ import { UsageError } from "../../errors";
 import type { CheckpointReader } from "../../ports";
 import { createInProcessDigestQueue } from "../../queue/in-process-queue";
 import { inProcessSqsClient } from "../../worker/in-process-sqs-client";
+import { settingRows, settingsTableMarkdown } from "../../worker/settings";
 import { runOpsCommand } from ".";
 import type { OpsContext } from "./ops-context";
 import { digestConfigOf, jsonLineLogger, loggedMetrics, requireWorkerPackages, runWorker } from "./worker";
 import type { OpenWorker } from "./worker-host";
-import { parseWorkerSettings, WORKER_SETTINGS, type WorkerSettings } from "./worker-settings";
+import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
 
 const storage = usePgliteRepository();
 
@@ -292,13 +293,20 @@ describe("context-cleaner worker", () => {
     sqs.destroy();
   });
 
-  it("README's table lists every setting of the worker", async () => {
+  it("README's settings table is the one generated from the settings table", async () => {
     const readme = await readFile(new URL("../../../../../README.md", import.meta.url), "utf8");
-    const section = readme.slice(readme.indexOf("## Run the worker outside Lambda"));
-    const table = section.slice(0, section.indexOf("\n\n", section.indexOf("| flag | variable |")));
-    for (const spec of Object.values(WORKER_SETTINGS) as { flag?: string; env: string }[]) {
-      expect(table).toContain(`\`${spec.env}`);
-      if (spec.flag) expect(table).toContain(`| \`--${spec.flag}\` | \`${spec.env}\``);
+    const start = readme.indexOf("<!-- settings-table:start -->");
+    const end = readme.indexOf("<!-- settings-table:end -->");
+    expect(start).toBeGreaterThan(0);
+    expect(readme.slice(start, end).split("\n").slice(1, -1).join("\n")).toBe(settingsTableMarkdown());
+  });
+
+  it("lists every setting the worker reads under --help, from the settings table", async () => {
+    const out: string[] = [];
+    const io = { stdout: (text: string) => out.push(text), stderr: () => {}, environment: {} };
+    expect(await runOpsCommand(["worker", "--help"], io, { io } as unknown as OpsContext)).toBe(0);
+    for (const row of settingRows().filter((setting) => setting.readBy.includes("worker"))) {
+      expect(out.join("")).toContain(row.flag ? `--${row.flag} / ${row.env}` : row.env);
     }
   });
 
@@ -352,6 +360,8 @@ function workerOver(options: {
   checkpoints: CheckpointReader;
   queue: ReturnType<typeof createInProcessDigestQueue>;
   onJobFinished?: (status: string) => void;
+  /** Leave the handler's issue reporter to the worker. */
+  defaultIssues?: boolean;
 }) {
   const closed: string[] = [];
   const open: OpenWorker = async (_settings, { logger, metrics }) => ({
@@ -365,7 +375,7 @@ function workerOver(options: {
       },
       logger,
       metrics,
-      issues: () => {},
+      ...(options.defaultIssues ? {} : { issues: () => {} }),
       jobOptions: { maxCallsPerJob: 100 },
       ...(options.onJobFinished
         ? { onJobFinished: (outcome) => options.onJobFinished?.(outcome.status) }
@@ -450,6 +460,44 @@ describe("runWorker", () => {
     ]);
   });
 
+  it("writes one JSON line for a failed record and a poison record, and no stack on stderr", async () => {
+    const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    await events.publishTurnEnded({
+      orgId: "acme",
+      threadId: "broken",
+      rawToolChars: RAW_TOOL_CHARS,
+      turnEndedAt: new Date("2026-11-30T10:00:00Z"),
+    });
+    await queue.send({ body: "not json", groupId: "poison", deduplicationId: "poison-1" });
+    const checkpoints: CheckpointReader = {
+      async readThread() {
+        throw new Error("checkpoint store refused the read");
+      },
+    };
+    const { open } = workerOver({ checkpoints, queue, defaultIssues: true });
+    const shutdown = new AbortController();
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const run = capture();
+    let stackPrints: number;
+    try {
+      const stopping = runWorker(settings(), { io: run.io, shutdown: shutdown.signal, open });
+      await vi.waitFor(() => expect(run.entries().some((entry) => entry.message === "metrics")).toBe(true));
+      shutdown.abort();
+      await stopping;
+      stackPrints = errors.mock.calls.length;
+    } finally {
+      errors.mockRestore();
+    }
+    expect(stackPrints).toBe(0);
+    expect(run.stderr()).toBe("");
+    const lines = run.entries().filter((entry) => entry.level === "ERROR");
+    expect(lines.map((entry) => entry.message)).toEqual([
+      "digest job failed: the queue retries it",
+      "poison record: not a valid turn event, for the dead letters",
+    ]);
+  });
+
   it("finishes the batch in progress at the signal, deletes it, and receives no more", async () => {
     const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
     const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
@@ -506,5 +554,47 @@ describe("runWorker", () => {
     expect(run.entries().map((entry) => entry.message)).toContain(
       "worker stopping: no more receives, finishing the batches in progress",
     );
+  });
+
+  it("after the signal starts no new job: the batch's records not yet started go back at once, the running one finishes", async () => {
+    const queue = createInProcessDigestQueue({ visibilityTimeoutSeconds: 600 });
+    const events = createTurnEventPublisher({ queueUrl: "in-process", sqs: inProcessSqsClient(queue) });
+    for (const threadId of ["first", "second", "third"]) {
+      await events.publishTurnEnded({
+        orgId: "acme",
+        threadId,
+        rawToolChars: RAW_TOOL_CHARS,
+        turnEndedAt: new Date("2026-11-30T12:00:00Z"),
+      });
+    }
+    const shutdown = new AbortController();
+    const read: string[] = [];
+    const lease = createInMemoryCheckpointReader(new Map([["first", THREAD.messages]]));
+    const { open } = workerOver({
+      queue,
+      checkpoints: {
+        async readThread(threadId) {
+          read.push(threadId);
+          // The signal comes while the first job of the batch reads its thread.
+          shutdown.abort();
+          return lease.readThread(threadId);
+        },
+      },
+    });
+    const run = capture();
+    const result = await runWorker(settings(), { io: run.io, shutdown: shutdown.signal, open });
+    expect(result.invocations).toBe(1);
+    expect(read).toEqual(["first"]);
+    expect(await storage.repository.getPass("acme", "first")).toMatchObject({ status: "done" });
+    const back = await queue.receive(10);
+    expect(back.map((message) => [JSON.parse(message.body).threadId, message.receiveCount])).toEqual([
+      ["second", 2],
+      ["third", 2],
+    ]);
+    const metrics = run.entries().find((entry) => entry.message === "metrics")?.metrics as Record<
+      string,
+      number
+    >;
+    expect(metrics.RecordsNotStarted).toBe(2);
   });
 });

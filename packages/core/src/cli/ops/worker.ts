@@ -1,11 +1,13 @@
 import { UsageError } from "../../errors";
 import type { Metric } from "../../ports";
-import type { DigestConfig } from "../../worker/digest-dependencies";
 import type { FunctionLogger, FunctionMetrics } from "../../worker/observability";
+import { digestConfigOf } from "../../worker/settings-config";
 import type { CliIo } from "../cli-io";
 import type { OpsContext } from "./ops-context";
-import type { OpenWorker, WorkerReporting } from "./worker-host";
+import type { OpenWorker } from "./worker-host";
 import { parseWorkerSettings, type WorkerSettings, workerSettingsUsage } from "./worker-settings";
+
+export { digestConfigOf } from "../../worker/settings-config";
 
 /**
  * One JSON object per line, as the Lambda's logger writes them: `level`, `message`,
@@ -80,39 +82,6 @@ export async function requireWorkerPackages(
       `the worker needs packages that are not installed: npm install ${missing.join(" ")}`,
     );
   }
-}
-
-/**
- * The digest dependencies' configuration from the worker's settings, as the digest function
- * builds it from its environment: the databases, the message table, the digester, Redis,
- * the queues, the kill switch (read per record) and `read_original`.
- */
-export function digestConfigOf(
-  settings: WorkerSettings,
-  { logger, metrics, environment }: WorkerReporting,
-  sqs: DigestConfig["sqs"],
-): DigestConfig {
-  return {
-    databaseUrl: settings.databaseUrl,
-    ...(settings.databaseDriver ? { databaseDriver: settings.databaseDriver } : {}),
-    checkpointDatabaseUrl: settings.checkpointDatabaseUrl,
-    ...(settings.checkpointSchema ? { checkpointSchema: settings.checkpointSchema } : {}),
-    ...(settings.orgMetadataKey ? { orgMetadataKey: settings.orgMetadataKey } : {}),
-    ...(settings.threadOwner ? { threadOwner: settings.threadOwner } : {}),
-    ...(settings.messageTable ? { messageTable: settings.messageTable } : {}),
-    ...(settings.digestModel ? { digestModel: settings.digestModel } : {}),
-    ...(settings.anthropicApiKey ? { anthropicApiKey: settings.anthropicApiKey } : {}),
-    ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
-    ...(settings.openAiCompatible ? { openAiCompatible: settings.openAiCompatible } : {}),
-    ...(settings.redis ? { redis: settings.redis } : {}),
-    queueUrl: settings.queueUrl,
-    ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
-    sqs,
-    logger,
-    metrics,
-    disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
-    ...(settings.readOriginal ? { jobOptions: { readOriginal: true } } : {}),
-  };
 }
 
 /**
@@ -202,7 +171,9 @@ export async function runWorker(settings: WorkerSettings, run: WorkerRun): Promi
   ]);
   const worker = startLocalWorker({
     queue: opened.queue,
-    dependencies: opened.dependencies,
+    // Each handled failure has its JSON line already; the Lambda's Error objects (a stack on
+    // stderr each) are for the SST console's Issues tab, which a worker outside Lambda has not.
+    dependencies: { ...opened.dependencies, issues: () => {} },
     batchSize: settings.batchSize,
     waitTimeSeconds: settings.waitTimeSeconds,
     ...(settings.visibilityTimeoutSeconds !== undefined
@@ -244,7 +215,7 @@ AWS credentials come from the AWS SDK's usual places (AWS_ACCESS_KEY_ID, a profi
 
 /**
  * `context-cleaner worker`: the digest function outside Lambda, polling its queue until
- * SIGTERM or SIGINT. Settings from flags or the environment (see `WORKER_SETTINGS`),
+ * SIGTERM or SIGINT. Settings from flags or the environment (the settings table, `SETTINGS`),
  * all checked before anything is opened.
  */
 export async function workerCommand(args: string[], context: OpsContext): Promise<void> {
