@@ -3,12 +3,17 @@
  * side by side — raw; blind caps + drop-oldest; LangChain `trimMessages`; the AI SDK's
  * `pruneMessages`; clear old tool results (keep 3); context-cleaner inline only and with
  * digests (the worker running between turns), each priced per model call under prompt caching
- * with every call warm and with each turn cold. Two sets: the checked-in fixtures, and their
- * long versions (more reading turns, past the raw ceiling). Prints, per set, the comparison
+ * with every call warm and with each turn cold. Three sets: the checked-in fixtures, their
+ * long versions (more reading turns, past the raw ceiling), and the single-turn threads (one
+ * long user turn each: legal fan-outs, every junk category in one turn, coding-agent turns).
+ * Prints, per set of turns, the comparison
  * (headline: the share of the avoidable cost removed, raw's cost above the floor of every
  * message written once; retention at every call), the cost under every tariff and what each
  * turn's first call still has of the previous turn, each cost table with a floor row; where
- * context-cleaner loses to a peer; and per-thread summaries; writes
+ * context-cleaner loses to a peer; and per-thread summaries; for the single-turn set, the
+ * single-turn table (cost warm, largest prompt, retention at every call, results cut, cache
+ * breaks and batches applied, the providers' counters) over all its threads and per thread,
+ * and the cost table; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
  *
  *   npm run bench:peers                       (every assistant message carries thinking)
@@ -30,9 +35,11 @@ import {
   OPENAI_CACHE,
   playThreads,
   REPORT_DEFINITIONS,
-  renderComparisonTables,
   renderReport,
+  renderTables,
   SCENARIOS,
+  setTables,
+  singleTurnThreads,
   TARIFFS,
   type ThreadSimulation,
   turnsBeforeFirstCut,
@@ -115,6 +122,7 @@ try {
   const thinking = process.env.BENCH_THINKING !== "off";
   const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture", thinking });
   const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long", thinking });
+  const single = await playThreads(singleTurnThreads(), { worker, orgPrefix: "bench-single", thinking });
   const sets = [
     buildReportSet(
       "fixtures",
@@ -128,9 +136,16 @@ try {
       "The four fixture threads with more reading turns from the same generator, past the 2,000,000 raw ceiling.",
       long,
     ),
+    buildReportSet(
+      "single-turn",
+      "Single-turn threads",
+      "One long user turn each, thinking on, through the same caps: twelve contracts read in full, five read side by side, every junk category in one turn, and two coding-agent turns (bash / shell). The history budget is passed long before each turn ends.",
+      single,
+      "single-turn",
+    ),
   ];
   for (const set of sets) {
-    console.log(`\n## ${set.title}\n\n${renderComparisonTables(set.rows, set.floor)}\n`);
+    console.log(`\n## ${set.title}\n\n${renderTables(setTables(set))}\n`);
     console.log(set.findings.map((line) => `- ${line}`).join("\n"));
   }
   console.log(
@@ -144,7 +159,12 @@ try {
   console.log(
     "\n## Per thread: share of the avoidable cost removed (cost / raw), Anthropic 5-minute cache, every call warm / each turn cold\n",
   );
-  console.log(sets.map((set) => costLines(set.simulations, set.rows).join("\n")).join("\n\n"));
+  console.log(
+    sets
+      .filter((set) => set.kind !== "single-turn")
+      .map((set) => costLines(set.simulations, set.rows).join("\n"))
+      .join("\n\n"),
+  );
   console.log(
     "\nThe floor column: the floor's cost over raw's (every message written once, nothing read). A contestant costing more than raw shows a negative share.",
   );
@@ -165,6 +185,7 @@ try {
         sets: sets.map((set) => ({
           id: set.id,
           title: set.title,
+          kind: set.kind ?? "turns",
           rows: set.rows,
           floor: set.floor,
           findings: set.findings,

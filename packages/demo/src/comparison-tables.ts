@@ -187,12 +187,104 @@ export function previousTurnTable(rows: readonly ComparisonRow[]): ComparisonTab
   };
 }
 
+/** The cost columns of the single-turn table: Anthropic 5-minute and OpenAI GPT-4.1 class, warm (a single turn has no cold start). */
+export const SINGLE_TURN_COST_COLUMNS = [
+  { tariff: "anthropic-5m", scenario: "warm" },
+  { tariff: "openai-gpt-4.1", scenario: "warm" },
+] as const satisfies readonly { tariff: TariffId; scenario: ScenarioId }[];
+
+const integer = (value: number) => value.toLocaleString("en-US");
+
+/**
+ * The single-turn table: inside one long user turn, the share of the avoidable cost removed
+ * (warm), the largest prompt any call sent, retention at every call, results cut, how
+ * often the prompt's prefix changed (cache breaks, and the batches the ledger reports
+ * applied) and a column per counter; the floor row last. `title` names the threads.
+ */
+export function singleTurnTable(
+  rows: readonly ComparisonRow[],
+  floor: Record<ScenarioId, FloorCost>,
+  options: { id?: string; title?: string } = {},
+): ComparisonTable {
+  const counters = rows[0]?.counts ?? [];
+  const headers = [
+    ...SINGLE_TURN_COST_COLUMNS.map((column) => `share removed (cost / raw), ${costHeader(column)}`),
+    "largest prompt (chars)",
+    "strict retention, every call",
+    "recoverable retention, every call",
+    "results cut",
+    "cache breaks / turn",
+    "batches applied / turn (ledger)",
+    ...counters.map((counter) => counter.label),
+  ];
+  const body = rows.map(
+    (row): TableRow => ({
+      id: row.id,
+      label: row.label,
+      cells: [
+        ...SINGLE_TURN_COST_COLUMNS.map((column) => formatCostCell(row.cost[column.scenario], column.tariff)),
+        integer(row.largestPromptChars),
+        percent(row.everyCall.strict, row.everyCall.total),
+        percent(row.everyCall.recoverable, row.everyCall.total),
+        String(row.budgetCuts),
+        row.cacheBreaksPerTurn.toFixed(2),
+        row.batchesAppliedPerTurn === null ? "–" : row.batchesAppliedPerTurn.toFixed(2),
+        ...counters.map((counter) => String(row.counts.find((entry) => entry.id === counter.id)?.value ?? 0)),
+      ],
+    }),
+  );
+  return {
+    id: options.id ?? "single-turn",
+    title: options.title ?? "Inside one long turn: cost, largest prompt, retention at every call, batches",
+    headers,
+    rows: [...body, floorRow(SINGLE_TURN_COST_COLUMNS, floor, headers.length)],
+    legend: `${COST_LEGEND} Largest prompt: the most chars one model call sent (the history budget is 320,000). Retention at every call: over every (model call, probe whose result arrived before it) pair, the answer verbatim in the view (strict) or, failing that, a re-read handle for its result in it (recoverable). Results cut: results the conversation budget cut as they arrived. Cache breaks: model calls whose view changed an earlier message of the previous call's view; batches applied: calls whose assembly report's ledger landed a batch of condensations (– for a contestant without one).`,
+  };
+}
+
 /** The set's tables, in print order. */
 export function comparisonTables(
   rows: readonly ComparisonRow[],
   floor: Record<ScenarioId, FloorCost>,
 ): ComparisonTable[] {
   return [comparisonTable(rows, floor), costTable(rows, floor), previousTurnTable(rows)];
+}
+
+/** What a set's tables are made from: its rows and floor, and for a single-turn set each thread's own. */
+export interface TableSource {
+  /** `turns` (the default): the comparison, cost and previous-turn tables; `single-turn`: the single-turn tables. */
+  kind?: "turns" | "single-turn";
+  rows: readonly ComparisonRow[];
+  floor: Record<ScenarioId, FloorCost>;
+  /** Per thread, its own rows and floor (single-turn sets). */
+  perThread?: readonly {
+    thread: string;
+    rows: readonly ComparisonRow[];
+    floor: Record<ScenarioId, FloorCost>;
+  }[];
+}
+
+/**
+ * A set's tables, in print order: for a set of turns, the comparison, the cost and the
+ * previous turn's tables; for a single-turn set, the single-turn table over all its
+ * threads, one per thread, and the cost table (a single turn has no previous turn).
+ */
+export function setTables(set: TableSource): ComparisonTable[] {
+  if (set.kind !== "single-turn") return comparisonTables(set.rows, set.floor);
+  return [
+    singleTurnTable(set.rows, set.floor),
+    ...(set.perThread ?? []).map((entry) => ({
+      ...singleTurnTable(entry.rows, entry.floor, {
+        id: `single-turn-${entry.thread}`,
+        title: `${entry.thread}: cost, largest prompt, retention at every call, batches`,
+      }),
+      legend: `The single-turn table's columns, over ${entry.thread} alone.`,
+    })),
+    {
+      ...costTable(set.rows, set.floor),
+      legend: `${costTable(set.rows, set.floor).legend} In a single turn warm and cold are the same: its first call finds no cache either way.`,
+    },
+  ];
 }
 
 const markdownCell = (text: string) => text.replace(/\|/g, "\\|");
@@ -214,12 +306,17 @@ export function renderComparisonTable(
   return renderMarkdownTable(comparisonTable(rows, floor));
 }
 
-/** Every table of a set as Markdown, each under its title and over its legend. */
+/** Tables as Markdown, each under its title and over its legend. */
+export function renderTables(tables: readonly ComparisonTable[]): string {
+  return tables
+    .map((table) => `### ${table.title}\n\n${renderMarkdownTable(table)}\n\n${table.legend}`)
+    .join("\n\n");
+}
+
+/** Every table of a set of turns as Markdown, each under its title and over its legend. */
 export function renderComparisonTables(
   rows: readonly ComparisonRow[],
   floor: Record<ScenarioId, FloorCost>,
 ): string {
-  return comparisonTables(rows, floor)
-    .map((table) => `### ${table.title}\n\n${renderMarkdownTable(table)}\n\n${table.legend}`)
-    .join("\n\n");
+  return renderTables(comparisonTables(rows, floor));
 }

@@ -2,9 +2,16 @@ import { describe, expect, it } from "vitest";
 import { TARIFFS, type TariffId } from "./cache-prices";
 import type { TurnCost } from "./cache-scenarios";
 import { compareContestants, formatTurnsBeforeCut } from "./comparison";
-import { comparisonTable, costTable, previousTurnTable, renderComparisonTable } from "./comparison-tables";
+import {
+  comparisonTable,
+  costTable,
+  previousTurnTable,
+  renderComparisonTable,
+  setTables,
+  singleTurnTable,
+} from "./comparison-tables";
 import { floorComparison, formatCostCell, formatFloorCell, type ScenarioCost } from "./cost-comparison";
-import { lossFindings, targetFindings } from "./findings";
+import { lossFindings, singleTurnFindings, targetFindings } from "./findings";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
 
 function turnCost(units: number, fields: Partial<TurnCost> = {}): TurnCost {
@@ -26,12 +33,14 @@ function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
     modelCalls: 1,
     promptChars: 100,
     sentChars: 100,
+    callChars: [100],
     rawToolChars: 0,
     countedToolChars: 0,
     budgetCuts: 0,
     perResultCuts: 0,
     cacheBreaks: 0,
     invalidatedChars: 0,
+    batchesApplied: null,
     retention: { total: 10, strict: 10, recoverable: 10 },
     everyCall: { total: 20, strict: 20, recoverable: 20 },
     previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
@@ -348,5 +357,142 @@ describe("findings", () => {
     expect(lossFindings(compareContestants(forgetful))[0]).toContain(
       "more strict retention at every call (100.0% vs 75.0%)",
     );
+  });
+});
+
+describe("inside one long turn", () => {
+  // Two single-turn threads: raw, blind caps (no ledger) and this project (a ledger on every call).
+  const single = [
+    simulation("one", [
+      run(
+        "raw",
+        [turn(1, { callChars: [100, 400, 900], cost: { warm: turnCost(1_000), cold: turnCost(1_000) } })],
+        [0],
+      ),
+      run(
+        "blind-caps",
+        [
+          turn(1, {
+            callChars: [100, 400, 700],
+            budgetCuts: 1,
+            cost: { warm: turnCost(1_100), cold: turnCost(1_100) },
+          }),
+        ],
+        [1],
+      ),
+      run(
+        "with-digests",
+        [
+          turn(1, {
+            callChars: [100, 350, 300],
+            cacheBreaks: 1,
+            batchesApplied: 1,
+            everyCall: { total: 10, strict: 8, recoverable: 10 },
+            cost: { warm: turnCost(600), cold: turnCost(600) },
+          }),
+        ],
+        [1],
+      ),
+    ]),
+    simulation("two", [
+      run(
+        "raw",
+        [turn(1, { callChars: [200, 500], cost: { warm: turnCost(1_000), cold: turnCost(1_000) } })],
+        [0],
+      ),
+      run(
+        "blind-caps",
+        [turn(1, { callChars: [200, 500], cost: { warm: turnCost(1_100), cold: turnCost(1_100) } })],
+        [1],
+      ),
+      run(
+        "with-digests",
+        [
+          turn(1, {
+            callChars: [200, 380],
+            batchesApplied: 0,
+            everyCall: { total: 6, strict: 6, recoverable: 6 },
+            cost: { warm: turnCost(800), cold: turnCost(800) },
+          }),
+        ],
+        [1],
+      ),
+    ]),
+  ];
+
+  it("takes the largest prompt over every call of every thread, and averages the batches applied per turn", () => {
+    const [raw, blind, digests] = compareContestants(single);
+    expect([raw?.largestPromptChars, blind?.largestPromptChars, digests?.largestPromptChars]).toEqual([
+      900, 700, 380,
+    ]);
+    expect(digests?.batchesAppliedPerTurn).toBe(0.5);
+    expect(blind?.batchesAppliedPerTurn).toBeNull();
+    expect(digests?.cacheBreaksPerTurn).toBe(0.5);
+  });
+
+  it("shows cost warm, the largest prompt, retention at every call, cuts, breaks, batches and the counters, then the floor", () => {
+    const counted = single.map((entry) => ({
+      ...entry,
+      counters: [{ id: "refused", label: "refused (prefix check)" }],
+      contestants: entry.contestants.map((candidate) => ({
+        ...candidate,
+        turns: candidate.turns.map((record) => ({
+          ...record,
+          counts: { refused: candidate.id === "raw" ? 0 : 2 },
+        })),
+      })),
+    }));
+    const table = singleTurnTable(compareContestants(counted), floorComparison(counted));
+    expect(table.headers).toEqual([
+      "share removed (cost / raw), Anthropic 5-min, warm",
+      "share removed (cost / raw), OpenAI GPT-4.1, warm",
+      "largest prompt (chars)",
+      "strict retention, every call",
+      "recoverable retention, every call",
+      "results cut",
+      "cache breaks / turn",
+      "batches applied / turn (ledger)",
+      "refused (prefix check)",
+    ]);
+    // Warm: raw 2,000, floor 400; this project 1,400: (2,000 − 1,400) / 1,600; blind caps 2,200.
+    expect(table.rows.map((row) => [row.id, ...row.cells])).toEqual([
+      ["raw", "0.0% (1.00×)", "0.0% (1.00×)", "900", "100.0%", "100.0%", "0", "0.00", "–", "0"],
+      ["blind-caps", "-12.5% (1.10×)", "-12.5% (1.10×)", "700", "100.0%", "100.0%", "1", "0.00", "–", "4"],
+      ["with-digests", "37.5% (0.70×)", "37.5% (0.70×)", "380", "87.5%", "100.0%", "0", "0.50", "0.50", "4"],
+      ["floor", "100% (0.20×)", "100% (0.20×)", "–", "–", "–", "–", "–", "–", "–"],
+    ]);
+  });
+
+  it("gives a single-turn set the single-turn table, one per thread and the cost table; a set of turns its three tables", () => {
+    const rows = compareContestants(single);
+    const floor = floorComparison(single);
+    const perThread = single.map((entry) => ({
+      thread: entry.thread,
+      rows: compareContestants([entry]),
+      floor: floorComparison([entry]),
+    }));
+    const tables = setTables({ kind: "single-turn", rows, floor, perThread });
+    expect(tables.map((table) => table.id)).toEqual([
+      "single-turn",
+      "single-turn-one",
+      "single-turn-two",
+      "cost",
+    ]);
+    expect(tables[1]?.rows.find((row) => row.id === "with-digests")?.cells[2]).toBe("350");
+    expect(tables[3]?.legend).toContain("warm and cold are the same");
+    expect(setTables({ rows, floor }).map((table) => table.id)).toEqual([
+      "comparison",
+      "cost",
+      "previous-turn",
+    ]);
+  });
+
+  it("finds this project's largest prompt against the history budget, its retention, cost and batches", () => {
+    expect(singleTurnFindings(compareContestants(single))).toEqual([
+      "largest prompt 380 chars (raw 900): within the 320,000-char history budget",
+      "retention at every call: 87.5% strict, 100.0% recoverable",
+      "cost with prompt caching, every call warm: 37.5% of the avoidable cost removed on Anthropic's 5-minute cache (0.70× raw), 37.5% on OpenAI GPT-4.1 (0.70× raw)",
+      "0.50 cache breaks and 0.50 batches applied per turn",
+    ]);
   });
 });

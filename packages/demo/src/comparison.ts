@@ -1,7 +1,7 @@
 import type { ScenarioId } from "./cache-scenarios";
 import { costComparison, type ScenarioCost } from "./cost-comparison";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
-import { turnsBeforeFirstCut } from "./simulate-turns";
+import { largestPromptChars, turnsBeforeFirstCut } from "./simulate-turns";
 import type { HeldCount, RetentionCount } from "./view-measures";
 
 /** One contestant's figures over a set of threads, at each thread's last model call. */
@@ -32,6 +32,13 @@ export interface ComparisonRow {
   cacheBreaksPerThread: number;
   /** The same, per turn on average. */
   cacheBreaksPerTurn: number;
+  /** The largest prompt: the most chars one model call sent, over every call of every thread. */
+  largestPromptChars: number;
+  /**
+   * Model calls whose assembly report landed a batch of condensations (ledger `batch.status`
+   * `applied`), per turn on average; null for a contestant whose views carry no ledger.
+   */
+  batchesAppliedPerTurn: number | null;
   /** Prompt-cache cost under each timing scenario (./cost-comparison). */
   cost: Record<ScenarioId, ScenarioCost>;
   /** Median ms of one view computation over every model call. */
@@ -69,6 +76,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
     const counts = counters.map((counter) => ({ id: counter.id, label: counter.label, value: 0 }));
     let breaks = 0;
     let turns = 0;
+    let largest = 0;
+    let batches: number | null = null;
     const viewMs: number[] = [];
     for (const { simulation, run } of runs) {
       const last = run.turns.at(-1);
@@ -77,7 +86,9 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       strict += last?.retention.strict ?? 0;
       recoverable += last?.retention.recoverable ?? 0;
       probes += last?.retention.total ?? 0;
+      largest = Math.max(largest, largestPromptChars(run));
       for (const turn of run.turns) {
+        if (turn.batchesApplied !== null) batches = (batches ?? 0) + turn.batchesApplied;
         budgetCuts += turn.budgetCuts;
         breaks += turn.cacheBreaks;
         turns++;
@@ -114,6 +125,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       budgetCuts,
       cacheBreaksPerThread: breaks / Math.max(1, runs.length),
       cacheBreaksPerTurn: breaks / Math.max(1, turns),
+      largestPromptChars: largest,
+      batchesAppliedPerTurn: batches === null ? null : batches / Math.max(1, turns),
       cost: costComparison(simulations, id),
       medianViewMs: median(viewMs),
     };

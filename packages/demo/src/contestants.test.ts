@@ -41,6 +41,32 @@ describe("in-house contestants", () => {
     );
   });
 
+  it("inline only reports its ledger's batch status: applied when a batch of stubs lands, none without one", async () => {
+    const clean = thread(2, 1_000);
+    // A read repeated in the first turn: the older copy becomes a duplicate stub once the second turn starts.
+    const repeated = [
+      ...clean.slice(0, 4),
+      ...exchange(0, 1_000).map((message, index) =>
+        index === 0 && message.role === "assistant"
+          ? {
+              ...message,
+              toolCalls: (message.toolCalls ?? []).map((entry) => ({ ...entry, id: "call_again" })),
+            }
+          : message.role === "tool"
+            ? { ...message, toolCallId: "call_again" }
+            : message,
+      ),
+      ...clean.slice(4),
+    ];
+    const status = (prompt: Message[]) =>
+      assembleModelView(prompt, new Map(), { disabled: false }).report.ledger.batch.status;
+    expect(status(repeated)).toBe("applied");
+    expect((await INLINE_ONLY.view(repeated, new Map())).batch).toBe("applied");
+    expect(status(clean)).toBe("none");
+    expect((await INLINE_ONLY.view(clean, new Map())).batch).toBe("none");
+    expect((await RAW.view(clean, new Map())).batch).toBeUndefined();
+  });
+
   it("clear-old-tool-results leaves a prompt under the trigger alone", async () => {
     const prompt = thread(2, 10_000);
     expect((await CLEAR_TOOL_RESULTS.view(prompt, new Map())).messages).toBe(prompt);

@@ -41,6 +41,8 @@ export interface ContestantView {
   condensedIds?: readonly string[];
   /** What the view sent, message by message (the report's `ledger.sent`), for the next call's `cache.sent`. */
   sent?: readonly string[];
+  /** The status of the call's new batch of condensations (the report's `ledger.batch.status`), when it has one. */
+  batch?: "applied" | "deferred" | "none";
 }
 
 /** Defaults every contestant shares: the same history budget and the same keep-3. */
@@ -123,7 +125,13 @@ function cacheAwareView(
   const started = performance.now();
   const { messages, report } = assembleModelView(prompt, digests, options);
   const elapsedMs = performance.now() - started;
-  return { messages, elapsedMs, condensedIds: report.ledger.condensedIds, sent: report.ledger.sent };
+  return {
+    messages,
+    elapsedMs,
+    condensedIds: report.ledger.condensedIds,
+    sent: report.ledger.sent,
+    batch: report.ledger.batch.status,
+  };
 }
 
 /** This project without the worker: keep-rules, inline stubs and the backstop; the budget counts raw. */

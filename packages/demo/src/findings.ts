@@ -1,3 +1,4 @@
+import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
 import type { ComparisonRow } from "./comparison";
 import { formatShare } from "./cost-comparison";
 
@@ -43,6 +44,30 @@ export function targetFindings(rows: readonly ComparisonRow[]): string[] {
           `cost with prompt caching (Anthropic, 5-minute cache): ${formatShare(project.cost.warm.removed?.["anthropic-5m"])} of the avoidable cost removed (${project.cost.warm.vsRaw["anthropic-5m"].toFixed(2)}× raw) with every call warm, ${formatShare(project.cost.cold.removed?.["anthropic-5m"])} (${project.cost.cold.vsRaw["anthropic-5m"].toFixed(2)}×) with each turn cold; ${project.cacheBreaksPerTurn.toFixed(2)} cache breaks per turn`,
         ]
       : []),
+  ];
+}
+
+/**
+ * What this project did inside one long turn (a single-turn set), one line each: its
+ * largest prompt against the history budget and raw's, retention at every call, the cost
+ * with every call warm, and how often the prompt's prefix changed.
+ */
+export function singleTurnFindings(rows: readonly ComparisonRow[]): string[] {
+  const project = rows.find((row) => row.id === THIS_PROJECT);
+  if (!project) return [];
+  const raw = rows.find((row) => row.id === "raw");
+  const budget = COMPACTION_DEFAULTS.historyBudgetChars;
+  const chars = (value: number) => value.toLocaleString("en-US");
+  const cost = project.cost.warm;
+  return [
+    `largest prompt ${chars(project.largestPromptChars)} chars${raw ? ` (raw ${chars(raw.largestPromptChars)})` : ""}: ${project.largestPromptChars <= budget ? "within" : "over"} the ${chars(budget)}-char history budget`,
+    `retention at every call: ${share(ratio(project.everyCall.strict, project.everyCall.total))} strict, ${share(ratio(project.everyCall.recoverable, project.everyCall.total))} recoverable`,
+    ...(cost.vsRaw
+      ? [
+          `cost with prompt caching, every call warm: ${formatShare(cost.removed?.["anthropic-5m"])} of the avoidable cost removed on Anthropic's 5-minute cache (${cost.vsRaw["anthropic-5m"].toFixed(2)}× raw), ${formatShare(cost.removed?.["openai-gpt-4.1"])} on OpenAI GPT-4.1 (${cost.vsRaw["openai-gpt-4.1"].toFixed(2)}× raw)`,
+        ]
+      : []),
+    `${project.cacheBreaksPerTurn.toFixed(2)} cache breaks and ${project.batchesAppliedPerTurn === null ? "no ledger" : `${project.batchesAppliedPerTurn.toFixed(2)} batches applied`} per turn`,
   ];
 }
 

@@ -13,17 +13,22 @@ export {
   renderComparisonTable,
   renderComparisonTables,
   renderMarkdownTable,
+  renderTables,
+  setTables,
+  singleTurnTable,
+  type TableSource,
 } from "./comparison-tables";
 export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "./contestants";
 export { type FloorCost, floorComparison, formatShare } from "./cost-comparison";
 export { type BetweenTurnsRoute, DEMO_DEFAULTS, type DemoOptions, runDemo } from "./demo";
-export { fixtureThreads, longThreads } from "./demo-threads";
+export { fixtureThreads, longThreads, singleTurnThreads } from "./demo-threads";
 export { playThreads } from "./play-threads";
 export { renderReport } from "./report-html";
 export { buildReportSet, REPORT_DEFINITIONS } from "./report-sets";
 export {
   type CallCounter,
   type ContestantRun,
+  largestPromptChars,
   type ObservedCall,
   simulateThread,
   type ThreadSimulation,

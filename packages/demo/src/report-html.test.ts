@@ -4,6 +4,7 @@ import type { TurnCost } from "./cache-scenarios";
 import { compareContestants } from "./comparison";
 import { floorComparison } from "./cost-comparison";
 import { renderReport } from "./report-html";
+import { buildReportSet } from "./report-sets";
 import type { ContestantRun, ThreadSimulation, TurnRecord } from "./simulate-turns";
 
 function turnCost(units: number, fields: Partial<TurnCost> = {}): TurnCost {
@@ -27,12 +28,14 @@ function turns(values: number[]): TurnRecord[] {
     modelCalls: 1,
     promptChars: value,
     sentChars: value,
+    callChars: [value],
     rawToolChars: value,
     countedToolChars: value,
     budgetCuts: 0,
     perResultCuts: 0,
     cacheBreaks: 0,
     invalidatedChars: 0,
+    batchesApplied: null,
     retention: { total: 2, strict: 1, recoverable: 2 },
     everyCall: { total: 4, strict: 2, recoverable: 4 },
     previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
@@ -222,6 +225,37 @@ describe("renderReport", () => {
     expect(report).toContain("A contestant costing more than raw shows a negative share;");
   });
 
+  it("shows a single-turn set call by call: its tables, and a chart of the prompt at every model call", () => {
+    // One turn of four calls per contestant.
+    const single: ThreadSimulation = {
+      ...simulation,
+      turns: 1,
+      contestants: runs.map((run, index) => ({
+        ...run,
+        turns: [{ ...(run.turns[0] as TurnRecord), callChars: [10, 400_000, 200_000 + index, 300_000] }],
+      })),
+    };
+    const report = renderReport({
+      title: "Report",
+      summary: "",
+      definitions: [],
+      sets: [buildReportSet("one", "One turn", "", [single], "single-turn")],
+    });
+    expect(report).toContain('id="one-single-turn-table"');
+    expect(report).toContain('id="one-single-turn-t-table"');
+    expect(report).toContain("<th>largest prompt (chars)</th>");
+    expect(report).not.toContain('id="one-previous-turn-table"');
+    expect(report).not.toContain('id="one-prompt-0"');
+    const chart = report.slice(report.indexOf('id="one-calls-0"'));
+    expect(
+      chart.match(/<path data-series="[^"]+" clip-path="[^"]+" d="(?:[ML]-?[\d.]+ -?[\d.]+ ?){4}"/g),
+    ).toHaveLength(3);
+    expect(chart).toContain("<title>blind &lt;caps&gt;, 3: 200,001</title>");
+    // Labels under the axis: the first call, then every fifth (none here).
+    expect(chart.match(/<text class="tick" x="[\d.]+" y="270"/g)).toHaveLength(1);
+    expect(chart).toContain("history budget 320,000");
+  });
+
   it("shows the digest beside its page, the probe answer marked in both", () => {
     expect(html).toContain('id="digest-original"');
     expect(html).toContain("Rent is <mark>$5</mark> &lt;b&gt;");
@@ -238,6 +272,20 @@ describe("svg helpers", () => {
 
   it("escape every character that could break out of text or an attribute", () => {
     expect(escapeHtml(`<a href="x">'&'</a>`)).toBe("&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  });
+
+  it("print every nth label under the x axis when told, the first always", () => {
+    const svg = renderLineChart({
+      id: "c",
+      title: "c",
+      xLabel: "x",
+      yLabel: "y",
+      xTicks: Array.from({ length: 12 }, (_, index) => `call ${index + 1}`),
+      labelEvery: 5,
+      series: [{ id: "s", label: "s", color: "#000", values: Array.from({ length: 12 }, () => 1) }],
+    });
+    expect(svg.match(/>call \d+<\/text>/g)).toEqual([">call 1</text>", ">call 5</text>", ">call 10</text>"]);
+    expect(svg).toContain("<title>s, call 7: 1</title>");
   });
 
   it("place a series' points left to right across the plot", () => {

@@ -1,7 +1,7 @@
 import { BUDGET_DEFAULTS, COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
 import type { ScenarioId } from "./cache-scenarios";
 import type { ComparisonRow } from "./comparison";
-import { type ComparisonTable, comparisonTables, FLOOR_ROW } from "./comparison-tables";
+import { type ComparisonTable, FLOOR_ROW, setTables, type TableSource } from "./comparison-tables";
 import type { FloorCost } from "./cost-comparison";
 import { costChart } from "./cost-report";
 import type { DigestSample } from "./digest-sample";
@@ -9,7 +9,7 @@ import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { escapeHtml, type LineSeries, niceMax, renderBarChart, renderLineChart } from "./svg-charts";
 
 /** A set of threads played together, with its comparison. */
-export interface ReportSet {
+export interface ReportSet extends TableSource {
   id: string;
   title: string;
   description: string;
@@ -72,6 +72,31 @@ function promptChart(simulation: ThreadSimulation, chartId: string): string {
         label: run.label,
         ...styleOf(run.id, index),
         values: run.turns.map((turn) => turn.promptChars),
+      }),
+    ),
+    rules: [{ value: COMPACTION_DEFAULTS.historyBudgetChars, label: "history budget 320,000" }],
+  });
+}
+
+/** Prompt chars at every model call of a thread (a single-turn thread: the turn call by call). */
+function callPromptChart(simulation: ThreadSimulation, chartId: string): string {
+  const perCall = (run: ContestantRun) => run.turns.flatMap((turn) => turn.callChars);
+  const calls = perCall(simulation.contestants[0] as ContestantRun).length;
+  const bounded = simulation.contestants.filter((run) => run.accounting !== "none").flatMap(perCall);
+  return renderLineChart({
+    yMax: boundedScale(bounded, COMPACTION_DEFAULTS.historyBudgetChars),
+    id: chartId,
+    title: `${simulation.thread}: prompt chars at every model call`,
+    xLabel: "model call",
+    yLabel: "prompt chars",
+    xTicks: Array.from({ length: calls }, (_, index) => String(index + 1)),
+    labelEvery: 5,
+    series: simulation.contestants.map(
+      (run, index): LineSeries => ({
+        id: run.id,
+        label: run.label,
+        ...styleOf(run.id, index),
+        values: perCall(run),
       }),
     ),
     rules: [{ value: COMPACTION_DEFAULTS.historyBudgetChars, label: "history budget 320,000" }],
@@ -258,18 +283,19 @@ export function renderReport(input: ReportInput): string {
   const sections = input.sets
     .map((set) => {
       const charts = set.simulations
-        .map(
-          (simulation, index) =>
-            promptChart(simulation, `${set.id}-prompt-${index}`) +
-            costChart(simulation, "warm", `${set.id}-cost-warm-${index}`, styleOf) +
-            costChart(simulation, "cold", `${set.id}-cost-cold-${index}`, styleOf) +
-            budgetChart(simulation, `${set.id}-budget-${index}`),
+        .map((simulation, index) =>
+          set.kind === "single-turn"
+            ? callPromptChart(simulation, `${set.id}-calls-${index}`)
+            : promptChart(simulation, `${set.id}-prompt-${index}`) +
+              costChart(simulation, "warm", `${set.id}-cost-warm-${index}`, styleOf) +
+              costChart(simulation, "cold", `${set.id}-cost-cold-${index}`, styleOf) +
+              budgetChart(simulation, `${set.id}-budget-${index}`),
         )
         .join("\n");
       return `<section class="set" id="${escapeHtml(set.id)}">
 <h2>${escapeHtml(set.title)}</h2>
 <p>${escapeHtml(set.description)}</p>
-${comparisonTables(set.rows, set.floor)
+${setTables(set)
   .map((table) => htmlTable(set, table))
   .join("\n")}
 <ul class="findings">${set.findings.map((finding) => `<li>${escapeHtml(finding)}</li>`).join("")}</ul>

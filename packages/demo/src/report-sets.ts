@@ -1,24 +1,47 @@
 import { compareContestants } from "./comparison";
 import { floorComparison } from "./cost-comparison";
-import { lossFindings, targetFindings } from "./findings";
+import { lossFindings, singleTurnFindings, targetFindings } from "./findings";
 import type { ReportSet } from "./report-html";
 import type { ThreadSimulation } from "./simulate-turns";
 
-/** A set of played threads with its comparison and findings. */
+/**
+ * A set of played threads with its comparison and findings. `kind` `single-turn`: threads
+ * of one user turn each, compared inside the turn (the single-turn tables, with each
+ * thread's own rows, and the single-turn findings).
+ */
 export function buildReportSet(
   id: string,
   title: string,
   description: string,
   simulations: ThreadSimulation[],
+  kind: "turns" | "single-turn" = "turns",
 ): ReportSet {
   const rows = compareContestants(simulations);
+  const floor = floorComparison(simulations);
+  if (kind === "single-turn") {
+    return {
+      id,
+      title,
+      description,
+      kind,
+      simulations,
+      rows,
+      floor,
+      perThread: simulations.map((simulation) => ({
+        thread: simulation.thread,
+        rows: compareContestants([simulation]),
+        floor: floorComparison([simulation]),
+      })),
+      findings: [...singleTurnFindings(rows), ...lossFindings(rows)],
+    };
+  }
   return {
     id,
     title,
     description,
     simulations,
     rows,
-    floor: floorComparison(simulations),
+    floor,
     findings: [...targetFindings(rows), ...lossFindings(rows)],
   };
 }
@@ -34,5 +57,6 @@ export const REPORT_DEFINITIONS = [
   "Retention at every call: over every (model call, probe whose result arrived before the call) pair, the probe's answer verbatim (whitespace-normalised) in the call's view (strict), or, failing that, a re-read handle for its result in it (recoverable: a digest's re-read line, or the original tool call with its arguments). Measured on the views of the warm scenario.",
   "View / raw: prompt chars of each thread's last view over its raw chars. Strict and recoverable retention, last view: the same, in each thread's last view. Strict, every turn's last view: strict retention in each turn's last view (of the probes arrived by then), summed over the turns; mid-thread views carry the whole active turn.",
   "Turns before the first budget cut: turns played before a result was first cut by the conversation budget (+: never cut). Cache breaks per turn: model calls whose view changed an earlier message of the previous call's view (the provider's cached prefix is lost from there), averaged over every turn played. Not cached, warm: the share of sent chars not read from Anthropic's cache.",
+  "Inside one long turn (the single-turn sets: one user turn each, the history budget passed long before it ends): the share of the avoidable cost removed with every call warm (a single turn has no cold start), the largest prompt any model call sent, retention at every call, results cut as they arrived, cache breaks, and the calls whose assembly report's ledger landed a batch of condensations (context-cleaner only: its ledger's batch status applied).",
   "What the model still has of the previous turn: at each turn's first model call, the probes whose results arrived in the previous turn; each counts in every form the view holds it in: the answer verbatim, the result as a digest or stand-in (not what the contestant was given: a digest, a stub, a placeholder), a re-read handle; none of these: nothing of it is left.",
 ] as const;

@@ -1,7 +1,8 @@
 import type { Message, ToolMessage } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
 import { type Contestant, RAW } from "./contestants";
-import { type ObservedCall, simulateThread } from "./simulate-turns";
+import { largestPromptChars, type ObservedCall, simulateThread } from "./simulate-turns";
+import { viewChars } from "./view-measures";
 
 const call = (id: string, offset: number): Message => ({
   role: "assistant",
@@ -144,5 +145,44 @@ describe("simulateThread, measured at every model call", () => {
     const simulation = await simulateThread(thread, { contestants: [RAW], orgId: "o" });
     expect(simulation.counters).toEqual([]);
     expect(simulation.contestants[0]?.turns[0]).not.toHaveProperty("counts");
+  });
+
+  it("records the prompt chars of every call, the largest of them the run's largest prompt", async () => {
+    const simulation = await simulateThread(thread, { contestants: [RAW, DROPS], orgId: "o" });
+    const run = (id: string) => simulation.contestants.find((candidate) => candidate.id === id);
+    // Raw sends every message before each assistant message: turn 1 before indices 1, 3, 5; turn 2 before 7, 9.
+    const before = (index: number) => viewChars(thread.messages.slice(0, index));
+    expect(run("raw")?.turns.map((turn) => turn.callChars)).toEqual([
+      [before(1), before(3), before(5)],
+      [before(7), before(9)],
+    ]);
+    expect(largestPromptChars(run("raw") as NonNullable<ReturnType<typeof run>>)).toBe(before(9));
+    // Drops keeps the latest result only: its largest prompt is another call's, smaller than raw's.
+    const drops = run("drops") as NonNullable<ReturnType<typeof run>>;
+    const perCall = drops.turns.flatMap((turn) => turn.callChars);
+    expect(perCall).toHaveLength(5);
+    expect(largestPromptChars(drops)).toBe(Math.max(...perCall));
+    expect(largestPromptChars(drops)).toBeLessThan(before(9));
+  });
+
+  it("counts the calls whose view's ledger landed a batch; null for a contestant whose views carry none", async () => {
+    /** Reports a batch applied once the prompt holds two results or more, none before. */
+    const batching: Contestant = {
+      id: "batching",
+      label: "batching",
+      accounting: "blind",
+      cacheAware: true,
+      view: (prompt) => ({
+        messages: prompt,
+        elapsedMs: 0,
+        batch: prompt.filter((message) => message.role === "tool").length >= 2 ? "applied" : "none",
+      }),
+    };
+    const simulation = await simulateThread(thread, { contestants: [RAW, batching], orgId: "o" });
+    const batches = (id: string) =>
+      simulation.contestants.find((run) => run.id === id)?.turns.map((turn) => turn.batchesApplied);
+    // Turn 1: prompts with 0, 1 and 2 results; turn 2: 2 and 3.
+    expect(batches("batching")).toEqual([1, 2]);
+    expect(batches("raw")).toEqual([null, null]);
   });
 });

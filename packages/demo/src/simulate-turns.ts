@@ -38,6 +38,8 @@ export interface TurnRecord {
   promptChars: number;
   /** Prompt chars summed over the turn's model calls (what the turn sends in all). */
   sentChars: number;
+  /** Prompt chars of each of the turn's model calls, in order (the largest is the turn's largest prompt). */
+  callChars: number[];
   /** Raw tool chars the contestant's recorded thread holds at the turn's end. */
   rawToolChars: number;
   /** Tool chars its budget counts at the turn's end (raw, or effective with the turn's digests). */
@@ -50,6 +52,11 @@ export interface TurnRecord {
   cacheBreaks: number;
   /** Chars of previous views invalidated by those breaks. */
   invalidatedChars: number;
+  /**
+   * Model calls of the turn whose assembly report landed a batch of condensations (its
+   * ledger's `batch.status` is `applied`); null for a contestant whose views carry no ledger.
+   */
+  batchesApplied: number | null;
   /** Probe retention of the turn's last view (probes whose result has arrived). */
   retention: RetentionCount;
   /**
@@ -187,6 +194,9 @@ function createTracks(thread: SimulationThread, contestants: readonly Contestant
 interface CallTally {
   calls: number;
   sent: number;
+  callChars: number[];
+  /** Calls whose view's ledger batch was applied; null while no view carried a ledger. */
+  batchesApplied: number | null;
   breaks: number;
   invalidated: number;
   last: readonly Message[];
@@ -199,6 +209,8 @@ function newTally(counters: readonly CounterColumn[]): CallTally {
   return {
     calls: 0,
     sent: 0,
+    callChars: [],
+    batchesApplied: null,
     breaks: 0,
     invalidated: 0,
     last: [],
@@ -324,7 +336,11 @@ class ThreadPlay {
       this.previousViews.set(contestant.id, view.messages);
       this.measureCall(tally, contestant.id, prompt, view, previous);
       tally.calls++;
-      tally.sent += viewChars(view.messages);
+      const chars = viewChars(view.messages);
+      tally.sent += chars;
+      tally.callChars.push(chars);
+      if (view.batch !== undefined)
+        tally.batchesApplied = (tally.batchesApplied ?? 0) + (view.batch === "applied" ? 1 : 0);
       if (broken?.broken) {
         tally.breaks++;
         tally.invalidated += broken.invalidatedChars;
@@ -373,12 +389,14 @@ class ThreadPlay {
         modelCalls: tally.calls,
         promptChars: viewChars(tally.last),
         sentChars: tally.sent,
+        callChars: tally.callChars,
         rawToolChars: state.track.rawChars(),
         countedToolChars: state.track.usedChars(state.digests, state.shown),
         budgetCuts: state.cuts.budget,
         perResultCuts: state.cuts.perResult,
         cacheBreaks: tally.breaks,
         invalidatedChars: tally.invalidated,
+        batchesApplied: tally.batchesApplied,
         retention: this.probeIndex.retention(tally.last, this.arrived),
         everyCall: tally.everyCall,
         previousTurn: tally.previousTurn,
@@ -458,6 +476,13 @@ export async function simulateThread(
     passes: Object.fromEntries(play.effectiveTracks.map((state) => [state.timing, state.passes])),
     ...(sample ? { digestSample: sample } : {}),
   };
+}
+
+/** The largest prompt of a run: the most chars any of its model calls sent (0 without calls). */
+export function largestPromptChars(run: ContestantRun): number {
+  let largest = 0;
+  for (const turn of run.turns) for (const chars of turn.callChars) largest = Math.max(largest, chars);
+  return largest;
 }
 
 /** Turns a contestant played before its first budget cut (all of them when none was cut). */

@@ -20,6 +20,8 @@ export interface LineChart {
   yLabel: string;
   /** One label per point, e.g. turn numbers. */
   xTicks: readonly string[];
+  /** Print every nth label under the axis (the first always), for many points; each point's title keeps its own. @default 1 */
+  labelEvery?: number;
   series: readonly LineSeries[];
   /** Horizontal reference lines, e.g. a budget. */
   rules?: readonly { value: number; label: string }[];
@@ -95,7 +97,9 @@ export function renderLineChart(chart: LineChart): string {
       `<text class="tick" x="${MARGIN.left - 8}" y="${y(value) + 4}" text-anchor="end">${shortNumber(value)}</text>`,
     );
   }
+  const every = chart.labelEvery ?? 1;
   chart.xTicks.forEach((tick, index) => {
+    if (index > 0 && (index + 1) % every !== 0) return;
     parts.push(
       `<text class="tick" x="${x(index)}" y="${HEIGHT - MARGIN.bottom + 18}" text-anchor="middle">${escapeHtml(tick)}</text>`,
     );
