@@ -16,7 +16,8 @@
  * and the cost table; writes
  * bench-results/peers.json and bench-results/peers.html. Not a test: nothing asserts.
  *
- *   npm run bench:peers
+ *   npm run bench:peers                       (every assistant message carries thinking)
+ *   BENCH_THINKING=off npm run bench:peers    (no thinking)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -117,9 +118,11 @@ try {
     digester: createExtractiveDigester(),
     clock: systemClock,
   };
-  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture" });
-  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long" });
-  const single = await playThreads(singleTurnThreads(), { worker, orgPrefix: "bench-single" });
+  // Every assistant message carries thinking, as on the newest models; BENCH_THINKING=off plays without.
+  const thinking = process.env.BENCH_THINKING !== "off";
+  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture", thinking });
+  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long", thinking });
+  const single = await playThreads(singleTurnThreads(), { worker, orgPrefix: "bench-single", thinking });
   const sets = [
     buildReportSet(
       "fixtures",

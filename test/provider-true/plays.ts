@@ -24,6 +24,7 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
+  BLOCK_BINDING_BETA,
   type CheckOutcome,
   OpenAIReasoningBinder,
 } from "@context-cleaner/demo/provider-fakes";
@@ -55,6 +56,11 @@ export interface PlaySettings {
   inline: boolean;
   /** Every assistant message carries two thinking blocks, the second redacted. */
   redacted: boolean;
+  /**
+   * The requests set Anthropic's `drop_block` (with its beta header) and the assembly lets a
+   * watermark batch cost the latest thinking (`watermark.dropLatestThinking`).
+   */
+  dropBlock: boolean;
 }
 
 function page(file: string, offset: number, chars: number): string {
@@ -133,6 +139,7 @@ export const settingsArbitrary: fc.Arbitrary<PlaySettings> = fc.record({
   recencyKeepExchanges: fc.integer({ min: 0, max: 3 }),
   inline: fc.boolean(),
   redacted: fc.boolean(),
+  dropBlock: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
 });
 
 /** The digest rows a worker writes between turns: one per document page before the latest user message. */
@@ -356,6 +363,8 @@ export interface PlayOutcome {
   latestModified: number[];
   removedBlocks: number;
   condensed: number;
+  /** Thinking blocks the provider dropped (only with `dropBlock`). */
+  droppedBlocks: number;
 }
 
 /** The cache context a runtime keeps per thread across calls and turns. */
@@ -398,7 +407,14 @@ export function playAnthropic<M>(
 ): PlayOutcome {
   const thread: M[] = [];
   const cache = new ThreadCache();
-  const outcome: PlayOutcome = { calls: 0, refusals: [], latestModified: [], removedBlocks: 0, condensed: 0 };
+  const outcome: PlayOutcome = {
+    calls: 0,
+    refusals: [],
+    latestModified: [],
+    removedBlocks: 0,
+    condensed: 0,
+    droppedBlocks: 0,
+  };
   let digests: DigestMap = new Map();
   script.forEach((turn, turnIndex) => {
     thread.push(format.user(turn.request));
@@ -410,6 +426,7 @@ export function playAnthropic<M>(
         recencyKeepExchanges: settings.recencyKeepExchanges,
         inline: settings.inline,
         cache: cache.context(stepIndex === 0, turn.cold, turnIndex),
+        ...(settings.dropBlock ? { watermark: { dropLatestThinking: true } } : {}),
       });
       cache.record(report.ledger);
       outcome.calls++;
@@ -422,10 +439,13 @@ export function playAnthropic<M>(
         system: SYSTEM,
         tools: TOOLS,
         messages: format.request(messages),
-        thinking: { type: "adaptive" },
+        thinking: settings.dropBlock
+          ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
+          : { type: "adaptive" },
       };
-      const checked = binder.check(request);
+      const checked = binder.check(request, settings.dropBlock ? [BLOCK_BINDING_BETA] : []);
       if (!checked.ok) outcome.refusals.push({ call: outcome.calls, outcome: checked });
+      else outcome.droppedBlocks += checked.inputTransformations.length;
       const response: AnthropicBlock[] =
         step.kind === "calls"
           ? [...thinkingBlocks(settings, `Step ${stepIndex + 1}.`), ...step.calls.map(toolUse)]
@@ -484,6 +504,7 @@ export function playOpenAI(
         recencyKeepExchanges: settings.recencyKeepExchanges,
         inline: settings.inline,
         cache: cache.context(stepIndex === 0, turn.cold, turnIndex),
+        ...(settings.dropBlock ? { watermark: { dropLatestThinking: true } } : {}),
       });
       cache.record(report.ledger);
       outcome.calls++;

@@ -24,6 +24,7 @@ describe("provider-true views over random multi-turn plays with thinking on ever
         fc.property(scriptArbitrary, settingsArbitrary, (script, settings) => {
           const outcome = playAnthropic(format as never, script, settings);
           expect(outcome.refusals).toEqual([]);
+          if (!settings.dropBlock) expect(outcome.droppedBlocks).toBe(0);
           expect(outcome.latestModified).toEqual([]);
           if (outcome.condensed > 0) seen.condensed++;
           if (outcome.removedBlocks > 0) seen.removed++;
@@ -40,7 +41,8 @@ describe("provider-true views over random multi-turn plays with thinking on ever
     fc.assert(
       fc.property(scriptArbitrary, settingsArbitrary, (script, settings) => {
         const outcome = playOpenAI(script, settings);
-        expect(outcome.drops).toBe(0);
+        // Letting a watermark batch cost the latest reasoning is the one way to lose any.
+        if (!settings.dropBlock) expect(outcome.drops).toBe(0);
         expect(outcome.latestModified).toEqual([]);
       }),
       { numRuns: NUM_RUNS },

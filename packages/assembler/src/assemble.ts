@@ -17,6 +17,7 @@ import { type CacheContext, resolveCache, type TurnLedger } from "./steps/cache-
 import { type CleanedView, type CleaningCounts, type CleanOptions, cleanView } from "./steps/clean-view";
 import { buildLedger } from "./steps/ledger";
 import { continuesThinkingLoop, providerTrueView } from "./steps/provider-true";
+import { resolveWatermark, type WatermarkOptions } from "./steps/watermark";
 import type { IndexedThread } from "./thread/indexed-thread";
 import { indexedThreadOf, threadFactsOf } from "./thread/thread-state";
 import type { DigestMap, Message } from "./types";
@@ -50,7 +51,7 @@ export interface AssembleOptions extends CompactionOptions {
    * option is set (null included).
    */
   orgPolicy?: OrgPolicy | null;
-  /** Called with the report of every assembly (metrics, logs). Its errors are not caught. */
+  /** Called with the report of every assembly (metrics, logs). Its errors are caught and ignored: they never change the view. */
   onReport?: (report: AssemblyReport) => void;
   /**
    * The thread's prompt-cache context (docs/architecture.md#prompt-cache): what the previous
@@ -67,6 +68,15 @@ export interface AssembleOptions extends CompactionOptions {
    * `{ toolName }` names the tool otherwise. @default false
    */
   readOriginal?: ReadOriginalOption;
+  /**
+   * Relief inside a long turn (docs/architecture.md#relief-inside-a-long-turn): when a
+   * call's view passes `historyBudgetChars`, the results of the turn under way before its
+   * latest exchange land condensed in one batch (a digest row, an extractive condensation,
+   * or a masked output naming `read_original`), and stay condensed on the turn's later
+   * calls. No batch lands while the latest assistant message carries thinking unless
+   * `dropLatestThinking` says the provider may drop it. `false`: none. @default {}
+   */
+  watermark?: WatermarkOptions | false;
 }
 
 /** What one assembly did. */
@@ -276,7 +286,8 @@ export function assembleModelView(
   // that thinking follows.
   const cache =
     resolved?.turnStart && continuesThinkingLoop(messages) ? { ...resolved, turnStart: false } : resolved;
-  const run = { messages, digests, options, thread, recencyKeepExchanges, cache, mode };
+  const watermark = resolveWatermark(options.watermark);
+  const run = { messages, digests, options, thread, recencyKeepExchanges, cache, mode, watermark };
   const assembled = assembleOnce(run, mode === "on" ? orgPolicy : undefined, mode !== "on");
   if (mode === "shadow") {
     // The cleaned view is computed and reported, never sent: the view sent is what `off` sends.
@@ -288,7 +299,11 @@ export function assembleModelView(
       ...keptFiguresOf(cleanedView.messages, assembled.messages, backstopCut(assembled.report)),
     };
   }
-  options.onReport?.(assembled.report);
+  try {
+    options.onReport?.(assembled.report);
+  } catch {
+    // A failing report sink never changes what is sent.
+  }
   return assembled;
 }
 
@@ -317,6 +332,7 @@ interface AssemblyRun {
   recencyKeepExchanges: number;
   cache: ReturnType<typeof resolveCache>;
   mode: PolicyMode;
+  watermark: ReturnType<typeof resolveWatermark>;
 }
 
 /** One view of the thread: cleaned, or (`disabled`) what the backstop alone returns. */
@@ -352,6 +368,7 @@ function assembleOnce(run: AssemblyRun, orgPolicy: OrgPolicy | undefined, disabl
           cache,
           shown: cache?.shown,
           budget: settings.budget,
+          watermark: run.watermark,
         },
         report as CleaningCounts,
       );

@@ -204,21 +204,47 @@ export function condenseAtArrival(content: string, options: ArrivalCondensationO
           renderOriginalHandle(options.toolCallId, options.readOriginalToolName ?? READ_ORIGINAL_TOOL_NAME),
         )
   ).slice(header.length + 1);
-  const fixed = header.length + 1 + rereadLine.length + 1;
+  const body = extractiveLines(content, {
+    fixedChars: header.length + 1 + rereadLine.length + 1,
+    capChars: options.capChars,
+    capMaxChars: options.capMaxChars,
+  });
+  return {
+    text: [header, ...body.lines, rereadLine].join("\n"),
+    figures: body.figures,
+    headings: body.headings,
+  };
+}
+
+/** The part of an extractive condensation read from the result: its headings and figures lines, and what they hold. */
+export interface ExtractiveLines {
+  /** The headings line (when any heading fits) and the figures line, in that order. */
+  lines: string[];
+  figures: { found: number; shown: number; omitted: number };
+  headings: { found: number; shown: number };
+}
+
+/**
+ * The headings and figures lines of an extractive condensation of `content` whose other
+ * lines take `fixedChars` (newlines included): the whole fits `capChars`, stretching to
+ * fit the figures up to `capMaxChars`; figures left out at the end are counted, then
+ * headings give way. Pure and linear in the content's length.
+ */
+export function extractiveLines(
+  content: string,
+  limits: { fixedChars: number; capChars: number; capMaxChars: number },
+): ExtractiveLines {
+  const fixed = limits.fixedChars;
   const figures = extractFigures(normalizeWhitespace(content));
   const everyFigure = figuresLine(figures, figures.length).length;
-  const limit = Math.max(options.capChars, Math.min(fixed + everyFigure, options.capMaxChars));
+  const limit = Math.max(limits.capChars, Math.min(fixed + everyFigure, limits.capMaxChars));
   const shownFigures = figuresThatFit(figures, everyFigure, limit - fixed);
   const figureLine = figuresLine(figures, shownFigures);
   const headings = headingsOf(content);
   const shownHeadings = headingsThatFit(headings, limit - fixed - figureLine.length - 1);
   const headingLine = headingsLine(headings, shownHeadings);
-  const lines =
-    headingLine === undefined
-      ? [header, figureLine, rereadLine]
-      : [header, headingLine, figureLine, rereadLine];
   return {
-    text: lines.join("\n"),
+    lines: headingLine === undefined ? [figureLine] : [headingLine, figureLine],
     figures: { found: figures.length, shown: shownFigures, omitted: figures.length - shownFigures },
     headings: { found: headings.length, shown: shownHeadings },
   };

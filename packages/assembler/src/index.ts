@@ -63,6 +63,8 @@ export type {
 } from "./steps/cache-policy";
 export { CACHE_DEFAULTS, CACHE_TARIFFS } from "./steps/cache-policy";
 export type { ThinkingReport } from "./steps/provider-true";
+export type { WatermarkOptions } from "./steps/watermark";
+export { WATERMARK_DEFAULTS } from "./steps/watermark";
 export type { ProtectedArg, ProtectedArgInput, ToolRules, ToolRulesInput } from "./tool-rules";
 export { validateToolRules } from "./tool-rules";
 export type {

@@ -20,6 +20,8 @@ export interface Contestant {
   workerTiming?: WorkerTiming;
   /** Its view depends on the cache context: played once per timing scenario, each with its own context. */
   cacheAware?: boolean;
+  /** Its requests set Anthropic's `drop_block` with the beta header (the provider drops invalid thinking instead of refusing). */
+  sendsDropBlock?: boolean;
   /** The view of `prompt` sent to the model, in the neutral form (for measuring). */
   view(
     prompt: readonly Message[],
@@ -117,8 +119,9 @@ function cacheAwareView(
   prompt: readonly Message[],
   digests: DigestMap,
   cache: SimulatedCacheContext | undefined,
+  extra: AssembleOptions = {},
 ): ContestantView {
-  const options: AssembleOptions = { disabled: false, ...(cache ? { cache } : {}) };
+  const options: AssembleOptions = { ...extra, disabled: false, ...(cache ? { cache } : {}) };
   const started = performance.now();
   const { messages, report } = assembleModelView(prompt, digests, options);
   const elapsedMs = performance.now() - started;
@@ -159,4 +162,18 @@ export const WITH_DIGESTS_AT_TURN_END: Contestant = {
   id: "with-digests-turn-end",
   label: "context-cleaner, with digests (worker at turn end)",
   workerTiming: "turn-end",
+};
+
+/**
+ * With digests, its requests setting Anthropic's `drop_block` (with the beta header): a
+ * watermark batch inside a long turn lands even while the latest assistant message carries
+ * thinking, which the provider then drops (`watermark.dropLatestThinking`).
+ */
+export const WITH_DIGESTS_DROP_BLOCK: Contestant = {
+  ...WITH_DIGESTS,
+  id: "with-digests-drop-block",
+  label: "context-cleaner, with digests (drop_block at a watermark)",
+  sendsDropBlock: true,
+  view: (prompt, digests, cache) =>
+    cacheAwareView(prompt, digests, cache, { watermark: { dropLatestThinking: true } }),
 };

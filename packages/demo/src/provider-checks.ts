@@ -13,16 +13,22 @@
  * Each contestant has its own fakes (its views, so its signatures, differ).
  */
 import type { AssistantMessage, ContentBlock, Message } from "@context-cleaner/assembler";
+import { WITH_DIGESTS_DROP_BLOCK } from "./contestants";
 import {
   type AnthropicBlock,
   type AnthropicMessage,
+  type AnthropicRequest,
   AnthropicThinkingBinder,
+  BLOCK_BINDING_BETA,
   type ChatMessageLike,
   OpenAIReasoningBinder,
 } from "./provider-fakes";
 import type { CallCounter, ObservedCall } from "./simulate-turns";
 
 const PLACEHOLDER = "fixture-thinking-";
+
+/** The contestants whose requests set `drop_block` with its beta header. */
+const DROP_BLOCK_CONTESTANTS: ReadonlySet<string> = new Set([WITH_DIGESTS_DROP_BLOCK.id]);
 
 /** The thread with a thinking block first in every assistant message (its signature a placeholder the counters map to the fake's). */
 export function withThinking(messages: readonly Message[]): Message[] {
@@ -126,13 +132,19 @@ interface ContestantFakes {
 }
 
 /**
- * The two counters, sharing per-contestant fakes: "refused (prefix check)" counts the
- * requests Anthropic's check refuses, "reasoning dropped" the reasoning items OpenAI drops.
+ * The counters, sharing per-contestant fakes: "refused (prefix check)" counts the requests
+ * Anthropic's check refuses, "thinking dropped" the blocks it drops instead for a
+ * contestant whose requests set `drop_block`, "reasoning dropped" the reasoning items
+ * OpenAI drops.
  * Each call also signs the answer the thread records next (the assistant message the
  * prompt's next position holds), so later calls are checked against this call's view.
  */
-export function providerCheckCounters(): CallCounter[] {
+export function providerCheckCounters(
+  sendsDropBlock: (contestant: string) => boolean = (contestant) => DROP_BLOCK_CONTESTANTS.has(contestant),
+): CallCounter[] {
   const fakes = new Map<string, ContestantFakes>();
+  /** Per contestant, the thinking blocks the Anthropic fake dropped at its latest call (drop_block). */
+  const dropped = new Map<string, number>();
   const fakesOf = (call: ObservedCall, counter: string): ContestantFakes => {
     const key = `${counter}\u0000${call.contestant}`;
     let found = fakes.get(key);
@@ -155,20 +167,30 @@ export function providerCheckCounters(): CallCounter[] {
       label: "refused (prefix check)",
       count(call) {
         const own = fakesOf(call, "refused");
-        const request = {
+        const dropping = sendsDropBlock(call.contestant);
+        const request: AnthropicRequest = {
           system: "fixture system",
           tools: [],
           messages: anthropicMessages(
             call.view.messages,
             (placeholder) => own.signatures.get(placeholder) ?? placeholder,
           ),
-          thinking: { type: "adaptive" },
+          thinking: dropping
+            ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
+            : { type: "adaptive" },
         };
-        const outcome = own.anthropic.check(request);
+        const outcome = own.anthropic.check(request, dropping ? [BLOCK_BINDING_BETA] : []);
+        dropped.set(call.contestant, outcome.ok ? outcome.inputTransformations.length : 0);
         const [signed] = own.anthropic.sign(request, [{ type: "thinking" }]);
         own.signatures.set(answerPlaceholder(call), (signed as AnthropicBlock).signature as string);
         return outcome.ok ? 0 : 1;
       },
+    },
+    {
+      id: "thinking-dropped",
+      label: "thinking dropped (drop_block)",
+      // Read after the refused counter has checked the same call (counters run in order).
+      count: (call) => dropped.get(call.contestant) ?? 0,
     },
     {
       id: "reasoning-dropped",

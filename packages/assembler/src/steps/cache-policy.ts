@@ -102,12 +102,14 @@ export type BatchReason =
   | "would-not-pay"
   | "mid-turn"
   | "cache-unaware"
-  | "nothing-new";
+  | "nothing-new"
+  | "watermark"
+  | "thinking";
 
 /** One result the view shows condensed or stubbed. */
 export interface LedgerEntry {
   toolCallId: string;
-  kind: "digest" | "superseded-search" | "duplicate" | "error-retry" | "backstop";
+  kind: "digest" | "superseded-search" | "duplicate" | "error-retry" | "condensed" | "backstop";
   /** Chars of the result as the thread holds it. */
   charsBefore: number;
   /** Chars of what the view shows in its place. */

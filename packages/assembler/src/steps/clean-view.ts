@@ -23,6 +23,8 @@ import {
 } from "./cache-policy";
 import { decideInlineStubs } from "./inline-clean";
 import { protectWindow, type WindowProtection } from "./protect";
+import { continuesThinkingLoop, latestLoopAssistant } from "./provider-true";
+import { innerWallOf, inTurnCondensation, type ResolvedWatermark } from "./watermark";
 
 /** What the cleaning steps count, into the assembly's report. */
 export interface CleaningCounts {
@@ -33,8 +35,8 @@ export interface CleaningCounts {
   protected: number;
 }
 
-/** How cleaning condensed a result, for the ledger. */
-export type CleaningKind = "digest" | "superseded-search" | "duplicate" | "error-retry";
+/** How cleaning condensed a result, for the ledger (`condensed`: a condensation made for relief inside a turn, ./watermark). */
+export type CleaningKind = "digest" | "superseded-search" | "duplicate" | "error-retry" | "condensed";
 
 /** The cleaned view before the backstop, what the backstop must respect in it, and the ledger's part. */
 export interface CleanedView {
@@ -452,6 +454,103 @@ export interface CleanOptions {
   shown?: ReadonlySet<string> | undefined;
   /** The backstop's budget: a warm batch lands as far as needed to keep the view within it. */
   budget: number;
+  /** Relief inside the turn under way (./watermark); undefined: none. */
+  watermark?: ResolvedWatermark | undefined;
+}
+
+/** The in-turn results condensed in this view: those an earlier batch condensed, and this call's batch. */
+interface TurnRelief {
+  sticky: Condensation[];
+  landed: Condensation[];
+  outcome: BatchOutcome | undefined;
+}
+
+/**
+ * Relief inside the turn under way (./watermark), cache-aware only: the results of the turn
+ * before its latest exchanges that an earlier call showed condensed stay so; the rest of
+ * them land in one batch when the view (`viewChars`, with everything else cleaning decided)
+ * passes the budget (the high water), or, past `startRatio` of it and while no thinking
+ * would be lost, when the cost gate finds the batch pays at the runtime's tariff: its
+ * saving over the expected calls beats rewriting what the previous call had sent after its
+ * first result. While the latest
+ * assistant message of the loop carries thinking nothing lands, unless the runtime lets the
+ * provider drop it (then at the high water only).
+ */
+function turnRelief(
+  facts: ThreadFacts,
+  digests: DigestMap | null | undefined,
+  options: CleanOptions,
+  viewChars: number,
+): TurnRelief {
+  const { watermark, cache } = options;
+  const relief: TurnRelief = { sticky: [], landed: [], outcome: undefined };
+  if (watermark === undefined || cache === undefined) return relief;
+  const { thread } = facts;
+  const inner = innerWallOf(thread.messages, options.wallStart, watermark.keepExchanges);
+  const fresh: Condensation[] = [];
+  let chars = viewChars;
+  for (const index of facts.results) {
+    if (index < options.wallStart) continue;
+    if (index >= inner) break;
+    const condensed = inTurnCondensation(facts, digests, index);
+    if (condensed === undefined) continue;
+    const found: Condensation = { index, kind: condensed.kind, text: condensed.text };
+    if (options.shown?.has(facts.message(index).toolCallId)) {
+      relief.sticky.push(found);
+      chars -= (thread.chars[index] as number) - condensed.text.length;
+    } else fresh.push(found);
+  }
+  if (fresh.length === 0) return relief;
+  const saved = fresh.reduce(
+    (sum, each) => sum + (thread.chars[each.index] as number) - (each.text as string).length,
+    0,
+  );
+  const thinking = continuesThinkingLoop(thread.messages);
+  const overBudget = chars > options.budget;
+  const pays =
+    !thinking &&
+    !overBudget &&
+    chars > options.budget * watermark.startRatio &&
+    batchPays(facts, options, cache, fresh, saved);
+  if (!overBudget && !pays) return relief;
+  const outcome = (status: BatchOutcome["status"], reason: BatchReason): BatchOutcome => ({
+    status,
+    reason,
+    results: fresh.length,
+    charsSaved: saved,
+    deferredResults: status === "deferred" ? fresh.length : 0,
+  });
+  if (thinking && !watermark.dropLatestThinking) {
+    relief.outcome = outcome("deferred", "thinking");
+    return relief;
+  }
+  relief.landed = fresh;
+  relief.outcome = outcome("applied", "watermark");
+  return relief;
+}
+
+/**
+ * Whether an in-turn batch pays at the tariff: what it saves on every expected call, read
+ * from the cache, against rewriting what follows its first result up to the latest
+ * assistant message (which, and what comes after it, is new at this call and written anyway).
+ */
+function batchPays(
+  facts: ThreadFacts,
+  options: CleanOptions,
+  cache: ResolvedCache,
+  fresh: readonly Condensation[],
+  saved: number,
+): boolean {
+  const { thread } = facts;
+  const first = (fresh[0] as Condensation).index;
+  const latest = latestLoopAssistant(thread.messages);
+  const end = latest < 0 ? thread.length : latest;
+  let rewritten = 0;
+  for (let index = first; index < end; index++) rewritten += thread.chars[index] as number;
+  rewritten -= saved;
+  const expectedCalls = cache.expectedCalls ?? expectedCallsOf(thread.messages, options.evidenceEnd);
+  const { read, write } = cache.prices;
+  return saved * expectedCalls * read > rewritten * (write - read);
 }
 
 /**
@@ -489,9 +588,15 @@ export function cleanView(
     options.budget,
     options.evidenceEnd,
   );
+  let viewChars = facts.thread.totalChars;
+  for (const found of [...sticky, ...landed]) {
+    if (found.text !== undefined)
+      viewChars -= (facts.thread.chars[found.index] as number) - found.text.length;
+  }
+  const relief = turnRelief(facts, digests, options, viewChars);
   // Results the thread already holds as cleaning condenses them (an earlier assembly's view).
   const alreadyCondensed = new Set<number>();
-  for (const found of [...sticky, ...landed]) {
+  for (const found of [...sticky, ...landed, ...relief.sticky, ...relief.landed]) {
     kinds.set(found.index, found.kind);
     if (found.text === undefined) alreadyCondensed.add(found.index);
     if (found.target !== undefined) {
@@ -536,6 +641,6 @@ export function cleanView(
                 : undefined,
     },
     kinds,
-    batch: outcome,
+    batch: relief.outcome ?? outcome,
   };
 }

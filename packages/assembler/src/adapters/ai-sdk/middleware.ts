@@ -5,7 +5,8 @@ import type { TurnState } from "../../org-policy";
 import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
-import { type LoadedTurn, loadedTurnOf } from "../shared/turn-registry";
+import { backstopFallback, guardedReport } from "../shared/fallback-view";
+import { LOAD_FAILED, type LoadedTurn, loadedTurnOf } from "../shared/turn-registry";
 import { assembleAiSdkPrompt } from "./prompt-adapter";
 
 export interface ContextCleanerAiSdkConfig {
@@ -29,12 +30,12 @@ export interface ContextCleanerAiSdkConfig {
    * docs/architecture.md#provider-true-views). Without it the turn's first step counts as
    * cold, with no history.
    */
-  lastCall?: { at: Date | number; condensedIds: readonly string[]; sent?: readonly string[] };
+  lastCall?: { at: Date | number | string; condensedIds: readonly string[]; sent?: readonly string[] };
   /** The tariff the runtime pays (or provider and cache lifetime), for the cost gate. @default Anthropic's 5-minute cache */
   cacheProvider?: Pick<CacheContext, "tariff" | "lifetimeMs" | "provider" | "expectedCalls">;
   /** Clock of the idle time. @default () => new Date() */
   now?: () => Date;
-  /** Errors of the digest loader, which never fail a call (the view is assembled without digests). @default `onError` */
+  /** Errors of the digest loader, which never fail a call (the org's mode unknown, the view is what `off` sends). @default `onError` */
   onLoadError?: (error: unknown) => void;
   /**
    * Errors of the assembly (digests that are not a Map, an `onReport` that throws, a
@@ -42,6 +43,12 @@ export interface ContextCleanerAiSdkConfig {
    * @default a console warning
    */
   onError?: (error: unknown) => void;
+}
+
+/** Milliseconds of a time as a runtime keeps it: a Date, epoch milliseconds, or the ISO string a JSON store gives back. */
+function timeOf(at: Date | number | string): number {
+  if (at instanceof Date) return at.getTime();
+  return typeof at === "string" ? Date.parse(at) : at;
 }
 
 /**
@@ -88,8 +95,9 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
       .then(() => (typeof source === "function" ? source() : source))
       .then((rows) => loadedTurnOf(rows))
       .catch((error: unknown) => {
+        // The org's mode is unknown: the step sends what `off` sends.
         onLoadError(error);
-        return { digests: null, policy: null };
+        return LOAD_FAILED;
       });
     return loaded;
   };
@@ -99,8 +107,9 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
   let steps = 0;
   const cacheContext = (): CacheContext => {
     if (steps === 0 && config.lastCall) {
-      const at = config.lastCall.at instanceof Date ? config.lastCall.at.getTime() : config.lastCall.at;
-      idleMs = Math.max(0, (config.now?.() ?? new Date()).getTime() - at);
+      const at = timeOf(config.lastCall.at);
+      // A time a JSON store mangled is unknown (a cold cache); a clock stepped back is no idle time.
+      idleMs = Number.isFinite(at) ? Math.max(0, (config.now?.() ?? new Date()).getTime() - at) : undefined;
     }
     return {
       ...config.cacheProvider,
@@ -119,6 +128,7 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
       try {
         const { messages, report } = assembleAiSdkPrompt(params.prompt, rows, {
           ...config.options,
+          ...guardedReport(config.options?.onReport, onError),
           cache,
           ...(policy ? { orgPolicy: policy } : {}),
         });
@@ -126,8 +136,16 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
         sent = report.ledger.sent;
         return { ...params, prompt: messages };
       } catch (error) {
+        // The step goes on with what the kill switch sends: the backstop alone, never the raw prompt past its budget.
         onError(error);
-        return params;
+        const fallback = backstopFallback(
+          (options) => assembleAiSdkPrompt(params.prompt, null, options),
+          config.options,
+        );
+        if (fallback === undefined) return params;
+        shown = fallback.report.ledger.condensedIds;
+        sent = fallback.report.ledger.sent;
+        return { ...params, prompt: fallback.messages };
       }
     },
   };

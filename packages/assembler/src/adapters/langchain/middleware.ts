@@ -3,6 +3,7 @@ import type { AssembleOptions } from "../../assemble";
 import { turnAnnouncement } from "../../events/turn-event";
 import { resolveReadOriginal } from "../../read-original/read-original";
 import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
+import { backstopFallback, guardedReport } from "../shared/fallback-view";
 import { TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
 import { answerLangChainReadOriginal, readOriginalLangChainTool } from "./read-original-tool";
@@ -103,14 +104,25 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
       try {
         const assembled = assembleLangChainView(request.messages, digests, {
           ...config.options,
+          ...guardedReport(config.options?.onReport, (error) =>
+            turns.report(error, "assemble", turn?.threadId ?? ""),
+          ),
           cache,
           ...(policy ? { orgPolicy: policy } : {}),
         });
         messages = assembled.messages;
         if (turn) turns.recordCall(turn.threadId, assembled.report);
       } catch (error) {
-        // A cleaner error never fails the turn: the model gets the raw messages.
+        // A cleaner error never fails the turn: the model gets what the kill switch sends.
         turns.report(error, "assemble", turn?.threadId ?? "");
+        const fallback = backstopFallback(
+          (options) => assembleLangChainView(request.messages, null, options),
+          config.options,
+        );
+        if (fallback) {
+          messages = fallback.messages;
+          if (turn) turns.recordCall(turn.threadId, fallback.report);
+        }
       }
       try {
         return await handler({ ...request, messages });

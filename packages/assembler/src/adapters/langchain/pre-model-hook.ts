@@ -3,6 +3,7 @@ import type { AssembleOptions } from "../../assemble";
 import { type ThreadTurnEnded, turnAnnouncement } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
 import type { LoadDigests, TurnErrorHandler } from "../../turn-ports";
+import { backstopFallback, guardedReport } from "../shared/fallback-view";
 import { TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
 import { type LangGraphRunInfo, langGraphTurn, rawToolCharsOf } from "./turn-context";
@@ -66,15 +67,23 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
     try {
       const { messages, report } = assembleLangChainView(state.messages, digests, {
         ...config.options,
+        ...guardedReport(config.options?.onReport, (error) =>
+          turns.report(error, "assemble", turn?.threadId ?? ""),
+        ),
         cache,
         ...(policy ? { orgPolicy: policy } : {}),
       });
       if (turn && !off) turns.recordCall(turn.threadId, report);
       return { llmInputMessages: messages };
     } catch (error) {
-      // A cleaner error never fails the turn: the model gets the raw messages.
+      // A cleaner error never fails the turn: the model gets what the kill switch sends.
       turns.report(error, "assemble", turn?.threadId ?? "");
-      return { llmInputMessages: state.messages };
+      const fallback = backstopFallback(
+        (options) => assembleLangChainView(state.messages, null, options),
+        config.options,
+      );
+      if (fallback && turn && !off) turns.recordCall(turn.threadId, fallback.report);
+      return { llmInputMessages: fallback?.messages ?? state.messages };
     }
   };
 }

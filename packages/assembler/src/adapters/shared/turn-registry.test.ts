@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { validateOrgPolicy } from "../../org-policy";
 import type { TurnContext } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { TurnRegistry } from "./turn-registry";
@@ -62,6 +63,25 @@ describe("TurnRegistry", () => {
     });
     expect(await turns.digests(turnOf("a"))).toBeNull();
     expect(reported).toEqual(["load-digests"]);
+  });
+
+  it("runs a turn whose load failed as mode off, unless the thread's last known mode holds", async () => {
+    let fail = true;
+    const shadow = validateOrgPolicy({ mode: "shadow" });
+    const { turns } = registry({
+      loadDigests: async () => {
+        if (fail) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+        return { digests: new Map(), policy: shadow };
+      },
+      onError: () => {},
+    });
+    // Unknown: what `off` sends, never a cleaned view for an org in shadow or off.
+    expect((await turns.loaded(turnOf("a"), "1")).policy?.mode).toBe("off");
+    fail = false;
+    expect((await turns.loaded(turnOf("a"), "2")).policy?.mode).toBe("shadow");
+    fail = true;
+    expect(await turns.loaded(turnOf("a"), "3")).toEqual({ digests: null, policy: shadow });
+    expect((await turns.loaded(turnOf("b"), "1")).policy?.mode).toBe("off");
   });
 
   it("loads nothing with the kill switch on", async () => {

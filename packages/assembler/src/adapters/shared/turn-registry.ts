@@ -1,7 +1,7 @@
 import type { AssemblyReport } from "../../assemble";
 import type { ThreadTurnEnded } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
-import type { OrgPolicy } from "../../org-policy";
+import { type OrgPolicy, validateOrgPolicy } from "../../org-policy";
 import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type {
@@ -89,6 +89,16 @@ export interface LoadedTurn {
 const NOTHING_LOADED: LoadedTurn = Object.freeze({ digests: null, policy: null });
 
 /**
+ * What a turn runs with when its load failed and the org's mode is unknown: no digests, and
+ * mode `off` (the view the kill switch sends), so an org in `shadow` or `off` never gets a
+ * cleaned view because a load failed.
+ */
+export const LOAD_FAILED: LoadedTurn = Object.freeze({
+  digests: null,
+  policy: validateOrgPolicy({ mode: "off" }),
+});
+
+/**
  * A loader's answer as a turn takes it: a digest Map (or null), or `{ digests, policy }`
  * (the storage package's `loadTurnState`).
  * @throws {TypeError} as {@link digestMapOf} does, for anything else.
@@ -106,6 +116,8 @@ export class TurnRegistry {
   readonly #turns = new Map<string, OpenTurn>();
   /** Per thread, its previous model call (kept across turns, the most recent `maxOpenTurns` threads). */
   readonly #lastCalls = new Map<string, LastCall>();
+  /** Per thread, the org policy its last successful load gave (null: the deployment's defaults). */
+  readonly #lastPolicies = new Map<string, OrgPolicy | null>();
 
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
@@ -141,10 +153,16 @@ export class TurnRegistry {
       ? Promise.resolve(NOTHING_LOADED)
       : Promise.resolve()
           .then(() => this.#ports.loadDigests(turn.threadId, turn))
-          .then((loaded) => loadedTurnOf(loaded))
+          .then((loaded) => {
+            const state = loadedTurnOf(loaded);
+            this.#rememberPolicy(turn.threadId, state.policy);
+            return state;
+          })
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
-            return NOTHING_LOADED;
+            // The last known mode holds; unknown, the turn sends what `off` sends.
+            const last = this.#lastPolicies.get(turn.threadId);
+            return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
           });
     this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
     await this.#evictBeyondCap();
@@ -241,6 +259,14 @@ export class TurnRegistry {
     } catch (error) {
       this.#report(error, "release-lock", threadId);
     }
+  }
+
+  #rememberPolicy(threadId: string, policy: OrgPolicy | null): void {
+    this.#lastPolicies.delete(threadId);
+    this.#lastPolicies.set(threadId, policy);
+    const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
+    while (this.#lastPolicies.size > cap)
+      this.#lastPolicies.delete(this.#lastPolicies.keys().next().value as string);
   }
 
   /** Threads with an open turn (for tests and metrics). */
