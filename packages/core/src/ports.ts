@@ -166,6 +166,12 @@ export interface ActiveThreadsQuery {
 export interface ActiveThreadsPage {
   readonly threads: ActiveThread[];
   readonly nextCursor: string | null;
+  /**
+   * Records of the store passed over because their activity time could not be read (an
+   * app's text column holding something that is not a date-time), where the directory
+   * counts them: on the first page of a listing, for the whole store. @default none counted
+   */
+  readonly unreadable?: number;
 }
 
 /**

@@ -122,6 +122,11 @@ export interface SweepReport {
   givenUp: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
+  /**
+   * Records of the directory's store it passed over because their activity time could not
+   * be read (as the directory counts them; see `ActiveThreadsPage.unreadable`).
+   */
+  unreadableActivity: number;
 }
 
 function resolveOptions(options: SweepOptions): Required<SweepOptions> {
@@ -211,6 +216,7 @@ class SweepRun {
       notOwned: 0,
       givenUp: 0,
       truncated: false,
+      unreadableActivity: 0,
     };
   }
 
@@ -319,6 +325,14 @@ class SweepRun {
   lostEventScan(directory: ThreadDirectory, since: Date): Scan {
     return new Scan(this.settings.maxPages, async (cursor) => {
       const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
+      if (found.unreadable) {
+        this.report.unreadableActivity += found.unreadable;
+        this.ports.metrics?.record({
+          name: "SweepUnreadableActivity",
+          value: found.unreadable,
+          unit: "Count",
+        });
+      }
       const settled = await this.owned(
         found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
         "replace",
