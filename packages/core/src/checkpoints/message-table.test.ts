@@ -40,6 +40,27 @@ const OPENAI = [
   { role: "assistant", content: "2,400 EUR." },
 ];
 
+/** The AI SDK's own form (`ModelMessage[]`, as `response.messages` gives it). */
+const AI_SDK = [
+  { role: "user", content: "What is the rent?" },
+  {
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_document", input: { file_id: "f" } }],
+  },
+  {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: "c1",
+        toolName: "read_document",
+        output: { type: "text", value: "Rent: 2,400 EUR." },
+      },
+    ],
+  },
+  { role: "assistant", content: [{ type: "text", text: "2,400 EUR." }] },
+];
+
 const LANGCHAIN = [
   { type: "human", data: { content: "What is the rent?" } },
   {
@@ -101,6 +122,7 @@ beforeAll(async () => {
   await row("app.thread_messages", "t-anthropic", ANTHROPIC);
   await row("app.thread_messages", "t-openai", OPENAI);
   await row("app.thread_messages", "t-langchain", LANGCHAIN);
+  await row("app.thread_messages", "t-ai-sdk", { messages: AI_SDK });
   await row("app.thread_messages", "t-null", null, "acme", "2026-10-01T08:00:00Z");
   await row("app.thread_messages", "t-twice", NEUTRAL);
   await row("app.thread_messages", "t-twice", NEUTRAL, "globex");
@@ -137,6 +159,7 @@ describe("createMessageTableReader: readThread", () => {
     ["t-anthropic", "Anthropic Messages"],
     ["t-openai", "OpenAI Chat Completions"],
     ["t-langchain", "LangChain stored messages"],
+    ["t-ai-sdk", "AI SDK ModelMessage[]"],
   ])("reads %s (%s) as the same neutral thread", async (threadId) => {
     const messages = await reader().readThread(threadId);
     expect(messages?.map((message) => [message.role, textOf(message)])).toEqual(
@@ -194,6 +217,7 @@ describe("createMessageTableReader: readThread", () => {
   it("reads with a fixed format instead of detecting it", async () => {
     const fixed = reader({ format: "openai" });
     expect(await fixed.readThread("t-openai")).toHaveLength(4);
+    expect(await reader({ format: "ai-sdk" }).readThread("t-ai-sdk")).toHaveLength(4);
     expect(await readError(fixed.readThread("t-langchain"))).toMatchObject({ reason: "invalid_message" });
   });
 
@@ -233,13 +257,14 @@ describe("createMessageTableReader: directory", () => {
     const since = new Date("2026-11-30T00:00:00Z");
     const first = await directory.listActiveThreads({ since, limit: 3 });
     expect(first.threads.map((thread) => thread.threadId)).toEqual([
+      "t-ai-sdk",
       "t-anthropic",
       "t-bad-message",
-      "t-bad-shape",
     ]);
     expect(first.nextCursor).not.toBeNull();
     const rest = await directory.listActiveThreads({ since, limit: 100, cursor: first.nextCursor });
     expect(rest.threads).toEqual([
+      { threadId: "t-bad-shape", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
       { threadId: "t-bare", orgId: "globex", lastActivityAt: new Date("2026-11-30T09:00:00Z") },
       { threadId: "t-langchain", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
       { threadId: "t-neutral", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
