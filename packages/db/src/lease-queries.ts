@@ -1,4 +1,5 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { DATABASE_NOW } from "./database-clock";
 import type { Database } from "./database-types";
 import { digestValues, writeDigests } from "./digest-queries";
 import { InvalidStorageInputError } from "./errors";
@@ -41,13 +42,6 @@ function leaseKey(orgId: string, threadId: string, holder: { readonly owner: str
 
 /** A lease lasts at most a day: longer would only hide a dead runner. */
 const MAX_LEASE_MS = 86_400_000;
-
-/**
- * The database's now, as each statement runs (not the transaction's start): every lease is
- * timed by this one clock, never by a run's, so a runner whose clock is off neither takes a
- * live lease nor keeps a lapsed one.
- */
-const DATABASE_NOW = sql`clock_timestamp()`;
 
 /** Whether `owner` holds the row's lease and it has not lapsed: the fencing condition. */
 function heldBy(owner: string): SQL {
