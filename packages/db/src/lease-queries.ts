@@ -53,7 +53,8 @@ function heldBy(owner: string): SQL {
  * when it is free, lapsed by the database's clock, or already this owner's, and returns
  * nothing otherwise; the lease then lasts `leaseMs` from the database's now. The row lock
  * makes concurrent claims wait for each other, so exactly one of them wins. A thread with
- * no pass record gets one, `skipped` / `claimed` at `claim.at`, until its first pass records.
+ * no pass record gets one, `skipped` / `claimed` at the database's now, until its first
+ * pass records.
  * @throws {InvalidStorageInputError} for an empty owner, a bad instant or lease length.
  */
 export async function claimThread(
@@ -63,8 +64,7 @@ export async function claimThread(
   claim: ThreadClaimInput,
 ): Promise<ThreadClaim> {
   const { organization, thread, owner } = leaseKey(orgId, threadId, claim);
-  const at = optionalDate(claim.at, "at");
-  if (at === null) throw new InvalidStorageInputError("at", "required");
+  optionalDate(claim.at, "at");
   const leaseMs = requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS);
   const expiresAt = sql`${DATABASE_NOW} + ${leaseMs}::integer * interval '1 millisecond'`;
   const turnEndedAt = optionalDate(claim.turnEndedAt, "turnEndedAt");
@@ -76,7 +76,7 @@ export async function claimThread(
         threadId: thread,
         status: "skipped",
         reason: "claimed",
-        recordedAt: at,
+        recordedAt: DATABASE_NOW,
         leaseOwner: owner,
         leaseExpiresAt: expiresAt,
         latestTurnEndedAt: turnEndedAt,

@@ -15,7 +15,7 @@ beforeEach(async () => {
 type Job = (thread: { orgId: string; threadId: string; turnEndedAt: string }, at: Date) => Promise<void>;
 
 const fails: Job = (thread, at) =>
-  storage.repository.recordPass(thread.orgId, thread.threadId, {
+  storage.recordPassAt(thread.orgId, thread.threadId, {
     status: "failed",
     turnEndedAt: new Date(thread.turnEndedAt),
     at,
@@ -64,13 +64,13 @@ describe("runSweep: every thread left behind is reached within a bounded number 
     const start = new Date("2026-12-10T03:00:00Z");
     const turn = new Date(start.getTime() - 3 * 3_600_000);
     for (let index = 0; index < 30; index++) {
-      await storage.repository.recordPass("aaa", `t-${String(index).padStart(2, "0")}`, {
+      await storage.recordPassAt("aaa", `t-${String(index).padStart(2, "0")}`, {
         status: "failed",
         turnEndedAt: turn,
         at: turn,
       });
     }
-    await storage.repository.recordPass("zzz", "only", {
+    await storage.recordPassAt("zzz", "only", {
       status: "failed",
       turnEndedAt: turn,
       at: new Date(turn.getTime() + 60_000),
@@ -89,7 +89,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
   it("stops re-enqueueing an always-failing thread after 5 nights, counts it, and takes it back at a new turn", async () => {
     const start = new Date("2026-12-20T03:00:00Z");
     const turn = new Date(start.getTime() - 3_600_000);
-    await storage.repository.recordPass("initech", "hopeless", {
+    await storage.recordPassAt("initech", "hopeless", {
       status: "failed",
       turnEndedAt: turn,
       at: turn,
@@ -114,7 +114,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     // A new turn ends and its job fails too: the sweep takes the thread back.
     const night7 = new Date(start.getTime() + 7 * DAY);
     const newTurn = new Date(night7.getTime() - 2 * 3_600_000);
-    await storage.repository.recordPass("initech", "hopeless", {
+    await storage.recordPassAt("initech", "hopeless", {
       status: "failed",
       turnEndedAt: newTurn,
       at: new Date(newTurn.getTime() + 60_000),
@@ -133,7 +133,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     const start = new Date("2027-01-10T03:00:00Z");
     const turn = new Date(start.getTime() - 3_600_000);
     for (let index = 0; index < 20; index++) {
-      await storage.repository.recordPass("switched-off", `t-${index}`, {
+      await storage.recordPassAt("switched-off", `t-${index}`, {
         status: "skipped",
         reason: "budget",
         turnEndedAt: turn,
@@ -142,7 +142,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     }
     // Another org's thread fails between the first two nights.
     const umbrellaTurn = new Date(start.getTime() + 12 * 3_600_000);
-    await storage.repository.recordPass("umbrella", "waiting", {
+    await storage.recordPassAt("umbrella", "waiting", {
       status: "failed",
       turnEndedAt: umbrellaTurn,
       at: new Date(umbrellaTurn.getTime() + 60_000),

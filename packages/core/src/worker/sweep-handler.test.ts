@@ -10,13 +10,13 @@ const NOW = new Date("2026-12-01T03:00:00Z");
 const storage = usePgliteRepository();
 
 beforeAll(async () => {
-  await storage.repository.recordPass("acme", "locked", {
+  await storage.recordPassAt("acme", "locked", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: new Date("2026-11-30T20:00:00Z"),
     at: new Date("2026-11-30T20:00:00Z"),
   });
-  await storage.repository.recordPass("acme", "failed", {
+  await storage.recordPassAt("acme", "failed", {
     status: "failed",
     at: new Date("2026-11-30T21:00:00Z"),
   });
