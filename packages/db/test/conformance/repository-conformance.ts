@@ -584,10 +584,11 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         }
         cursor = page.nextCursor;
       } while (cursor !== null && pages < 10_000);
+      // The orgs in turns: each org's oldest, then each org's second oldest, …
       expect(found).toEqual([
         "A/failed:failed",
-        "A/lock:turn_lock",
         "B/active:active_since_pass",
+        "A/lock:turn_lock",
         "B/budget:budget",
         "B/partial:partial",
       ]);
@@ -638,6 +639,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       await expect(
         repository().listLeftBehind({
           cursor: Buffer.from(JSON.stringify([org, "a"])).toString("base64url"),
+        }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+      await expect(
+        repository().listLeftBehind({
+          cursor: Buffer.from(JSON.stringify(["0", "2031-01-01T04:00:00.000700Z", org, "a"])).toString(
+            "base64url",
+          ),
         }),
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
