@@ -13,6 +13,7 @@ import type {
 } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { describeValue } from "../../validate";
+import { FailureBackoff, type FailureBackoffSettings } from "./failure-backoff";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -32,6 +33,8 @@ export interface TurnRegistryPorts {
   disabled?: boolean;
   /** @default 1000 */
   maxOpenTurns?: number;
+  /** After the loader or the lock fails, how long turns skip it (see `FailureBackoff`). @default 30 s, doubling to 5 min */
+  backoff?: FailureBackoffSettings;
 }
 
 interface OpenTurn {
@@ -61,7 +64,8 @@ function warn(error: unknown, stage: string, threadId: string): void {
  * The open turns of one process, one per thread: each turn loads its thread's digests
  * once (for all its model calls) and holds the turn lock until it ends or is abandoned.
  * Every injected function's error is reported to `onError` and never fails the turn: a
- * failed load assembles without digests, a failed lock runs unlocked.
+ * failed load assembles without digests, a failed lock runs unlocked; after a failure the
+ * loader (or the lock) is skipped for a while, said once (see `FailureBackoff`).
  */
 /**
  * A loader's answer as the assembly takes it: a Map, or null for none. Anything else (a Map
@@ -103,8 +107,18 @@ export class TurnRegistry {
   /** Per thread, its previous model call (kept across turns, the most recent `maxOpenTurns` threads). */
   readonly #lastCalls = new Map<string, LastCall>();
 
+  /** A loader or lock that failed is skipped for a while, so an outage does not slow every turn. */
+  readonly #loadBackoff: FailureBackoff;
+  readonly #lockBackoff: FailureBackoff;
+
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
+    const load = { what: "loading the thread's digests", meanwhile: "turns go on without digests" };
+    this.#loadBackoff = new FailureBackoff(load, ports.backoff);
+    this.#lockBackoff = new FailureBackoff(
+      { what: "taking the turn lock", meanwhile: "turns run unlocked" },
+      ports.backoff,
+    );
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
@@ -124,19 +138,25 @@ export class TurnRegistry {
   async begin(turn: TurnContext, key?: string): Promise<void> {
     await this.abandon(turn.threadId);
     const lock = this.#ports.turnLock;
+    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
     const lease = lock
-      ? Promise.resolve()
-          .then(() => lock.acquire(turn.threadId, turn))
-          .catch((error: unknown) => {
-            this.#report(error, "acquire-lock", turn.threadId);
-            return undefined;
-          })
+      ? this.#lockBackoff.run(
+          () => lock.acquire(turn.threadId, turn),
+          undefined,
+          nowMs,
+          (error) => this.#report(error, "acquire-lock", turn.threadId),
+        )
       : Promise.resolve(undefined);
     const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
     const state = disabled
       ? Promise.resolve(NOTHING_LOADED)
-      : Promise.resolve()
-          .then(() => this.#ports.loadDigests(turn.threadId, turn))
+      : this.#loadBackoff
+          .run(
+            () => this.#ports.loadDigests(turn.threadId, turn),
+            null,
+            nowMs,
+            (error) => this.#report(error, "load-digests", turn.threadId),
+          )
           .then((loaded) => loadedTurnOf(loaded))
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
