@@ -4,7 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLIND_CAPS, CLEAR_TOOL_RESULTS, RAW, WITH_DIGESTS } from "./contestants";
 import { fixtureThreads } from "./demo-threads";
 import { providerCheckCounters, withThinking } from "./provider-checks";
-import { type ContestantRun, type SimulationThread, simulateThread, type ThreadSimulation } from "./simulate-turns";
+import {
+  type ContestantRun,
+  type SimulationThread,
+  simulateThread,
+  type ThreadSimulation,
+} from "./simulate-turns";
 
 const fixture = fixtureThreads().find((candidate) => candidate.name === "credit-agreement");
 let database: Database;
