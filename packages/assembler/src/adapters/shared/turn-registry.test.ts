@@ -74,6 +74,8 @@ describe("TurnRegistry", () => {
         return { digests: new Map(), policy: shadow };
       },
       onError: () => {},
+      // No backoff between the loads: each turn tries its load.
+      backoff: { initialMs: 0, maxMs: 0 },
     });
     // Unknown: what `off` sends, never a cleaned view for an org in shadow or off.
     expect((await turns.loaded(turnOf("a"), "1")).policy?.mode).toBe("off");
@@ -143,5 +145,107 @@ describe("TurnRegistry cache context", () => {
     turns.recordCall("b", reportShowing(["y"]));
     expect(turns.cacheContext("a")).toEqual({ turnStart: true });
     expect(turns.cacheContext("b").shown).toEqual(["y"]);
+  });
+
+  it("skips a loader that failed for a while, says so once naming the cause, and loads again once it works", async () => {
+    let nowMs = Date.parse("2026-12-01T10:00:00Z");
+    const reported: { message: string; stage: string }[] = [];
+    const calls: number[] = [];
+    let down = true;
+    const { turns } = registry({
+      now: () => new Date(nowMs),
+      loadDigests: async () => {
+        calls.push(nowMs);
+        if (down) {
+          const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+            code: "ECONNREFUSED",
+          });
+          throw Object.assign(new Error("database unreachable at 127.0.0.1:5432", { cause: refused }), {
+            code: "database_unreachable",
+          });
+        }
+        return new Map([
+          ["c1", { digest: "d", contentSha256: "h", digestChars: 1, kind: "digest" }],
+        ]) as DigestMap;
+      },
+      onError: (error, stage) => reported.push({ message: (error as Error).message, stage }),
+    });
+    const turnAt = async (thread: string, seconds: number) => {
+      nowMs += seconds * 1000;
+      return turns.digests(turnOf(thread));
+    };
+    expect(await turnAt("a", 0)).toBeNull();
+    expect(reported).toHaveLength(1);
+    expect(reported[0]?.stage).toBe("load-digests");
+    expect(reported[0]?.message).toMatch(
+      /^loading the thread's digests failed \(connect ECONNREFUSED 127\.0\.0\.1:5432\): it is skipped for 30 s/,
+    );
+    // Within 30 s no turn calls the loader, and nothing more is said.
+    expect(await turnAt("b", 10)).toBeNull();
+    expect(await turnAt("c", 19)).toBeNull();
+    expect(calls).toHaveLength(1);
+    // Past it, one turn tries again; failing again, it is skipped for twice as long, silently.
+    expect(await turnAt("d", 2)).toBeNull();
+    expect(calls).toHaveLength(2);
+    expect(await turnAt("e", 59)).toBeNull();
+    expect(calls).toHaveLength(2);
+    expect(reported).toHaveLength(1);
+    // Once it works, turns load again; a later outage is said again.
+    down = false;
+    expect((await turnAt("f", 2))?.size).toBe(1);
+    expect((await turnAt("g", 1))?.size).toBe(1);
+    down = true;
+    expect(await turnAt("h", 1)).toBeNull();
+    expect(reported).toHaveLength(2);
+    expect(calls).toHaveLength(5);
+  });
+
+  it("skips a turn lock that failed for a while and runs unlocked, said once", async () => {
+    let nowMs = 0;
+    const reported: string[] = [];
+    let acquires = 0;
+    const { turns } = registry({
+      now: () => new Date(nowMs),
+      turnLock: {
+        acquire: async () => {
+          acquires++;
+          throw new TypeError("fetch failed", {
+            cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+          });
+        },
+      },
+      onError: (error, stage) => reported.push(`${stage}: ${(error as Error).message}`),
+    });
+    for (const [thread, seconds] of [
+      ["a", 0],
+      ["b", 5],
+      ["c", 20],
+    ] as const) {
+      nowMs += seconds * 1000;
+      await turns.begin(turnOf(thread));
+    }
+    expect(acquires).toBe(1);
+    expect(reported).toEqual([
+      expect.stringMatching(
+        /^acquire-lock: taking the turn lock failed \(connect ECONNREFUSED\): it is skipped for 30 s .* turns run unlocked/,
+      ),
+    ]);
+  });
+
+  it("reports a refusal marked not retryable every time, without skipping the loader", async () => {
+    const reported: unknown[] = [];
+    let calls = 0;
+    const refusal = Object.assign(new Error("invalid thread id"), { retryable: false });
+    const { turns } = registry({
+      loadDigests: async () => {
+        calls++;
+        throw refusal;
+      },
+      onError: (error) => reported.push(error),
+    });
+    await turns.digests(turnOf("a"));
+    await turns.digests(turnOf("b"));
+    expect(calls).toBe(2);
+    expect(reported).toEqual([refusal, refusal]);
   });
 });

@@ -14,6 +14,7 @@ import type {
 } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { describeValue } from "../../validate";
+import { FailureBackoff, type FailureBackoffSettings } from "./failure-backoff";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -33,6 +34,8 @@ export interface TurnRegistryPorts {
   disabled?: boolean;
   /** @default 1000 */
   maxOpenTurns?: number;
+  /** After the loader or the lock fails, how long turns skip it (see `FailureBackoff`). @default 30 s, doubling to 5 min */
+  backoff?: FailureBackoffSettings;
 }
 
 interface OpenTurn {
@@ -65,7 +68,8 @@ function warn(error: unknown, stage: string, threadId: string): void {
  * The open turns of one process, one per thread: each turn loads its thread's digests
  * once (for all its model calls) and holds the turn lock until it ends or is abandoned.
  * Every injected function's error is reported to `onError` and never fails the turn: a
- * failed load assembles without digests, a failed lock runs unlocked.
+ * failed load assembles without digests, a failed lock runs unlocked; after a failure the
+ * loader (or the lock) is skipped for a while, said once (see `FailureBackoff`).
  */
 /**
  * A loader's answer as the assembly takes it: a Map, or null for none. Anything else (a Map
@@ -93,6 +97,9 @@ const NOTHING_LOADED: LoadedTurn = Object.freeze({ digests: null, policy: null }
  * mode `off` (the view the kill switch sends), so an org in `shadow` or `off` never gets a
  * cleaned view because a load failed.
  */
+/** What the load backoff resolves to when it skipped or caught the load. */
+const LOAD_SKIPPED: unique symbol = Symbol("load skipped");
+
 export const LOAD_FAILED: LoadedTurn = Object.freeze({
   digests: null,
   policy: validateOrgPolicy({ mode: "off" }),
@@ -119,8 +126,18 @@ export class TurnRegistry {
   /** Per thread, the org policy its last successful load gave (null: the deployment's defaults). */
   readonly #lastPolicies = new Map<string, OrgPolicy | null>();
 
+  /** A loader or lock that failed is skipped for a while, so an outage does not slow every turn. */
+  readonly #loadBackoff: FailureBackoff;
+  readonly #lockBackoff: FailureBackoff;
+
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
+    const load = { what: "loading the thread's digests", meanwhile: "turns go on without digests" };
+    this.#loadBackoff = new FailureBackoff(load, ports.backoff);
+    this.#lockBackoff = new FailureBackoff(
+      { what: "taking the turn lock", meanwhile: "turns run unlocked" },
+      ports.backoff,
+    );
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
@@ -140,29 +157,34 @@ export class TurnRegistry {
   async begin(turn: TurnContext, key?: string): Promise<void> {
     await this.abandon(turn.threadId);
     const lock = this.#ports.turnLock;
+    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
     const lease = lock
-      ? Promise.resolve()
-          .then(() => lock.acquire(turn.threadId, turn))
-          .catch((error: unknown) => {
-            this.#report(error, "acquire-lock", turn.threadId);
-            return undefined;
-          })
+      ? this.#lockBackoff.run(
+          () => lock.acquire(turn.threadId, turn),
+          undefined,
+          nowMs,
+          (error) => this.#report(error, "acquire-lock", turn.threadId),
+        )
       : Promise.resolve(undefined);
     const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
     const state = disabled
       ? Promise.resolve(NOTHING_LOADED)
-      : Promise.resolve()
-          .then(() => this.#ports.loadDigests(turn.threadId, turn))
+      : this.#loadBackoff
+          .run(
+            () => this.#ports.loadDigests(turn.threadId, turn),
+            LOAD_SKIPPED,
+            nowMs,
+            (error) => this.#report(error, "load-digests", turn.threadId),
+          )
           .then((loaded) => {
+            if (loaded === LOAD_SKIPPED) return this.#failedLoad(turn.threadId);
             const state = loadedTurnOf(loaded);
             this.#rememberPolicy(turn.threadId, state.policy);
             return state;
           })
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
-            // The last known mode holds; unknown, the turn sends what `off` sends.
-            const last = this.#lastPolicies.get(turn.threadId);
-            return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
+            return this.#failedLoad(turn.threadId);
           });
     this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
     await this.#evictBeyondCap();
@@ -259,6 +281,12 @@ export class TurnRegistry {
     } catch (error) {
       this.#report(error, "release-lock", threadId);
     }
+  }
+
+  /** A turn whose load failed (or was skipped while backing off): the last known mode holds; unknown, it sends what `off` sends. */
+  #failedLoad(threadId: string): LoadedTurn {
+    const last = this.#lastPolicies.get(threadId);
+    return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
   }
 
   #rememberPolicy(threadId: string, policy: OrgPolicy | null): void {
