@@ -136,7 +136,7 @@ const texts = new WeakMap<Message, { readOriginal: string | undefined; text: str
  */
 export function inTurnCondensation(
   facts: ThreadFacts,
-  digests: DigestMap | null | undefined,
+  digests: Pick<DigestMap, "get"> | null | undefined,
   index: number,
 ): { text: string; kind: "digest" | "condensed" } | undefined {
   const message = facts.message(index);
