@@ -14,6 +14,7 @@ import type {
 } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { describeValue } from "../../validate";
+import { MidTurn, type MidTurnMeasure, type MidTurnSettings, midTurnSettings } from "./mid-turn";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -33,6 +34,17 @@ export interface TurnRegistryPorts {
   disabled?: boolean;
   /** @default 1000 */
   maxOpenTurns?: number;
+  /**
+   * Raw tool-output chars a turn adds, since its first model call or its latest mid-turn
+   * event, that publish a mid-turn event through `publishTurnEnded`
+   * (docs/architecture.md#relief-inside-a-long-turn); `false`: none. @default 120_000
+   */
+  midTurnEventChars?: number | false;
+  /**
+   * Milliseconds after a mid-turn event from which the next model call reloads the thread's
+   * digests (once per event, without waiting for the read). @default 15_000
+   */
+  midTurnReloadDelayMs?: number;
 }
 
 interface OpenTurn {
@@ -44,6 +56,8 @@ interface OpenTurn {
   calls: number;
   /** Milliseconds since the thread's previous model call, measured at the turn's first call. */
   idleMs: number | undefined;
+  /** Its mid-turn events and the rows that arrived after them. */
+  midTurn: MidTurn;
 }
 
 /** What a thread's previous model call left for the next one's cache context. */
@@ -119,8 +133,16 @@ export class TurnRegistry {
   /** Per thread, the org policy its last successful load gave (null: the deployment's defaults). */
   readonly #lastPolicies = new Map<string, OrgPolicy | null>();
 
+  readonly #midTurn: MidTurnSettings;
+
+  /** @throws {InvalidOptionError} for a `midTurnEventChars` or `midTurnReloadDelayMs` out of range. */
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
+    this.#midTurn = midTurnSettings(ports.midTurnEventChars, ports.midTurnReloadDelayMs);
+  }
+
+  #nowMs(): number {
+    return (this.#ports.now?.() ?? new Date()).getTime();
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
@@ -164,7 +186,14 @@ export class TurnRegistry {
             const last = this.#lastPolicies.get(turn.threadId);
             return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
           });
-    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
+    const midTurn = new MidTurn(this.#midTurn, {
+      threadId: turn.threadId,
+      publish: (event) => this.#ports.publishTurnEnded?.(event, turn),
+      reload: async () => loadedTurnOf(await this.#ports.loadDigests(turn.threadId, turn)).digests,
+      report: (error, stage) => this.#report(error, stage, turn.threadId),
+      nowMs: () => this.#nowMs(),
+    });
+    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined, midTurn });
     await this.#evictBeyondCap();
     await lease;
   }
@@ -182,26 +211,52 @@ export class TurnRegistry {
   }
 
   /**
+   * The mid-turn path at a model call of an open turn (docs/architecture.md#relief-inside-a-long-turn):
+   * `measure` gives the thread's raw tool chars and announced turn; once the turn's new tool
+   * output since its first call or its latest mid-turn event reaches `midTurnEventChars`, a
+   * mid-turn event is published, and the first call `midTurnReloadDelayMs` after it starts
+   * one reload of the thread's digests. Waits for neither: the publish and the read run
+   * beside the turn, their errors reported. Nothing under the kill switch, without
+   * `publishTurnEnded`, or with `midTurnEventChars: false`.
+   */
+  observe(turn: TurnContext, measure: () => MidTurnMeasure): void {
+    const open = this.#turns.get(turn.threadId);
+    if (open === undefined || this.#midTurn.eventChars === undefined || !this.#ports.publishTurnEnded) return;
+    if (this.#ports.disabled ?? killSwitchFromEnvironment()) return;
+    let measured: MidTurnMeasure;
+    try {
+      measured = measure();
+    } catch (error) {
+      this.#report(error, "publish-mid-turn", turn.threadId);
+      return;
+    }
+    open.midTurn.observe(measured);
+  }
+
+  /**
    * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
    * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
    * (measured at that first call, kept for the turn), `shown`, the previous call's
-   * `report.ledger.condensedIds`, and `sent`, its `report.ledger.sent`. A thread without an
-   * open turn gets a turn start.
+   * `report.ledger.condensedIds`, `sent`, its `report.ledger.sent`, and `midTurnDigests`, the
+   * rows a reload after a mid-turn event brought (less the ids the previous call showed
+   * condensed). A thread without an open turn gets a turn start.
    */
   cacheContext(threadId: string): CacheContext {
     const open = this.#turns.get(threadId);
     const last = this.#lastCalls.get(threadId);
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     const turnStart = open === undefined || open.calls === 0;
     let idleMs = open?.idleMs;
     if (turnStart) {
       idleMs = last === undefined ? undefined : Math.max(0, nowMs - last.atMs);
       if (open) open.idleMs = idleMs;
     }
+    const midTurnDigests = turnStart ? undefined : open?.midTurn.rows(last?.condensedIds);
     return {
       turnStart,
       ...(idleMs === undefined ? {} : { idleMs }),
       ...(last === undefined ? {} : { shown: last.condensedIds, sent: last.sent }),
+      ...(midTurnDigests === undefined || midTurnDigests.size === 0 ? {} : { midTurnDigests }),
     };
   }
 
@@ -209,7 +264,7 @@ export class TurnRegistry {
   recordCall(threadId: string, report: AssemblyReport): void {
     const open = this.#turns.get(threadId);
     if (open) open.calls++;
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     this.#lastCalls.delete(threadId);
     this.#lastCalls.set(threadId, {
       atMs: nowMs,
@@ -222,7 +277,8 @@ export class TurnRegistry {
 
   /**
    * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
-   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   * message count and latest message id, see `turnAnnouncement`), after the turn's mid-turn
+   * events, then releases the lock.
    */
   async end(
     turn: TurnContext,
@@ -233,6 +289,7 @@ export class TurnRegistry {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
       if (this.#ports.publishTurnEnded && !disabled) {
+        await this.#turns.get(turn.threadId)?.midTurn.published();
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
