@@ -31,5 +31,6 @@ export { isErrorResult } from "./rules/error-retry";
 export { nextTurnWallStart, readOffset, recencyWallStart, sourceKey } from "./rules/keep-rules";
 export { inlineStubs } from "./steps/inline-clean";
 export { protectMessages } from "./steps/protect";
+export { midTurnWallStart } from "./steps/watermark";
 export { indexThread } from "./thread/thread-index";
 export { checkInteger, integerProblem, isRecord } from "./validate";

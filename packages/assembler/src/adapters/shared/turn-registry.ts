@@ -15,6 +15,7 @@ import type {
 import type { DigestMap } from "../../types";
 import { describeValue } from "../../validate";
 import { FailureBackoff, type FailureBackoffSettings } from "./failure-backoff";
+import { MidTurn, type MidTurnMeasure, type MidTurnSettings, midTurnSettings } from "./mid-turn";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -36,6 +37,17 @@ export interface TurnRegistryPorts {
   maxOpenTurns?: number;
   /** After the loader or the lock fails, how long turns skip it (see `FailureBackoff`). @default 30 s, doubling to 5 min */
   backoff?: FailureBackoffSettings;
+  /**
+   * Raw tool-output chars a turn adds, since its first model call or its latest mid-turn
+   * event, that publish a mid-turn event through `publishTurnEnded`
+   * (docs/architecture.md#relief-inside-a-long-turn); `false`: none. @default 120_000
+   */
+  midTurnEventChars?: number | false;
+  /**
+   * Milliseconds after a mid-turn event from which the next model call reloads the thread's
+   * digests (once per event, without waiting for the read). @default 15_000
+   */
+  midTurnReloadDelayMs?: number;
 }
 
 interface OpenTurn {
@@ -47,6 +59,8 @@ interface OpenTurn {
   calls: number;
   /** Milliseconds since the thread's previous model call, measured at the turn's first call. */
   idleMs: number | undefined;
+  /** Its mid-turn events and the rows that arrived after them. */
+  midTurn: MidTurn;
 }
 
 /** What a thread's previous model call left for the next one's cache context. */
@@ -129,7 +143,9 @@ export class TurnRegistry {
   /** A loader or lock that failed is skipped for a while, so an outage does not slow every turn. */
   readonly #loadBackoff: FailureBackoff;
   readonly #lockBackoff: FailureBackoff;
+  readonly #midTurn: MidTurnSettings;
 
+  /** @throws {InvalidOptionError} for a `midTurnEventChars` or `midTurnReloadDelayMs` out of range. */
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
     const load = { what: "loading the thread's digests", meanwhile: "turns go on without digests" };
@@ -138,6 +154,11 @@ export class TurnRegistry {
       { what: "taking the turn lock", meanwhile: "turns run unlocked" },
       ports.backoff,
     );
+    this.#midTurn = midTurnSettings(ports.midTurnEventChars, ports.midTurnReloadDelayMs);
+  }
+
+  #nowMs(): number {
+    return (this.#ports.now?.() ?? new Date()).getTime();
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
@@ -186,7 +207,14 @@ export class TurnRegistry {
             this.#report(error, "load-digests", turn.threadId);
             return this.#failedLoad(turn.threadId);
           });
-    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
+    const midTurn = new MidTurn(this.#midTurn, {
+      threadId: turn.threadId,
+      publish: (event) => this.#ports.publishTurnEnded?.(event, turn),
+      reload: async () => loadedTurnOf(await this.#ports.loadDigests(turn.threadId, turn)).digests,
+      report: (error, stage) => this.#report(error, stage, turn.threadId),
+      nowMs: () => this.#nowMs(),
+    });
+    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined, midTurn });
     await this.#evictBeyondCap();
     await lease;
   }
@@ -204,26 +232,52 @@ export class TurnRegistry {
   }
 
   /**
+   * The mid-turn path at a model call of an open turn (docs/architecture.md#relief-inside-a-long-turn):
+   * `measure` gives the thread's raw tool chars and announced turn; once the turn's new tool
+   * output since its first call or its latest mid-turn event reaches `midTurnEventChars`, a
+   * mid-turn event is published, and the first call `midTurnReloadDelayMs` after it starts
+   * one reload of the thread's digests. Waits for neither: the publish and the read run
+   * beside the turn, their errors reported. Nothing under the kill switch, without
+   * `publishTurnEnded`, or with `midTurnEventChars: false`.
+   */
+  observe(turn: TurnContext, measure: () => MidTurnMeasure): void {
+    const open = this.#turns.get(turn.threadId);
+    if (open === undefined || this.#midTurn.eventChars === undefined || !this.#ports.publishTurnEnded) return;
+    if (this.#ports.disabled ?? killSwitchFromEnvironment()) return;
+    let measured: MidTurnMeasure;
+    try {
+      measured = measure();
+    } catch (error) {
+      this.#report(error, "publish-mid-turn", turn.threadId);
+      return;
+    }
+    open.midTurn.observe(measured);
+  }
+
+  /**
    * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
    * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
    * (measured at that first call, kept for the turn), `shown`, the previous call's
-   * `report.ledger.condensedIds`, and `sent`, its `report.ledger.sent`. A thread without an
-   * open turn gets a turn start.
+   * `report.ledger.condensedIds`, `sent`, its `report.ledger.sent`, and `midTurnDigests`, the
+   * rows a reload after a mid-turn event brought (less the ids the previous call showed
+   * condensed). A thread without an open turn gets a turn start.
    */
   cacheContext(threadId: string): CacheContext {
     const open = this.#turns.get(threadId);
     const last = this.#lastCalls.get(threadId);
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     const turnStart = open === undefined || open.calls === 0;
     let idleMs = open?.idleMs;
     if (turnStart) {
       idleMs = last === undefined ? undefined : Math.max(0, nowMs - last.atMs);
       if (open) open.idleMs = idleMs;
     }
+    const midTurnDigests = turnStart ? undefined : open?.midTurn.rows(last?.condensedIds);
     return {
       turnStart,
       ...(idleMs === undefined ? {} : { idleMs }),
       ...(last === undefined ? {} : { shown: last.condensedIds, sent: last.sent }),
+      ...(midTurnDigests === undefined || midTurnDigests.size === 0 ? {} : { midTurnDigests }),
     };
   }
 
@@ -231,7 +285,7 @@ export class TurnRegistry {
   recordCall(threadId: string, report: AssemblyReport): void {
     const open = this.#turns.get(threadId);
     if (open) open.calls++;
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     this.#lastCalls.delete(threadId);
     this.#lastCalls.set(threadId, {
       atMs: nowMs,
@@ -244,7 +298,8 @@ export class TurnRegistry {
 
   /**
    * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
-   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   * message count and latest message id, see `turnAnnouncement`), after the turn's mid-turn
+   * events, then releases the lock.
    */
   async end(
     turn: TurnContext,
@@ -255,6 +310,7 @@ export class TurnRegistry {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
       if (this.#ports.publishTurnEnded && !disabled) {
+        await this.#turns.get(turn.threadId)?.midTurn.published();
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
