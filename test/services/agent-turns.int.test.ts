@@ -105,6 +105,8 @@ describe("an agent's turns digested through a queue with no delivery delay", () 
       checkpointer: saver,
       middleware: [
         contextCleanerMiddleware({
+          // The turn-ended path alone: no mid-turn event (turn 1 reads past its threshold).
+          midTurnEventChars: false,
           loadDigests: (thread) => repository.loadThreadDigests(orgId, thread),
           publishTurnEnded: async (event) => {
             const outcome = await publisher.publishTurnEnded({ orgId, ...event });

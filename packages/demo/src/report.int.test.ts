@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDemo } from "./demo";
 
 const CHROMIUM = "/usr/bin/chromium";
-const CONTESTANTS = 8;
+// Raw, blind caps, the two library peers, clear-old-tool-results, and context-cleaner inline only, with
+// digests, with the worker at turn end and with drop_block at a watermark.
+const CONTESTANTS = 9;
 /** Blind accounting and the two effective tracks (worker after the user's next message, at turn end). */
 const BUDGET_TRACKS = 3;
 
