@@ -2,7 +2,7 @@ import type { ScenarioId } from "./cache-scenarios";
 import { costComparison, type ScenarioCost } from "./cost-comparison";
 import type { ContestantRun, ThreadSimulation } from "./simulate-turns";
 import { largestPromptChars, turnsBeforeFirstCut } from "./simulate-turns";
-import type { HeldCount, RetentionCount } from "./view-measures";
+import type { HeldCount, MissedProbe, RetentionCount, ViewParts } from "./view-measures";
 
 /** One contestant's figures over a set of threads, at each thread's last model call. */
 export interface ComparisonRow {
@@ -12,9 +12,13 @@ export interface ComparisonRow {
   viewShare: number;
   promptChars: number;
   rawChars: number;
+  /** What `promptChars` is made of, summed over the last views. */
+  viewParts: ViewParts;
   strict: number;
   recoverable: number;
   probes: number;
+  /** The probes the last views do not hold verbatim, with their thread (why strict or recoverable retention falls short). */
+  missedProbes: (MissedProbe & { thread: string })[];
   /** Strict retention summed over every turn's last view (probes arrived by then), not only the thread's last. */
   strictEveryTurn: number;
   probesEveryTurn: number;
@@ -64,6 +68,8 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
     }));
     let promptChars = 0;
     let rawChars = 0;
+    const parts: ViewParts = { resultsAsGiven: 0, resultsCondensed: 0, conversation: 0 };
+    const missedProbes: (MissedProbe & { thread: string })[] = [];
     let strict = 0;
     let recoverable = 0;
     let probes = 0;
@@ -83,6 +89,10 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       const last = run.turns.at(-1);
       promptChars += last?.promptChars ?? 0;
       rawChars += simulation.rawChars;
+      for (const key of ["resultsAsGiven", "resultsCondensed", "conversation"] as const)
+        parts[key] += last?.viewParts[key] ?? 0;
+      for (const probe of last?.missedProbes ?? [])
+        missedProbes.push({ thread: simulation.thread, ...probe });
       strict += last?.retention.strict ?? 0;
       recoverable += last?.retention.recoverable ?? 0;
       probes += last?.retention.total ?? 0;
@@ -108,9 +118,11 @@ export function compareContestants(simulations: readonly ThreadSimulation[]): Co
       viewShare: promptChars / Math.max(1, rawChars),
       promptChars,
       rawChars,
+      viewParts: parts,
       strict,
       recoverable,
       probes,
+      missedProbes,
       strictEveryTurn,
       probesEveryTurn,
       everyCall,
