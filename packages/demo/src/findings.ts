@@ -1,4 +1,4 @@
-import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
+import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler/internal";
 import type { ComparisonRow } from "./comparison";
 import { formatShare } from "./cost-comparison";
 import type { MissedProbe } from "./view-measures";
