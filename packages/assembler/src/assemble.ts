@@ -231,6 +231,7 @@ function emptyReport(
 }
 
 /** The cleaning steps under the options' tool policy and `read_original` setting. */
+// biome-ignore lint/complexity/useMaxParams: the assembly's own inputs passed on to one step, named as the caller holds them
 function cleanWithOptions(
   messages: readonly Message[],
   thread: IndexedThread,

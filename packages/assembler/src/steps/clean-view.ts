@@ -207,6 +207,7 @@ export interface BatchOutcome {
  * thread has no history, else the part the cost gate finds paying, or more when the view
  * would stay over the history budget; mid-turn none.
  */
+// biome-ignore lint/complexity/useMaxParams: the cost gate's inputs, each a different thing the caller already holds
 function landBatch(
   batch: readonly Condensation[],
   thread: IndexedThread,
@@ -558,6 +559,7 @@ function batchPays(
  * docs/architecture.md#assembly) over facts kept across calls, with the cache policy's
  * sticky condensations and batch (docs/architecture.md#prompt-cache).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: steps 2–4 of assembly in their documented order, each a call; splitting would scatter the order
 export function cleanView(
   messages: readonly Message[],
   facts: ThreadFacts,

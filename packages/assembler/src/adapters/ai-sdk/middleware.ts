@@ -67,6 +67,7 @@ function timeOf(at: Date | number | string): number {
  * });
  * const { text } = await generateText({ model, messages, tools, stopWhen: stepCountIs(8) });
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose hooks share the config, the error handler and the per-call state
 export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {}): LanguageModelMiddleware {
   const onError = (error: unknown) => {
     try {
