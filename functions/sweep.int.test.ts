@@ -227,8 +227,12 @@ describe("the sweep recovers what the turn path lost", () => {
       status: "skipped",
       reason: "turn_lock",
       turnEndedAt,
-      at: turnEndedAt,
     });
+    // The database stamps the record with its own now: make it an hour old, past the sweep's settle time.
+    await admin.query(
+      "update thread_pass set recorded_at = recorded_at - interval '1 hour' where org_id = $1 and thread_id = $2",
+      [orgId, threadId],
+    );
 
     const sweep = sweepHandler();
     const summary = await (await sweep.build())({}, context());

@@ -18,6 +18,7 @@
  *
  *   npm run bench:peers                       (every assistant message carries thinking)
  *   BENCH_THINKING=off npm run bench:peers    (no thinking)
+ *   BENCH_READ_ORIGINAL=on npm run bench:peers (context-cleaner with the read_original tool on)
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -29,6 +30,7 @@ import {
   CHARS_PER_TOKEN,
   type ComparisonRow,
   type ContestantRun,
+  createLineup,
   fixtureThreads,
   formatShare,
   longThreads,
@@ -43,6 +45,7 @@ import {
   TARIFFS,
   type ThreadSimulation,
   turnsBeforeFirstCut,
+  withAssembleOptions,
 } from "@context-cleaner/demo";
 
 const OUTPUT = join(import.meta.dirname, "../../bench-results");
@@ -118,11 +121,18 @@ try {
     digester: createExtractiveDigester(),
     clock: systemClock,
   };
-  // Every assistant message carries thinking, as on the newest models; BENCH_THINKING=off plays without.
+  // Every assistant message carries thinking, as on the newest models; BENCH_THINKING=off plays
+  // without. BENCH_READ_ORIGINAL=on plays context-cleaner with the read_original tool on.
   const thinking = process.env.BENCH_THINKING !== "off";
-  const fixtures = await playThreads(fixtureThreads(), { worker, orgPrefix: "bench-fixture", thinking });
-  const long = await playThreads(longThreads(), { worker, orgPrefix: "bench-long", thinking });
-  const single = await playThreads(singleTurnThreads(), { worker, orgPrefix: "bench-single", thinking });
+  const readOriginal = process.env.BENCH_READ_ORIGINAL === "on";
+  const contestants = () =>
+    createLineup().map((contestant) =>
+      readOriginal ? withAssembleOptions(contestant, { readOriginal: true }) : contestant,
+    );
+  const play = { worker, thinking, contestants };
+  const fixtures = await playThreads(fixtureThreads(), { ...play, orgPrefix: "bench-fixture" });
+  const long = await playThreads(longThreads(), { ...play, orgPrefix: "bench-long" });
+  const single = await playThreads(singleTurnThreads(), { ...play, orgPrefix: "bench-single" });
   const sets = [
     buildReportSet(
       "fixtures",

@@ -360,6 +360,8 @@ export interface PlayOutcome {
   condensed: number;
   /** Thinking blocks the provider dropped (only with `dropBlock`). */
   droppedBlocks: number;
+  /** Calls whose view invalidated the latest assistant message's thinking (a watermark batch with `dropBlock`). */
+  invalidatedCalls: number;
 }
 
 /** The cache context a runtime keeps per thread across calls and turns. */
@@ -409,6 +411,7 @@ export function playAnthropic<M>(
     removedBlocks: 0,
     condensed: 0,
     droppedBlocks: 0,
+    invalidatedCalls: 0,
   };
   let digests: DigestMap = new Map();
   script.forEach((turn, turnIndex) => {
@@ -425,7 +428,11 @@ export function playAnthropic<M>(
       });
       cache.record(report.ledger);
       outcome.calls++;
-      const ledger = report.ledger as { thinking?: { removedBlocks: number }; condensedIds: string[] };
+      const ledger = report.ledger as {
+        thinking?: { removedBlocks: number; latestInvalidated: boolean };
+        condensedIds: string[];
+      };
+      if (ledger.thinking?.latestInvalidated) outcome.invalidatedCalls++;
       outcome.removedBlocks = Math.max(outcome.removedBlocks, ledger.thinking?.removedBlocks ?? 0);
       outcome.condensed = Math.max(outcome.condensed, ledger.condensedIds.length);
       const latest = latestAssistantIndex(thread, format);

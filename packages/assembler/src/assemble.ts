@@ -244,7 +244,14 @@ function cleanWithOptions(
   const readOriginal = resolveReadOriginal(options.readOriginal);
   const toolPolicy = withToolRules(resolveToolPolicy(options.policy), orgPolicy?.toolRules);
   const facts = threadFactsOf(thread, toolPolicy, readOriginal);
-  return cleanView(messages, facts, digestsWithHandles(digests, readOriginal), clean, counts);
+  const midTurnDigests = digestsWithHandles(clean.cache?.midTurnDigests, readOriginal) ?? undefined;
+  return cleanView(
+    messages,
+    facts,
+    digestsWithHandles(digests, readOriginal),
+    { ...clean, midTurnDigests },
+    counts,
+  );
 }
 
 /**

@@ -84,6 +84,7 @@ type TurnEventErrorField =
   | "turnEndedAt"
   | "messageCount"
   | "lastMessageId"
+  | "midTurn"
   | "event";
 
 /** A turn event that cannot be published; names the field and what is wrong with it. */

@@ -60,7 +60,7 @@ export type { CacheProvider } from "./steps/cache-policy";
 export { CACHE_DEFAULTS, CACHE_TARIFFS } from "./steps/cache-policy";
 export { inlineStubs } from "./steps/inline-clean";
 export { protectMessages } from "./steps/protect";
-export { WATERMARK_DEFAULTS } from "./steps/watermark";
+export { midTurnWallStart, WATERMARK_DEFAULTS } from "./steps/watermark";
 export { indexThread } from "./thread/thread-index";
 export type { ProtectedArg, ProtectedArgInput, ToolRules, ToolRulesInput } from "./tool-rules";
 export { validateToolRules } from "./tool-rules";

@@ -28,8 +28,9 @@ export type LoadDigests = (
 
 /**
  * Publishes the turn-ended event (fire-and-forget: its errors are reported, never thrown
- * into the turn). The integration passes the event without its org (the events module's
- * `ThreadTurnEnded`); the runtime adds the org from `turn`.
+ * into the turn), and the mid-turn events of a long turn (`midTurn: true`). The integration
+ * passes the event without its org (the events module's `ThreadTurnEnded`); the runtime adds
+ * the org from `turn` and passes the rest on as it is.
  */
 export type PublishTurnEnded = (event: ThreadTurnEnded, turn: TurnContext) => Promise<void> | void;
 
@@ -48,11 +49,17 @@ export interface RuntimeTurnLock {
 }
 
 /**
- * Where around a turn something failed: an injected function, or the assembly itself
- * (`assemble`: a bug, or an `onReport` callback that threw), after which the model call
- * goes on with the raw messages.
+ * Where around a turn something failed: an injected function (`load-digests` also for a
+ * reload after a mid-turn event), or the assembly itself (`assemble`: a bug, or an
+ * `onReport` callback that threw), after which the model call goes on with the raw messages.
  */
-export type TurnStage = "load-digests" | "publish-turn-ended" | "acquire-lock" | "release-lock" | "assemble";
+export type TurnStage =
+  | "load-digests"
+  | "publish-turn-ended"
+  | "publish-mid-turn"
+  | "acquire-lock"
+  | "release-lock"
+  | "assemble";
 
 /** Receives the errors of injected functions, which never fail a turn. */
 export type TurnErrorHandler = (error: unknown, stage: TurnStage, threadId: string) => void;

@@ -32,7 +32,7 @@ export interface CheckpointReader {
   readThread(threadId: string): Promise<Message[] | null>;
 }
 
-/** A pass to record for a thread: the latest pass wins, an older `at` never overwrites. */
+/** A pass to record for a thread: the one written last is the latest, by the store's clock. */
 export interface PassUpdate {
   status: PassStatus;
   reason?: PassReason | null;
@@ -42,16 +42,19 @@ export interface PassUpdate {
   turnEndedAt?: Date | null;
   rawToolChars?: number;
   digestsWritten?: number;
-  /** When the pass ended. */
-  at: Date;
+  /**
+   * When the pass ended, by the run's clock: checked, but not stored. The store stamps the
+   * record with its own clock (the database's), so a run whose clock is off never orders passes.
+   */
+  at?: Date;
 }
 
 /** A turn a run saw but leaves to another (see {@link DigestStore.recordLatestTurn}). */
 export interface LatestTurnUpdate {
   /** The end of the turn seen. */
   turnEndedAt: Date;
-  /** Now: the record's time, only when the thread had no record yet. */
-  at: Date;
+  /** Now, by the run's clock: checked, but not stored (a record it creates is stamped by the store's clock). */
+  at?: Date;
 }
 
 /** A run's claim on a thread, taken before any paid call (see {@link DigestStore.claimThread}). */
@@ -59,10 +62,10 @@ export interface ThreadClaimRequest {
   /** A unique id of the run. */
   owner: string;
   /**
-   * Now, by the run's clock: the time of the record a claim creates for a thread with none.
-   * The lease itself is timed by the store's clock (the database's), whatever the run's says.
+   * Now, by the run's clock: checked, but not stored. The lease, and the record a claim
+   * creates for a thread with none, are timed by the store's clock (the database's).
    */
-  at: Date;
+  at?: Date;
   /** How long the lease lasts, from the store's now, if the run never releases it (it died). */
   leaseMs: number;
   /** The end of the turn the run is for (kept as the pass record's latest turn). */
@@ -120,7 +123,7 @@ export interface DigestStore {
   /**
    * Raises the thread's latest seen turn to `update.turnEndedAt` (`greatest(latest, turn)`)
    * and changes nothing else: status, reason, covered turn, record time and lease stay the
-   * holder's. A thread with no record gets one, `skipped` / `claimed` at `update.at`.
+   * holder's. A thread with no record gets one, `skipped` / `claimed` at the store's now.
    */
   recordLatestTurn(orgId: string, threadId: string, update: LatestTurnUpdate): Promise<void>;
   /**
@@ -176,6 +179,12 @@ export interface ActiveThreadsQuery {
 export interface ActiveThreadsPage {
   readonly threads: ActiveThread[];
   readonly nextCursor: string | null;
+  /**
+   * Records of the store passed over because their activity time could not be read (an
+   * app's text column holding something that is not a date-time), where the directory
+   * counts them: on the first page of a listing, for the whole store. @default none counted
+   */
+  readonly unreadable?: number;
 }
 
 /**

@@ -37,9 +37,9 @@ export function createDigestRepository(database: Database): DigestRepository {
     findReusableDigest: (orgId, sha256) => findReusableDigest(database, orgId, sha256),
     findReusableDigests: (orgId, sha256s) => findReusableDigests(database, orgId, sha256s),
     deleteThreadDigests: (orgId, threadId) => deleteThreadDigests(database, orgId, threadId),
-    purgeThread: (orgId, threadId, at) => purgeThread(database, orgId, threadId, at),
-    purgeContent: (orgId, sha256, at) => purgeContent(database, orgId, sha256, at),
-    purgeOrganization: (orgId, at, options) => purgeOrganization(database, orgId, at, options),
+    purgeThread: (orgId, threadId) => purgeThread(database, orgId, threadId),
+    purgeContent: (orgId, sha256) => purgeContent(database, orgId, sha256),
+    purgeOrganization: (orgId, options) => purgeOrganization(database, orgId, options),
     summarizeThreadDigests: (orgId, threadId) => summarizeThreadDigests(database, orgId, threadId),
     reserveSpend: (orgId, day, amountUsd, budgetUsd, holdMs) =>
       reserveSpend(database, orgId, day, amountUsd, budgetUsd, holdMs),

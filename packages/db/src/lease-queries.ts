@@ -1,4 +1,5 @@
 import { and, eq, type SQL, sql } from "drizzle-orm";
+import { DATABASE_NOW } from "./database-clock";
 import type { Database } from "./database-types";
 import { digestValues, writeDigests } from "./digest-queries";
 import { InvalidStorageInputError } from "./errors";
@@ -42,13 +43,6 @@ function leaseKey(orgId: string, threadId: string, holder: { readonly owner: str
 /** A lease lasts at most a day: longer would only hide a dead runner. */
 const MAX_LEASE_MS = 86_400_000;
 
-/**
- * The database's now, as each statement runs (not the transaction's start): every lease is
- * timed by this one clock, never by a run's, so a runner whose clock is off neither takes a
- * live lease nor keeps a lapsed one.
- */
-const DATABASE_NOW = sql`clock_timestamp()`;
-
 /** Whether `owner` holds the row's lease and it has not lapsed: the fencing condition. */
 function heldBy(owner: string): SQL {
   return sql`${threadPass.leaseOwner} = ${owner} and ${threadPass.leaseExpiresAt} > ${DATABASE_NOW}`;
@@ -59,7 +53,8 @@ function heldBy(owner: string): SQL {
  * when it is free, lapsed by the database's clock, or already this owner's, and returns
  * nothing otherwise; the lease then lasts `leaseMs` from the database's now. The row lock
  * makes concurrent claims wait for each other, so exactly one of them wins. A thread with
- * no pass record gets one, `skipped` / `claimed` at `claim.at`, until its first pass records.
+ * no pass record gets one, `skipped` / `claimed` at the database's now, until its first
+ * pass records.
  * @throws {InvalidStorageInputError} for an empty owner, a bad instant or lease length.
  */
 export async function claimThread(
@@ -69,8 +64,7 @@ export async function claimThread(
   claim: ThreadClaimInput,
 ): Promise<ThreadClaim> {
   const { organization, thread, owner } = leaseKey(orgId, threadId, claim);
-  const at = optionalDate(claim.at, "at");
-  if (at === null) throw new InvalidStorageInputError("at", "required");
+  optionalDate(claim.at, "at");
   const leaseMs = requireInteger(claim.leaseMs, "leaseMs", 1, MAX_LEASE_MS);
   const expiresAt = sql`${DATABASE_NOW} + ${leaseMs}::integer * interval '1 millisecond'`;
   const turnEndedAt = optionalDate(claim.turnEndedAt, "turnEndedAt");
@@ -82,7 +76,7 @@ export async function claimThread(
         threadId: thread,
         status: "skipped",
         reason: "claimed",
-        recordedAt: at,
+        recordedAt: DATABASE_NOW,
         leaseOwner: owner,
         leaseExpiresAt: expiresAt,
         latestTurnEndedAt: turnEndedAt,

@@ -32,10 +32,13 @@ const recordedKey = sql<string>`to_char(${threadPass.recordedAt} at time zone 'U
 /**
  * Threads the nightly sweep should re-enqueue, across orgs: skipped for the turn lock or
  * the budget, failed, partial, or active since their last covered turn; never a thread
- * whose last pass found no checkpoint. Pages come oldest record first, (record time, org,
- * thread): a thread whose retry records a new pass goes behind every thread not tried
- * since, so a bounded sweep reaches each in turn whatever its key. Runs as `app_sweeper`,
- * which can read only these routing columns.
+ * whose last pass found no checkpoint. Pages take the orgs in turns: every org's oldest
+ * record, then every org's second oldest, and so on (within a turn by record time, org,
+ * thread). A bounded sweep therefore gives each org its share of the run (an org with
+ * fewer threads leaves the rest to the others), however many threads one org has; and
+ * within an org, oldest record first, a thread whose retry records a new pass goes behind
+ * every thread of its org not tried since. Runs as `app_sweeper`, which can read only
+ * these routing columns.
  * @throws {InvalidStorageInputError} for a bad limit or cursor.
  */
 export async function listLeftBehind(
@@ -45,26 +48,35 @@ export async function listLeftBehind(
   const limit = requireInteger(query.limit ?? DEFAULTS.limit, "limit", 1, DEFAULTS.maxLimit);
   const after = query.cursor ? decodeCursor(query.cursor) : null;
   const conditions = leftBehindConditions(query);
-  if (after !== null) {
-    conditions.push(
-      sql`(${threadPass.recordedAt}, ${threadPass.orgId}, ${threadPass.threadId}) > (${after[0]}::timestamptz, ${after[1]}, ${after[2]})`,
-    );
-  }
-  const rows = await database.withSweeper((transaction) =>
-    transaction
+  const rows = await database.withSweeper((transaction) => {
+    // Each thread's place in its org, oldest record first: the turn it is listed in.
+    const ranked = transaction
       .select({
         orgId: threadPass.orgId,
         threadId: threadPass.threadId,
-        reason,
+        reason: reason.as("reason"),
         latestTurnEndedAt: threadPass.latestTurnEndedAt,
         recordedAt: threadPass.recordedAt,
         recordedKey: recordedKey.as("recorded_key"),
+        place:
+          sql<string>`row_number() over (partition by ${threadPass.orgId} order by ${threadPass.recordedAt}, ${threadPass.threadId})`.as(
+            "place",
+          ),
       })
       .from(threadPass)
       .where(and(...conditions))
-      .orderBy(asc(threadPass.recordedAt), asc(threadPass.orgId), asc(threadPass.threadId))
-      .limit(limit + 1),
-  );
+      .as("ranked");
+    return transaction
+      .select()
+      .from(ranked)
+      .where(
+        after === null
+          ? undefined
+          : sql`(${ranked.place}, ${ranked.recordedAt}, ${ranked.orgId}, ${ranked.threadId}) > (${after[0]}::bigint, ${after[1]}::timestamptz, ${after[2]}, ${after[3]})`,
+      )
+      .orderBy(asc(ranked.place), asc(ranked.recordedAt), asc(ranked.orgId), asc(ranked.threadId))
+      .limit(limit + 1);
+  });
   const kept = rows.slice(0, limit);
   const page = kept.map((row) => ({
     orgId: row.orgId,
@@ -77,7 +89,9 @@ export async function listLeftBehind(
   return {
     threads: page,
     nextCursor:
-      rows.length > limit && last ? encodePageCursor([last.recordedKey, last.orgId, last.threadId]) : null,
+      rows.length > limit && last
+        ? encodePageCursor([String(last.place), last.recordedKey, last.orgId, last.threadId])
+        : null,
   };
 }
 
@@ -157,10 +171,13 @@ export async function threadsWithPass(
 /** A cursor's record time, to the microsecond (a `Date` keeps milliseconds only). */
 const RECORDED_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
-function decodeCursor(cursor: string): [string, string, string] {
-  const key = decodePageCursor(cursor, 3);
-  if (key === undefined || !RECORDED_KEY.test(key[0] ?? "")) {
+/** A cursor's place of a thread in its org: a positive integer. */
+const PLACE = /^[1-9][0-9]{0,17}$/;
+
+function decodeCursor(cursor: string): [string, string, string, string] {
+  const key = decodePageCursor(cursor, 4);
+  if (key === undefined || !PLACE.test(key[0] ?? "") || !RECORDED_KEY.test(key[1] ?? "")) {
     throw new InvalidStorageInputError("cursor", "not a cursor returned by listLeftBehind");
   }
-  return key as [string, string, string];
+  return key as [string, string, string, string];
 }

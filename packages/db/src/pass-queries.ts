@@ -1,5 +1,6 @@
 import { PASS_STATUSES } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
+import { DATABASE_NOW } from "./database-clock";
 import type { Database, ScopedTransaction } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { LatestTurnInput, PassInput, PassRecord } from "./repository-types";
@@ -7,8 +8,9 @@ import { threadPass } from "./schema/thread-pass";
 import { optionalDate, requireCount, requireId, requireOrganizationId, requireStorable } from "./validation";
 
 /**
- * Records a thread's latest pass. Turn times only move forward, and a pass older than
- * the stored one (a late redelivery) changes nothing.
+ * Records a thread's latest pass, stamped with the database's clock: the pass written last
+ * is the latest, whatever the clocks of the workers that wrote them say. Turn times only
+ * move forward.
  * @throws {InvalidStorageInputError} for an unknown status or invalid dates/counts.
  */
 export async function recordPass(
@@ -23,8 +25,8 @@ export async function recordPass(
   await database.withOrganization(organization, (transaction) => writePass(transaction, values));
 }
 
-/** The validated columns of a pass record, ready for {@link writePass}. */
-export type PassValues = typeof threadPass.$inferInsert;
+/** The validated columns of a pass record, ready for {@link writePass} (which stamps its time). */
+export type PassValues = Omit<typeof threadPass.$inferInsert, "recordedAt">;
 
 /**
  * Checks a pass and builds its record's columns.
@@ -37,10 +39,8 @@ export function passValues(organization: string, thread: string, pass: PassInput
       `expected one of ${PASS_STATUSES.join(", ")}, got ${pass.status}`,
     );
   }
-  const at = optionalDate(pass.at, "at");
-  if (at === null) {
-    throw new InvalidStorageInputError("at", "required");
-  }
+  // The caller's time is checked but not stored: the database's clock stamps the record.
+  optionalDate(pass.at, "at");
   const covered = optionalDate(pass.coveredTurnEndedAt, "coveredTurnEndedAt");
   const seen = optionalDate(pass.turnEndedAt, "turnEndedAt") ?? covered;
   return {
@@ -52,15 +52,17 @@ export function passValues(organization: string, thread: string, pass: PassInput
     latestTurnEndedAt: seen,
     rawToolChars: requireCount(pass.rawToolChars ?? 0, "rawToolChars"),
     digestsWritten: requireCount(pass.digestsWritten ?? 0, "digestsWritten"),
-    recordedAt: at,
   };
 }
 
-/** Writes a pass record in `transaction`: turn times only move forward, an older pass changes nothing. */
+/**
+ * Writes a pass record in `transaction`, stamped with the database's now: the last write is
+ * the latest pass (a worker's clock never orders passes), and turn times only move forward.
+ */
 export async function writePass(transaction: ScopedTransaction, values: PassValues): Promise<void> {
   await transaction
     .insert(threadPass)
-    .values(values)
+    .values({ ...values, recordedAt: DATABASE_NOW })
     .onConflictDoUpdate({
       target: [threadPass.orgId, threadPass.threadId],
       set: {
@@ -73,7 +75,6 @@ export async function writePass(transaction: ScopedTransaction, values: PassValu
         digestsWritten: sql`excluded.digests_written`,
         recordedAt: sql`excluded.recorded_at`,
       },
-      setWhere: sql`${threadPass.recordedAt} <= excluded.recorded_at`,
     });
 }
 
@@ -81,7 +82,7 @@ export async function writePass(transaction: ScopedTransaction, values: PassValu
  * Raises the thread's latest seen turn, `greatest(latest, turn)`, and nothing else: a run
  * that found another holding the lease records the turn it leaves uncovered without
  * touching the holder's status, reason, covered turn, record time or lease. A thread with
- * no record gets one, `skipped` / `claimed` at `at`.
+ * no record gets one, `skipped` / `claimed`, at the database's now.
  * @throws {InvalidStorageInputError} for an invalid id or date.
  */
 export async function recordLatestTurn(
@@ -94,8 +95,7 @@ export async function recordLatestTurn(
   const thread = requireId(threadId, "threadId");
   const turnEndedAt = optionalDate(update.turnEndedAt, "turnEndedAt");
   if (turnEndedAt === null) throw new InvalidStorageInputError("turnEndedAt", "required");
-  const at = optionalDate(update.at, "at");
-  if (at === null) throw new InvalidStorageInputError("at", "required");
+  optionalDate(update.at, "at");
   await database.withOrganization(organization, (transaction) =>
     transaction
       .insert(threadPass)
@@ -105,7 +105,7 @@ export async function recordLatestTurn(
         status: "skipped",
         reason: "claimed",
         latestTurnEndedAt: turnEndedAt,
-        recordedAt: at,
+        recordedAt: DATABASE_NOW,
       })
       .onConflictDoUpdate({
         target: [threadPass.orgId, threadPass.threadId],

@@ -1,35 +1,30 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
+import { DATABASE_NOW } from "./database-clock";
 import type { Database, ScopedTransaction } from "./database-types";
 import { InvalidStorageInputError } from "./errors";
 import type { OrgPurgeOptions, OrgPurgeResult, PurgeResult } from "./repository-types";
 import { contextDigest } from "./schema/context-digest";
 import { orgPolicy } from "./schema/org-policy";
 import { threadPass } from "./schema/thread-pass";
-import { optionalDate, requireId, requireOrganizationId } from "./validation";
+import { requireId, requireOrganizationId } from "./validation";
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-/** Pass records per INSERT: 7 parameters each stays far below Postgres' 65,535. */
+/** Pass records per INSERT: a few parameters each stays far below Postgres' 65,535. */
 const MARK_CHUNK_ROWS = 1_000;
 
-function requireAt(value: Date): Date {
-  const at = optionalDate(value, "at");
-  if (at === null) throw new InvalidStorageInputError("at", "required");
-  return at;
-}
-
 /**
- * Marks the threads' pass records `skipped` / `purged` at `at`, creating the missing ones:
- * every turn up to `at` (or the latest one seen, if later) counts as covered, so the sweep
- * neither re-enqueues a partial or failed pass nor earlier checkpoint activity, and a queued
- * event of an earlier turn coalesces. The next turn after the purge runs as usual. Leases
- * are left as they are.
+ * Marks the threads' pass records `skipped` / `purged` at the database's now, creating the
+ * missing ones: every turn up to that now (or the latest one seen, if later) counts as
+ * covered, so the sweep neither re-enqueues a partial or failed pass nor earlier checkpoint
+ * activity, and a queued event of an earlier turn coalesces. The next turn after the purge
+ * runs as usual. Each thread's lease is cleared: a pass in flight (claimed before the
+ * purge) no longer holds it, so it makes no further call and its commit writes nothing.
  */
 async function markPurged(
   transaction: ScopedTransaction,
   orgId: string,
   threadIds: readonly string[],
-  at: Date,
 ): Promise<void> {
   const unique = [...new Set(threadIds)];
   for (let start = 0; start < unique.length; start += MARK_CHUNK_ROWS) {
@@ -41,9 +36,9 @@ async function markPurged(
           threadId,
           status: "skipped" as const,
           reason: "purged",
-          coveredTurnEndedAt: at,
-          latestTurnEndedAt: at,
-          recordedAt: at,
+          coveredTurnEndedAt: DATABASE_NOW,
+          latestTurnEndedAt: DATABASE_NOW,
+          recordedAt: DATABASE_NOW,
         })),
       )
       .onConflictDoUpdate({
@@ -55,67 +50,74 @@ async function markPurged(
           latestTurnEndedAt: sql`greatest(${threadPass.latestTurnEndedAt}, excluded.latest_turn_ended_at)`,
           digestsWritten: sql`0`,
           recordedAt: sql`greatest(${threadPass.recordedAt}, excluded.recorded_at)`,
+          leaseOwner: null,
+          leaseExpiresAt: null,
         },
       });
   }
 }
 
 /**
- * Purges one thread (the recovery path from a cleaner bug): deletes its digests and marks its
- * pass purged (see {@link markPurged}), in one transaction. Copies of the same text in the
- * org's other threads stay: purge by content hash to remove them too.
- * @throws {InvalidStorageInputError} for an empty thread id or a missing instant.
+ * Clears every lease of the org: a pass in flight in any thread (which may have read a
+ * purged digest for reuse, or be digesting the same content) then writes nothing.
  */
-export async function purgeThread(
-  database: Database,
-  orgId: string,
-  threadId: string,
-  at: Date,
-): Promise<PurgeResult> {
+async function fenceOrganization(transaction: ScopedTransaction, orgId: string): Promise<void> {
+  await transaction
+    .update(threadPass)
+    .set({ leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(threadPass.orgId, orgId), isNotNull(threadPass.leaseOwner)));
+}
+
+/**
+ * Purges one thread (the recovery path from a cleaner bug): deletes its digests and marks its
+ * pass purged, fencing a pass in flight (see {@link markPurged}), in one transaction. Copies
+ * of the same text in the org's other threads stay: purge by content hash to remove them too.
+ * @throws {InvalidStorageInputError} for an empty thread id.
+ */
+export async function purgeThread(database: Database, orgId: string, threadId: string): Promise<PurgeResult> {
   const organization = requireOrganizationId(orgId);
   const thread = requireId(threadId, "threadId");
-  const instant = requireAt(at);
   return database.withOrganization(organization, async (transaction) => {
     const deleted = await transaction
       .delete(contextDigest)
       .where(and(eq(contextDigest.orgId, organization), eq(contextDigest.threadId, thread)))
       .returning({ threadId: contextDigest.threadId });
-    await markPurged(transaction, organization, [thread], instant);
+    await markPurged(transaction, organization, [thread]);
     return { digests: deleted.length, threads: 1 };
   });
 }
 
 /**
  * Purges one content from every thread of the org: deletes each digest of that hash (so no
- * pass can copy it back by content-hash reuse) and marks the pass of each thread it was in
- * purged, in one transaction.
+ * later pass can copy it back by content-hash reuse), marks the pass of each thread it was
+ * in purged, and fences every pass of the org in flight (one may have read the digest for
+ * reuse already), in one transaction.
  * @throws {InvalidStorageInputError} for a hash that is not 64 lowercase hex chars.
  */
 export async function purgeContent(
   database: Database,
   orgId: string,
   contentSha256: string,
-  at: Date,
 ): Promise<PurgeResult> {
   const organization = requireOrganizationId(orgId);
   if (typeof contentSha256 !== "string" || !SHA256_HEX.test(contentSha256)) {
     throw new InvalidStorageInputError("contentSha256", "expected 64 lowercase hex chars");
   }
-  const instant = requireAt(at);
   return database.withOrganization(organization, async (transaction) => {
     const deleted = await transaction
       .delete(contextDigest)
       .where(and(eq(contextDigest.orgId, organization), eq(contextDigest.contentSha256, contentSha256)))
       .returning({ threadId: contextDigest.threadId });
     const threads = [...new Set(deleted.map((row) => row.threadId))];
-    await markPurged(transaction, organization, threads, instant);
+    await fenceOrganization(transaction, organization);
+    await markPurged(transaction, organization, threads);
     return { digests: deleted.length, threads: threads.length };
   });
 }
 
 /**
  * Purges a whole org: deletes all its digests and marks the pass of every thread that had
- * digests or a pass record purged, in one transaction. Spend and owner rows stay. The org's
+ * digests or a pass record purged (fencing every pass in flight), in one transaction. Spend and owner rows stay. The org's
  * policy row stays too unless `deletePolicy` (then it goes in the same transaction): purge
  * is the recovery path from a cleaner bug, and an org turned `off` while its digests are
  * purged must not come back `on` by the purge.
@@ -123,11 +125,13 @@ export async function purgeContent(
 export async function purgeOrganization(
   database: Database,
   orgId: string,
-  at: Date,
   options: OrgPurgeOptions = {},
 ): Promise<OrgPurgeResult> {
   const organization = requireOrganizationId(orgId);
-  const instant = requireAt(at);
+  // The signature that took the operator's time put it here: refuse it rather than read it as no options.
+  if (typeof options !== "object" || options === null || options instanceof Date) {
+    throw new InvalidStorageInputError("options", "expected { deletePolicy? }: a purge takes no instant");
+  }
   return database.withOrganization(organization, async (transaction) => {
     const deleted = await transaction
       .delete(contextDigest)
@@ -138,7 +142,7 @@ export async function purgeOrganization(
       .from(threadPass)
       .where(eq(threadPass.orgId, organization));
     const threads = [...new Set([...deleted, ...passes].map((row) => row.threadId))];
-    await markPurged(transaction, organization, threads, instant);
+    await markPurged(transaction, organization, threads);
     const policies = options.deletePolicy
       ? await transaction
           .delete(orgPolicy)

@@ -19,7 +19,7 @@ export interface StoredDigest extends DigestRowInput {
   updatedAt: Date;
 }
 
-/** A pass to record for a thread (the latest pass wins; an older `at` never overwrites). */
+/** A pass to record for a thread: the one written last is the latest, by the database's clock. */
 export interface PassInput {
   status: PassStatus;
   /** Why, e.g. `turn_lock`, `budget`, `call_cap`, an error class. @default null */
@@ -32,16 +32,19 @@ export interface PassInput {
   rawToolChars?: number;
   /** @default 0 */
   digestsWritten?: number;
-  /** When the pass ended. */
-  at: Date;
+  /**
+   * When the pass ended, by the caller's clock: checked, but not stored. The database's
+   * clock stamps the record (a worker whose clock is off must not order passes).
+   */
+  at?: Date;
 }
 
 /** A turn a run saw but leaves to the run holding the lease (see {@link DigestRepository.recordLatestTurn}). */
 export interface LatestTurnInput {
   /** The end of the turn seen. */
   turnEndedAt: Date;
-  /** Now: the record's time, used only when the thread has no record yet. */
-  at: Date;
+  /** Now, by the caller's clock: checked, but not stored (a record it creates is stamped by the database's clock). */
+  at?: Date;
 }
 
 /** The stored pass record of a thread. */
@@ -66,10 +69,10 @@ export interface ThreadClaimInput {
   /** A unique id of the run, e.g. a UUID. */
   owner: string;
   /**
-   * Now, by the run's clock: the time of the record a claim creates for a thread with none.
-   * The lease itself is timed by the database's clock, whatever the run's says.
+   * Now, by the run's clock: checked, but not stored. The lease and the record a claim
+   * creates for a thread with none are timed by the database's clock, whatever the run's says.
    */
-  at: Date;
+  at?: Date;
   /** How long the lease lasts, from the database's now, if the run never releases it (it died). */
   leaseMs: number;
   /**
@@ -217,19 +220,23 @@ export interface DigestRepository {
   deleteThreadDigests(orgId: string, threadId: string): Promise<number>;
   /**
    * The recovery path from a cleaner bug: deletes the thread's digests and marks its pass
-   * `skipped` / `purged` at `at`, so neither the sweep nor an earlier turn's event rewrites
-   * them; the next turn after `at` runs as usual. The same text in the org's other threads
+   * `skipped` / `purged` at the database's now, every turn up to it covered, so neither the
+   * sweep nor an earlier turn's event rewrites them; the next turn runs as usual. A pass in
+   * flight loses its lease: it writes nothing. The same text in the org's other threads
    * stays (content-hash reuse crosses threads): see `purgeContent`.
    */
-  purgeThread(orgId: string, threadId: string, at: Date): Promise<PurgeResult>;
-  /** Deletes every digest of one content hash in the org and marks each thread it was in purged. */
-  purgeContent(orgId: string, contentSha256: string, at: Date): Promise<PurgeResult>;
+  purgeThread(orgId: string, threadId: string): Promise<PurgeResult>;
+  /**
+   * Deletes every digest of one content hash in the org, marks each thread it was in purged
+   * and fences every pass of the org in flight (one may be copying the content back).
+   */
+  purgeContent(orgId: string, contentSha256: string): Promise<PurgeResult>;
   /**
    * Deletes all of the org's digests and marks every thread with digests or a pass record
-   * purged. Its policy row stays (an org turned `off` for the purge stays off) unless
-   * `deletePolicy`, which deletes it in the same transaction.
+   * purged (passes in flight lose their lease). Its policy row stays (an org turned `off`
+   * for the purge stays off) unless `deletePolicy`, which deletes it in the same transaction.
    */
-  purgeOrganization(orgId: string, at: Date, options?: OrgPurgeOptions): Promise<OrgPurgeResult>;
+  purgeOrganization(orgId: string, options?: OrgPurgeOptions): Promise<OrgPurgeResult>;
   /** Counts and sizes of a thread's digests, in one query. */
   summarizeThreadDigests(orgId: string, threadId: string): Promise<ThreadDigestSummary>;
   /**

@@ -1,6 +1,13 @@
 import { assembleModelView, type Message } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { BLIND_CAPS, CLEAR_TOOL_RESULTS, CONTESTANT_DEFAULTS, INLINE_ONLY, RAW } from "./contestants";
+import {
+  BLIND_CAPS,
+  CLEAR_TOOL_RESULTS,
+  CONTESTANT_DEFAULTS,
+  INLINE_ONLY,
+  RAW,
+  withAssembleOptions,
+} from "./contestants";
 import { createPruneMessagesContestant, createTrimMessagesContestant } from "./peer-contestants";
 
 function exchange(index: number, chars: number): Message[] {
@@ -65,6 +72,27 @@ describe("in-house contestants", () => {
     expect(status(clean)).toBe("none");
     expect((await INLINE_ONLY.view(clean, new Map())).batch).toBe("none");
     expect((await RAW.view(clean, new Map())).batch).toBeUndefined();
+  });
+
+  it("withAssembleOptions adds assembly options to this project's contestants only", async () => {
+    expect(withAssembleOptions(RAW, { readOriginal: true })).toBe(RAW);
+    // A repeated read: its older copy's stub names read_original once the tool is on.
+    const prompt = [
+      ...thread(2, 1_000).slice(0, 4),
+      ...exchange(0, 1_000).map((message) =>
+        message.role === "assistant"
+          ? { ...message, toolCalls: (message.toolCalls ?? []).map((entry) => ({ ...entry, id: "again" })) }
+          : message.role === "tool"
+            ? { ...message, toolCallId: "again" }
+            : message,
+      ),
+      { role: "user", content: "next" } as Message,
+    ];
+    const plain = texts((await INLINE_ONLY.view(prompt, new Map())).messages).join("\n");
+    const tooled = withAssembleOptions(INLINE_ONLY, { readOriginal: true });
+    const withTool = texts((await tooled.view(prompt, new Map())).messages).join("\n");
+    expect(plain).not.toContain("read_original(");
+    expect(withTool).toContain('read_original(tool_call_id="call_0")');
   });
 
   it("clear-old-tool-results leaves a prompt under the trigger alone", async () => {

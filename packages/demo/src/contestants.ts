@@ -21,6 +21,8 @@ export interface Contestant {
   cacheAware?: boolean;
   /** Its requests set Anthropic's `drop_block` with the beta header (the provider drops invalid thinking instead of refusing). */
   sendsDropBlock?: boolean;
+  /** This project's contestants: the assembly options its view passes (see {@link withAssembleOptions}). */
+  assembleOptions?: AssembleOptions;
   /** The view of `prompt` sent to the model, in the neutral form (for measuring). */
   view(
     prompt: readonly Message[],
@@ -139,6 +141,7 @@ export const INLINE_ONLY: Contestant = {
   label: "context-cleaner, inline only",
   accounting: "blind",
   cacheAware: true,
+  assembleOptions: {},
   view: (prompt, _digests, cache) => cacheAwareView(prompt, new Map(), cache),
 };
 
@@ -152,6 +155,7 @@ export const WITH_DIGESTS: Contestant = {
   accounting: "effective",
   workerTiming: "next-user-message",
   cacheAware: true,
+  assembleOptions: {},
   view: (prompt, digests, cache) => cacheAwareView(prompt, digests, cache),
 };
 
@@ -173,6 +177,23 @@ export const WITH_DIGESTS_DROP_BLOCK: Contestant = {
   id: "with-digests-drop-block",
   label: "context-cleaner, with digests (drop_block at a watermark)",
   sendsDropBlock: true,
+  assembleOptions: { watermark: { dropLatestThinking: true } },
   view: (prompt, digests, cache) =>
     cacheAwareView(prompt, digests, cache, { watermark: { dropLatestThinking: true } }),
 };
+
+/**
+ * This project's contestant with more assembly options (e.g. `readOriginal: true`, the
+ * `read_original` tool on); any other contestant as it is.
+ */
+export function withAssembleOptions(contestant: Contestant, extra: AssembleOptions): Contestant {
+  const base = contestant.assembleOptions;
+  if (base === undefined) return contestant;
+  const inline = contestant.id === INLINE_ONLY.id;
+  const options = { ...base, ...extra };
+  return {
+    ...contestant,
+    assembleOptions: options,
+    view: (prompt, digests, cache) => cacheAwareView(prompt, inline ? new Map() : digests, cache, options),
+  };
+}

@@ -18,10 +18,11 @@ export {
   singleTurnTable,
   type TableSource,
 } from "./comparison-tables";
-export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END } from "./contestants";
+export { WITH_DIGESTS, WITH_DIGESTS_AT_TURN_END, withAssembleOptions } from "./contestants";
 export { type FloorCost, floorComparison, formatShare } from "./cost-comparison";
 export { type BetweenTurnsRoute, DEMO_DEFAULTS, type DemoOptions, runDemo } from "./demo";
 export { fixtureThreads, longThreads, singleTurnThreads } from "./demo-threads";
+export { createLineup } from "./lineup";
 export { playThreads } from "./play-threads";
 export { renderReport } from "./report-html";
 export { buildReportSet, REPORT_DEFINITIONS } from "./report-sets";

@@ -1,5 +1,6 @@
 export { DeadlineExceededError, InvalidTurnEventError } from "../errors";
 export {
+  midTurnEventDeduplicationId,
   type TurnEventMessage,
   turnEventDeduplicationId,
   turnEventGroupId,
@@ -17,6 +18,7 @@ export {
   announcedTurn,
   describeTurnEventProblem,
   messageIdProblem,
+  midTurnMark,
   normalizeTurnEndedAt,
   TURN_EVENT_LIMITS,
   toTurnEndedEvent,

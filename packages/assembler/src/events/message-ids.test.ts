@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidTurnEventError } from "../errors";
-import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+import { midTurnEventDeduplicationId, turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
 
 // SQS FIFO group and deduplication ids: 1–128 characters, alphanumeric or ASCII punctuation.
 const SQS_ID = /^[\x21-\x7e]{1,128}$/;
@@ -67,5 +67,19 @@ describe("turnEventDeduplicationId", () => {
     expect(() => turnEventDeduplicationId("org_1", "t1", new Date(Number.NaN))).toThrow(
       InvalidTurnEventError,
     );
+  });
+});
+
+describe("midTurnEventDeduplicationId", () => {
+  it("differs from the turn-ended id of the same instant and between successive counts, and is stable for a retry", () => {
+    const instant = "2026-03-01T12:00:00Z";
+    const first = midTurnEventDeduplicationId("org_1", "t1", instant, 12);
+    expect(first).toMatch(SQS_ID);
+    expect(midTurnEventDeduplicationId("org_1", "t1", "2026-03-01T13:00:00+01:00", 12)).toBe(first);
+    expect(first).not.toBe(turnEventDeduplicationId("org_1", "t1", instant));
+    expect(midTurnEventDeduplicationId("org_1", "t1", instant, 20)).not.toBe(first);
+    expect(midTurnEventDeduplicationId("org_1", "t1", instant)).not.toBe(first);
+    expect(midTurnEventDeduplicationId("org_1", "t1", "2026-03-01T12:00:01Z", 12)).not.toBe(first);
+    expect(midTurnEventDeduplicationId("org_1", "t2", instant, 12)).not.toBe(first);
   });
 });

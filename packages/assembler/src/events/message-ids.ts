@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { announcedTurn, normalizeTurnEndedAt, type TurnEndedEvent } from "./turn-event";
+import { announcedTurn, midTurnMark, normalizeTurnEndedAt, type TurnEndedEvent } from "./turn-event";
 
 // SQS FIFO ids: at most 128 characters, each alphanumeric or ASCII punctuation; URI
 // encoding keeps a readable id within that alphabet.
@@ -48,9 +48,32 @@ export function turnEventDeduplicationId(
   return sha256Hex(["turn-ended", orgId, threadId, normalizeTurnEndedAt(turnEndedAt)]);
 }
 
+/**
+ * The FIFO deduplication id of a mid-turn event: sha256 hex of org, thread, the instant it
+ * was published and the message count it announces. It never equals a turn-ended event's,
+ * and successive mid-turn events of one turn differ by their message count even when the
+ * runtime's clock gives them the same instant; a retried publish of the same event collapses.
+ *
+ * @throws {InvalidTurnEventError} when `publishedAt` is not a valid instant.
+ */
+export function midTurnEventDeduplicationId(
+  orgId: string,
+  threadId: string,
+  publishedAt: Date | string,
+  messageCount?: number,
+): string {
+  return sha256Hex([
+    "mid-turn",
+    orgId,
+    threadId,
+    normalizeTurnEndedAt(publishedAt),
+    String(messageCount ?? ""),
+  ]);
+}
+
 /** A turn-ended event as an SQS FIFO message: its body and ids. */
 export interface TurnEventMessage {
-  /** The event as JSON: its four fields, and the announced turn's when present. */
+  /** The event as JSON: its four fields, the announced turn's when present, and `midTurn` for a mid-turn event. */
   readonly body: string;
   readonly groupId: string;
   readonly deduplicationId: string;
@@ -59,14 +82,18 @@ export interface TurnEventMessage {
 /**
  * The queue message of a turn-ended event, as the publisher sends it and the sweep
  * re-enqueues it: the body holds the event's fields only (the four, then `messageCount` and
- * `lastMessageId` when the event announces its turn), the group is the thread's and the
- * deduplication id the turn's.
+ * `lastMessageId` when the event announces its turn, and `midTurn: true` for a mid-turn
+ * event), the group is the thread's, and the deduplication id the turn's (a mid-turn
+ * event's: {@link midTurnEventDeduplicationId}).
  */
 export function turnEventMessage(event: TurnEndedEvent): TurnEventMessage {
   const { orgId, threadId, rawToolChars, turnEndedAt } = event;
+  const mark = midTurnMark(event);
   return {
-    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(event) }),
+    body: JSON.stringify({ orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(event), ...mark }),
     groupId: turnEventGroupId(orgId, threadId),
-    deduplicationId: turnEventDeduplicationId(orgId, threadId, turnEndedAt),
+    deduplicationId: mark.midTurn
+      ? midTurnEventDeduplicationId(orgId, threadId, turnEndedAt, event.messageCount)
+      : turnEventDeduplicationId(orgId, threadId, turnEndedAt),
   };
 }

@@ -1,7 +1,7 @@
 import type { SendMessageCommand, SendMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { afterEach, describe, expect, it } from "vitest";
 import { DeadlineExceededError, InvalidOptionError, InvalidTurnEventError } from "../errors";
-import { turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
+import { midTurnEventDeduplicationId, turnEventDeduplicationId, turnEventGroupId } from "./message-ids";
 import { createTurnEventPublisher, type SqsSendClient, type TurnEventLogger } from "./turn-event-publisher";
 
 const QUEUE_URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/digest.fifo";
@@ -60,6 +60,48 @@ describe("createTurnEventPublisher", () => {
       MessageBody: JSON.stringify({ ...TURN, turnEndedAt: "2026-03-01T12:00:00.000Z" }),
     });
     expect(sqs.signals[0]).toBeInstanceOf(AbortSignal);
+  });
+
+  it("sends a mid-turn event marked as such, in the thread's group, with a dedupe id of its own per announced count", async () => {
+    const sqs = fakeSqs();
+    const publisher = createTurnEventPublisher({ queueUrl: QUEUE_URL, sqs: sqs.client });
+    const midTurn = { ...TURN, messageCount: 12, lastMessageId: "tool-5", midTurn: true };
+
+    expect((await publisher.publishTurnEnded(midTurn)).status).toBe("sent");
+    // A retry of the same event, the turn's next mid-turn event at the same instant, its end.
+    await publisher.publishTurnEnded(midTurn);
+    await publisher.publishTurnEnded({ ...midTurn, messageCount: 20, lastMessageId: "tool-9" });
+    await publisher.publishTurnEnded({ ...TURN, messageCount: 24, lastMessageId: "ai-12" });
+
+    const [first, retry, next, ended] = sqs.sent.map((command) => command.input);
+    expect(first).toEqual({
+      QueueUrl: QUEUE_URL,
+      MessageGroupId: turnEventGroupId("org_1", "thread_1"),
+      MessageDeduplicationId: midTurnEventDeduplicationId("org_1", "thread_1", "2026-03-01T12:00:00Z", 12),
+      MessageBody: JSON.stringify({ ...midTurn, turnEndedAt: "2026-03-01T12:00:00.000Z" }),
+    });
+    expect(retry?.MessageDeduplicationId).toBe(first?.MessageDeduplicationId);
+    expect(next?.MessageDeduplicationId).not.toBe(first?.MessageDeduplicationId);
+    expect(next?.MessageGroupId).toBe(first?.MessageGroupId);
+    expect(ended?.MessageDeduplicationId).toBe(
+      turnEventDeduplicationId("org_1", "thread_1", "2026-03-01T12:00:00Z"),
+    );
+    expect(new Set(sqs.sent.map((command) => command.input.MessageDeduplicationId)).size).toBe(3);
+    expect(JSON.parse(ended?.MessageBody ?? "{}")).not.toHaveProperty("midTurn");
+  });
+
+  it("drops mid-turn events under the kill switch and below the trigger, as turn-ended ones", async () => {
+    const sqs = fakeSqs();
+    const midTurn = { ...TURN, messageCount: 12, midTurn: true };
+    const disabled = createTurnEventPublisher({ queueUrl: QUEUE_URL, sqs: sqs.client, disabled: true });
+    expect(await disabled.publishTurnEnded(midTurn)).toEqual({ status: "skipped", reason: "disabled" });
+    const publisher = createTurnEventPublisher({
+      queueUrl: QUEUE_URL,
+      sqs: sqs.client,
+      triggerChars: 200_000,
+    });
+    expect(await publisher.publishTurnEnded(midTurn)).toEqual({ status: "skipped", reason: "below_trigger" });
+    expect(sqs.sent).toHaveLength(0);
   });
 
   it("skips a thread below the trigger with no I/O, and sends one at the trigger", async () => {

@@ -96,3 +96,24 @@ describe("the announced turn", () => {
     expect(turnAnnouncement([])).toEqual({ messageCount: 0 });
   });
 });
+
+describe("the mid-turn mark", () => {
+  it("keeps midTurn: true, drops midTurn: false (a turn-ended event, as before), and refuses anything else", () => {
+    expect(toTurnEndedEvent({ ...VALID, midTurn: true })).toMatchObject({ midTurn: true });
+    expect(toTurnEndedEvent({ ...VALID, midTurn: false })).not.toHaveProperty("midTurn");
+    expect(fieldOf({ ...VALID, midTurn: "yes" })).toBe("midTurn");
+    expect(turnEventProblems({ ...toTurnEndedEvent(VALID), midTurn: 1 })).toEqual([
+      { field: "midTurn", problem: "must be a boolean" },
+    ]);
+    // An event of an older runtime, without the mark, is valid.
+    expect(turnEventProblems(toTurnEndedEvent(VALID))).toEqual([]);
+  });
+
+  it("is in the message body only for a mid-turn event", () => {
+    const midTurn = turnEventMessage(toTurnEndedEvent({ ...VALID, midTurn: true, messageCount: 4 }));
+    expect(JSON.parse(midTurn.body)).toMatchObject({ midTurn: true, messageCount: 4 });
+    const ended = turnEventMessage(toTurnEndedEvent({ ...VALID, midTurn: false, messageCount: 4 }));
+    expect(JSON.parse(ended.body)).not.toHaveProperty("midTurn");
+    expect(ended.deduplicationId).not.toBe(midTurn.deduplicationId);
+  });
+});

@@ -29,6 +29,14 @@ export interface TurnEndedEvent {
    * worker waits until the checkpoint it reads holds a message with this id. Optional.
    */
   readonly lastMessageId?: string;
+  /**
+   * A mid-turn event: published inside a long turn, once its new tool output passed the
+   * runtime's threshold (docs/architecture.md#relief-inside-a-long-turn). The worker then
+   * digests only the results the agent has moved past, and its pass covers no turn, so the
+   * turn-ended event still covers the whole turn. `turnEndedAt` is the instant it was
+   * published. Optional: absent (or false), the turn ended, as before.
+   */
+  readonly midTurn?: boolean;
 }
 
 /**
@@ -47,6 +55,8 @@ export interface TurnEndedInput {
   readonly messageCount?: number;
   /** See {@link TurnEndedEvent.lastMessageId}. */
   readonly lastMessageId?: string;
+  /** See {@link TurnEndedEvent.midTurn}. */
+  readonly midTurn?: boolean;
 }
 
 /**
@@ -74,6 +84,7 @@ export type TurnEventField =
   | "turnEndedAt"
   | "messageCount"
   | "lastMessageId"
+  | "midTurn"
   | "event";
 
 /** One rule of the event a value breaks. */
@@ -167,6 +178,8 @@ function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
   // The announced turn is optional: an event without it (an older runtime, the sweep) is valid.
   if (event.messageCount !== undefined) add("messageCount", countProblem(event.messageCount));
   if (event.lastMessageId !== undefined) add("lastMessageId", messageIdProblem(event.lastMessageId));
+  // Optional too: an event without it (an older runtime) is a turn-ended event.
+  if (event.midTurn !== undefined && typeof event.midTurn !== "boolean") add("midTurn", "must be a boolean");
   return problems;
 }
 
@@ -177,8 +190,8 @@ function problemsOf(value: unknown, allowDate: boolean): TurnEventProblem[] {
  * 500 (thread) UTF-8 bytes, with no surrounding whitespace, control characters or lone
  * surrogates; `rawToolChars` an integer from 0 to 2^31 − 1; `turnEndedAt` an ISO 8601
  * date-time with seconds and an explicit offset, naming a real day and time; when present,
- * `messageCount` an integer from 0 to 2^31 − 1 and `lastMessageId` a non-empty string of at
- * most 500 UTF-8 bytes. Other fields are ignored.
+ * `messageCount` an integer from 0 to 2^31 − 1, `lastMessageId` a non-empty string of at
+ * most 500 UTF-8 bytes and `midTurn` a boolean. Other fields are ignored.
  *
  * @returns the problems, empty when `value` is a valid event.
  */
@@ -207,7 +220,13 @@ export function toTurnEndedEvent(input: TurnEndedInput): TurnEndedEvent {
     rawToolChars,
     turnEndedAt: normalizeTurnEndedAt(turnEndedAt),
     ...announcedTurn(input),
+    ...midTurnMark(input),
   };
+}
+
+/** `{ midTurn: true }` for a mid-turn event, else nothing: a turn-ended event carries no mark, as before. */
+export function midTurnMark(event: Pick<TurnEndedEvent, "midTurn">): Pick<TurnEndedEvent, "midTurn"> {
+  return event.midTurn === true ? { midTurn: true } : {};
 }
 
 /** The announced turn of an event (its `messageCount` and `lastMessageId`, when present). */

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from "../errors";
+import type { DigestMap } from "../types";
 import type { ThinkingReport } from "./provider-true";
 
 /**
@@ -92,6 +93,17 @@ export interface CacheContext {
    * change on; the integrations keep `sent` for every call of a process).
    */
   sent?: readonly string[];
+  /**
+   * Digest rows that arrived after the turn's first call (a reload after a mid-turn event,
+   * docs/architecture.md#relief-inside-a-long-turn), keyed by tool call id. Only a watermark
+   * batch reads them, for the results of the turn under way it condenses now (a row wins
+   * over the condensation the assembly would make), and for those a batch condensed with
+   * them before: a result the view already shows condensed keeps its text, and nothing
+   * else of the view changes until the next turn starts with every row loaded. The rows
+   * given at the turn's start win for a tool call id both hold. The integrations fill it
+   * in; leave out the ids the previous view showed condensed before the rows arrived.
+   */
+  midTurnDigests?: DigestMap;
 }
 
 /** Why the call's new batch landed, waited or was empty. */
@@ -172,6 +184,8 @@ export interface ResolvedCache {
   expectedCalls: number | undefined;
   sent: readonly string[] | undefined;
   prices: { read: number; write: number };
+  /** Rows that arrived mid-turn, for watermark batches only; undefined: none. */
+  midTurnDigests: DigestMap | undefined;
 }
 
 function checkNumber(field: string, value: unknown, minimum: number, integer: boolean): void {
@@ -239,6 +253,12 @@ export function resolveCache(cache: CacheContext | false | undefined): ResolvedC
       "cache.sent",
     );
   }
+  if (cache.midTurnDigests !== undefined && !(cache.midTurnDigests instanceof Map)) {
+    throw new InvalidOptionError(
+      "options.cache.midTurnDigests must be a Map of tool call id → digest row (rows that arrived mid-turn)",
+      "cache.midTurnDigests",
+    );
+  }
   const tariff = CACHE_TARIFFS[tariffOf(cache)];
   const lifetime = cache.lifetimeMs ?? tariff.lifetimeMs;
   const prices = { read: tariff.read, write: tariff.write };
@@ -249,6 +269,7 @@ export function resolveCache(cache: CacheContext | false | undefined): ResolvedC
     expectedCalls: cache.expectedCalls,
     prices,
     sent: cache.sent,
+    midTurnDigests: cache.midTurnDigests,
   };
 }
 

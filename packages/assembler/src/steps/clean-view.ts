@@ -457,6 +457,8 @@ export interface CleanOptions {
   budget: number;
   /** Relief inside the turn under way (./watermark); undefined: none. */
   watermark?: ResolvedWatermark | undefined;
+  /** Rows that arrived mid-turn (`cache.midTurnDigests`, with their handles): watermark batches alone read them. */
+  midTurnDigests?: DigestMap | undefined;
 }
 
 /** The in-turn results condensed in this view: those an earlier batch condensed, and this call's batch. */
@@ -490,10 +492,11 @@ function turnRelief(
   const inner = innerWallOf(thread.messages, options.wallStart, watermark.keepExchanges);
   const fresh: Condensation[] = [];
   let chars = viewChars;
+  const rows = turnRows(digests, options.midTurnDigests);
   for (const index of facts.results) {
     if (index < options.wallStart) continue;
     if (index >= inner) break;
-    const condensed = inTurnCondensation(facts, digests, index);
+    const condensed = inTurnCondensation(facts, rows, index);
     if (condensed === undefined) continue;
     const found: Condensation = { index, kind: condensed.kind, text: condensed.text };
     if (options.shown?.has(facts.message(index).toolCallId)) {
@@ -528,6 +531,18 @@ function turnRelief(
   relief.landed = fresh;
   relief.outcome = outcome("applied", "watermark");
   return relief;
+}
+
+/**
+ * The rows a watermark batch reads: the turn's own, then those that arrived mid-turn (the
+ * integration leaves out of these the ids an earlier call showed condensed before they came).
+ */
+function turnRows(
+  digests: DigestMap | null | undefined,
+  midTurn: DigestMap | undefined,
+): Pick<DigestMap, "get"> | null | undefined {
+  if (midTurn === undefined || midTurn.size === 0) return digests;
+  return { get: (toolCallId) => digests?.get(toolCallId) ?? midTurn.get(toolCallId) };
 }
 
 /**

@@ -105,6 +105,23 @@ describe("providerTrueView", () => {
     expect(view.thinking).toMatchObject({ removedBlocks: 1, changedAt: 2, latestInvalidated: true });
   });
 
+  it("records the latest assistant message it invalidated as sent without its thinking, so the next call leaves it out", () => {
+    const messages = thread().slice(0, 7);
+    const changed = [...messages];
+    changed[2] = result("a", "[condensed]");
+    const first = providerTrueView(changed, messages, keysOf(messages));
+    expect(first.thinking.latestInvalidated).toBe(true);
+    expect(first.messages[5]).toBe(messages[5]);
+    const grown = [...changed, thinkingCall("d"), result("d")];
+    const next = providerTrueView(grown, [...messages, grown[7] as Message, grown[8] as Message], first.sent);
+    expect(next.thinking).toMatchObject({ changedAt: undefined, latestInvalidated: false });
+    expect(next.messages[5]).toEqual({
+      ...thinkingCall("c"),
+      content: [{ type: "text", text: "calling c" }],
+    });
+    expect(next.messages[7]).toBe(grown[7]);
+  });
+
   it("compares with the thread itself when no previous call is known", () => {
     const messages = thread();
     const changed = [...messages];

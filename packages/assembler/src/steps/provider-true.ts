@@ -128,8 +128,15 @@ export function providerTrueView(
       strip(index, !sentWithout(index));
     }
   }
+  const latest = report.latestInvalidated ? latestLoopAssistant(view) : -1;
   for (let index = 0; index < messages.length; index++) {
-    keys[index] = viewKey(messages[index] as Message);
+    // The latest assistant message whose thinking this view invalidated is recorded as sent
+    // without it (a provider told to drops it; one that refuses refuses anyway): the next
+    // call leaves it out, so it never poisons the thinking produced after it.
+    keys[index] =
+      index === latest
+        ? viewKey(withoutThinking(messages[index] as AssistantMessage))
+        : viewKey(messages[index] as Message);
   }
   return { messages, sent: keys, thinking: report };
 }

@@ -19,6 +19,7 @@ import { extractiveLines } from "../budget-condense";
 import { contentText } from "../content";
 import { DIGEST_HEADER, renderOriginalHandle, renderToolCall, withOriginalHandle } from "../contract/stubs";
 import { InvalidOptionError } from "../errors";
+import { recencyWallStart } from "../rules/keep-rules";
 import type { ThreadFacts } from "../thread/thread-facts";
 import type { DigestMap, Message, ToolCall } from "../types";
 
@@ -112,6 +113,20 @@ export function innerWallOf(messages: readonly Message[], wallStart: number, kee
   return wallStart;
 }
 
+/**
+ * The wall a mid-turn digest pass classifies with: the start of the turn's latest
+ * `keepExchanges` exchanges ({@link innerWallOf} from the recency wall). What lies before it
+ * is what the agent has moved past, the results a watermark batch may condense, so the
+ * worker digests those for the turn's later batches.
+ */
+export function midTurnWallStart(
+  messages: readonly Message[],
+  recencyKeepExchanges: number,
+  keepExchanges: number = WATERMARK_DEFAULTS.keepExchanges,
+): number {
+  return innerWallOf(messages, recencyWallStart(messages, recencyKeepExchanges), keepExchanges);
+}
+
 const texts = new WeakMap<Message, { readOriginal: string | undefined; text: string | undefined }>();
 
 /**
@@ -121,7 +136,7 @@ const texts = new WeakMap<Message, { readOriginal: string | undefined; text: str
  */
 export function inTurnCondensation(
   facts: ThreadFacts,
-  digests: DigestMap | null | undefined,
+  digests: Pick<DigestMap, "get"> | null | undefined,
   index: number,
 ): { text: string; kind: "digest" | "condensed" } | undefined {
   const message = facts.message(index);

@@ -123,6 +123,36 @@ describe("message-table reader (SELECT-only role, read-only sessions)", () => {
     expect(await tableDigest()).toBe(before);
   });
 
+  test("an updated-at kept as text: a row that is no date-time is passed over and counted, on the SELECT-only role", async () => {
+    const stamped = `${schema}.text_stamped`;
+    await admin.query(
+      `create table ${stamped} (thread_id text, org_id text, messages jsonb, updated_at text)`,
+    );
+    await admin.query(`grant select on ${stamped} to ${readerRole}`);
+    const recent = new Date(Date.now() - 60_000).toISOString();
+    await admin.query(
+      `insert into ${stamped} (thread_id, org_id, messages, updated_at) values
+        ('s-good', 'acme', '[]', $1), ('s-garbled', 'acme', '[]', 'last tuesday'), ('s-no-day', 'acme', '[]', '2026-02-30T08:00:00Z')`,
+      [recent],
+    );
+    const reader = createMessageTableReader({
+      connectionString: readerUrl,
+      table: stamped,
+      orgIdColumn: "org_id",
+      updatedAtColumn: "updated_at",
+    });
+    try {
+      const page = await reader.directory?.listActiveThreads({ since: new Date(Date.now() - 3_600_000) });
+      expect(page).toEqual({
+        threads: [{ threadId: "s-good", orgId: "acme", lastActivityAt: new Date(recent) }],
+        nextCursor: null,
+        unreadable: 2,
+      });
+    } finally {
+      await reader.close();
+    }
+  });
+
   test("the reader's role cannot write the table, and a table it may not read is a retryable store failure", async () => {
     const pool = new pg.Pool({ connectionString: readerUrl, max: 1 });
     try {

@@ -40,6 +40,27 @@ const OPENAI = [
   { role: "assistant", content: "2,400 EUR." },
 ];
 
+/** The AI SDK's own form (`ModelMessage[]`, as `response.messages` gives it). */
+const AI_SDK = [
+  { role: "user", content: "What is the rent?" },
+  {
+    role: "assistant",
+    content: [{ type: "tool-call", toolCallId: "c1", toolName: "read_document", input: { file_id: "f" } }],
+  },
+  {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: "c1",
+        toolName: "read_document",
+        output: { type: "text", value: "Rent: 2,400 EUR." },
+      },
+    ],
+  },
+  { role: "assistant", content: [{ type: "text", text: "2,400 EUR." }] },
+];
+
 const LANGCHAIN = [
   { type: "human", data: { content: "What is the rent?" } },
   {
@@ -94,12 +115,14 @@ beforeAll(async () => {
   await pglite.exec(`create schema app;
     create table app.thread_messages (thread_id text, messages jsonb, org_id text, updated_at timestamptz);
     create table app.text_messages (conversation text primary key, history text);
-    create view app.latest as select thread_id as id, messages as body from app.thread_messages;`);
+    create view app.latest as select thread_id as id, messages as body from app.thread_messages;
+    create table app.text_stamped (thread_id text, messages jsonb, org_id text, updated_at text);`);
   await row("app.thread_messages", "t-neutral", { messages: NEUTRAL });
   await row("app.thread_messages", "t-bare", NEUTRAL, "globex", "2026-11-30T09:00:00Z");
   await row("app.thread_messages", "t-anthropic", ANTHROPIC);
   await row("app.thread_messages", "t-openai", OPENAI);
   await row("app.thread_messages", "t-langchain", LANGCHAIN);
+  await row("app.thread_messages", "t-ai-sdk", { messages: AI_SDK });
   await row("app.thread_messages", "t-null", null, "acme", "2026-10-01T08:00:00Z");
   await row("app.thread_messages", "t-twice", NEUTRAL);
   await row("app.thread_messages", "t-twice", NEUTRAL, "globex");
@@ -107,6 +130,16 @@ beforeAll(async () => {
   await row("app.thread_messages", "t-empty-org", NEUTRAL, "");
   await row("app.thread_messages", "t-bad-shape", { history: [] });
   await row("app.thread_messages", "t-bad-message", [{ role: "tool", content: "orphan" }]);
+  // An app that keeps its updated-at as text: a row that does not read as a date-time is passed over.
+  await row("app.text_stamped", "s-iso", NEUTRAL, "acme", "2026-11-30T08:00:00.000Z");
+  await row("app.text_stamped", "s-space", NEUTRAL, "acme", "2026-11-30 09:30:00+01");
+  await row("app.text_stamped", "s-naive", NEUTRAL, "globex", "2026-11-30T10:00:00");
+  await row("app.text_stamped", "s-old", NEUTRAL, "acme", "2026-10-01T08:00:00Z");
+  await row("app.text_stamped", "s-garbled", NEUTRAL, "acme", "last tuesday");
+  await row("app.text_stamped", "s-no-day", NEUTRAL, "acme", "2026-02-30T08:00:00Z");
+  await pglite.query(
+    "insert into app.text_stamped (thread_id, messages, org_id) values ('s-unstamped', null, 'acme')",
+  );
   await pglite.query("insert into app.text_messages values ($1, $2), ($3, $4)", [
     "c-1",
     JSON.stringify(OPENAI),
@@ -126,6 +159,7 @@ describe("createMessageTableReader: readThread", () => {
     ["t-anthropic", "Anthropic Messages"],
     ["t-openai", "OpenAI Chat Completions"],
     ["t-langchain", "LangChain stored messages"],
+    ["t-ai-sdk", "AI SDK ModelMessage[]"],
   ])("reads %s (%s) as the same neutral thread", async (threadId) => {
     const messages = await reader().readThread(threadId);
     expect(messages?.map((message) => [message.role, textOf(message)])).toEqual(
@@ -183,6 +217,7 @@ describe("createMessageTableReader: readThread", () => {
   it("reads with a fixed format instead of detecting it", async () => {
     const fixed = reader({ format: "openai" });
     expect(await fixed.readThread("t-openai")).toHaveLength(4);
+    expect(await reader({ format: "ai-sdk" }).readThread("t-ai-sdk")).toHaveLength(4);
     expect(await readError(fixed.readThread("t-langchain"))).toMatchObject({ reason: "invalid_message" });
   });
 
@@ -222,19 +257,40 @@ describe("createMessageTableReader: directory", () => {
     const since = new Date("2026-11-30T00:00:00Z");
     const first = await directory.listActiveThreads({ since, limit: 3 });
     expect(first.threads.map((thread) => thread.threadId)).toEqual([
+      "t-ai-sdk",
       "t-anthropic",
       "t-bad-message",
-      "t-bad-shape",
     ]);
     expect(first.nextCursor).not.toBeNull();
     const rest = await directory.listActiveThreads({ since, limit: 100, cursor: first.nextCursor });
     expect(rest.threads).toEqual([
+      { threadId: "t-bad-shape", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
       { threadId: "t-bare", orgId: "globex", lastActivityAt: new Date("2026-11-30T09:00:00Z") },
       { threadId: "t-langchain", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
       { threadId: "t-neutral", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
       { threadId: "t-openai", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
     ]);
     expect(rest.nextCursor).toBeNull();
+  });
+
+  it("passes over a row whose updated-at is not a date-time, and counts it, instead of failing every listing", async () => {
+    const directory = reader({ table: "app.text_stamped" }).directory;
+    if (!directory) throw new Error("expected a directory");
+    const since = new Date("2026-11-30T00:00:00Z");
+    const first = await directory.listActiveThreads({ since, limit: 2 });
+    expect(first.threads).toEqual([
+      { threadId: "s-iso", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:00:00Z") },
+      { threadId: "s-naive", orgId: "globex", lastActivityAt: new Date("2026-11-30T10:00:00Z") },
+    ]);
+    // The first page counts the rows of the whole table whose updated-at could not be read.
+    expect(first.unreadable).toBe(2);
+    const rest = await directory.listActiveThreads({ since, cursor: first.nextCursor });
+    expect(rest).toEqual({
+      threads: [{ threadId: "s-space", orgId: "acme", lastActivityAt: new Date("2026-11-30T08:30:00Z") }],
+      nextCursor: null,
+    });
+    // A timestamptz column cannot hold such a value: nothing is counted.
+    expect((await reader().directory?.listActiveThreads({ since }))?.unreadable).toBeUndefined();
   });
 
   it("refuses a bad limit, since or cursor", async () => {

@@ -16,6 +16,7 @@ import type {
 } from "../ports";
 import { THREAD_FILE_FORMATS, type ThreadFileFormat, threadFromJson } from "../thread-file/thread-file";
 import { checkpointPool, type QueryPool, SQL_IDENTIFIER } from "./query-pool";
+import { safeTimestampSql } from "./safe-timestamp";
 
 /**
  * Options of {@link createMessageTableReader}: exactly one of `pool` or `connectionString`,
@@ -47,8 +48,11 @@ export interface MessageTableReaderOptions {
    */
   orgIdColumn?: string;
   /**
-   * The column of the thread's last change (`timestamptz`, or text Postgres casts to one):
-   * with it and `orgIdColumn`, {@link MessageTableReader.directory} lists active threads.
+   * The column of the thread's last change (`timestamptz`, `timestamp` or `date`; or text
+   * holding an ISO 8601 date-time, read in the session's time zone when it has no offset):
+   * with it and `orgIdColumn`, {@link MessageTableReader.directory} lists active threads. A
+   * row whose text is not such a date-time is passed over and counted in the first page's
+   * `unreadable`, never failing the listing.
    */
   updatedAtColumn?: string;
 }
@@ -115,7 +119,37 @@ function settingsOf(options: MessageTableReaderOptions) {
       "format",
     );
   }
-  return { table, threadId, messages, orgId, updatedAt };
+  return { table, threadId, messages, orgId, updatedAt, updatedAtName: options.updatedAtColumn };
+}
+
+/** Column types whose values always read as a timestamptz: compared as they are (an index serves it). */
+const DATE_TIME_TYPE = /^(timestamp|date)\b/;
+
+/**
+ * The SQL of a row's last change as a timestamptz: the column itself when its type is a
+ * date-time, else its text read safely (NULL for a value that is not a date-time).
+ */
+function activityOf(updatedAt: string, type: string | undefined): { sql: string; typed: boolean } {
+  if (type === undefined || DATE_TIME_TYPE.test(type)) {
+    return { sql: `${updatedAt}::timestamptz`, typed: true };
+  }
+  return { sql: safeTimestampSql(`${updatedAt}::text`, "optional"), typed: false };
+}
+
+/** The listing of one page of active threads, over `activity` (the row's last change). */
+function activeThreadsSql(table: string, threadId: string, orgId: string, activity: string): string {
+  // One row per thread changed since $1 whose rows all name one org; pages follow thread id.
+  return `select thread_id, min(org_id) as org_id, max(updated_at) as last_activity_at
+          from (
+            select ${threadId}::text as thread_id, nullif(${orgId}::text, '') as org_id,
+              ${activity} as updated_at
+            from ${table}
+            where ${activity} >= $1::timestamptz and ($2::text is null or ${threadId}::text > $2::text)
+          ) recent
+          group by thread_id
+          having count(distinct org_id) = 1 and bool_and(org_id is not null)
+          order by thread_id
+          limit $3`;
 }
 
 /**
@@ -217,9 +251,9 @@ function ownership(row: unknown): ThreadOwnership {
  * });
  * const messages = await reader.readThread("thread-42"); // Message[] | null
  */
-// Over 60 lines: a factory whose returned reader, owner and directory share one pool and its settings.
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose reader, owner and directory share one pool and its settings
 export function createMessageTableReader(options: MessageTableReaderOptions): MessageTableReader {
-  const { table, threadId, messages, orgId, updatedAt } = settingsOf(options);
+  const { table, threadId, messages, orgId, updatedAt, updatedAtName } = settingsOf(options);
   const pool = checkpointPool("createMessageTableReader", options);
   const readSql = `select ${messages} as messages from ${table} where ${threadId}::text = $1 limit 2`;
   const query = async (statement: string, values: unknown[]) => (await pool.pool()).query(statement, values);
@@ -241,6 +275,23 @@ export function createMessageTableReader(options: MessageTableReaderOptions): Me
           },
         };
 
+  // The updated-at column's type, read once from the catalog (a failed read is tried again).
+  let activity: Promise<{ sql: string; typed: boolean }> | undefined;
+  const activityColumn = (column: string) => {
+    activity ??= query(
+      `select format_type(atttypid, atttypmod) as type from pg_catalog.pg_attribute
+        where attrelid = $1::regclass and attname = $2 and attnum > 0 and not attisdropped`,
+      [table, updatedAtName],
+    ).then(
+      ({ rows }) => activityOf(column, (rows[0] as { type?: string } | undefined)?.type),
+      (error: unknown) => {
+        activity = undefined;
+        throw error;
+      },
+    );
+    return activity;
+  };
+
   const directory: ThreadDirectory | undefined =
     orgId === undefined || updatedAt === undefined
       ? undefined
@@ -254,21 +305,25 @@ export function createMessageTableReader(options: MessageTableReaderOptions): Me
             if (after === undefined) {
               throw new InvalidOptionError("cursor: not a cursor returned by listActiveThreads", "cursor");
             }
-            // One row per thread changed since $1 whose rows all name one org; pages follow thread id.
-            const statement = `select thread_id, min(org_id) as org_id, max(updated_at) as last_activity_at
-          from (
-            select ${threadId}::text as thread_id, nullif(${orgId}::text, '') as org_id,
-              ${updatedAt}::timestamptz as updated_at
-            from ${table}
-            where ${updatedAt}::timestamptz >= $1::timestamptz and ($2::text is null or ${threadId}::text > $2::text)
-          ) recent
-          group by thread_id
-          having count(distinct org_id) = 1 and bool_and(org_id is not null)
-          order by thread_id
-          limit $3`;
             let rows: unknown[];
+            let unreadable: number | undefined;
             try {
-              ({ rows } = await query(statement, [page.since.toISOString(), after, limit + 1]));
+              const column = await activityColumn(updatedAt);
+              ({ rows } = await query(activeThreadsSql(table, threadId, orgId, column.sql), [
+                page.since.toISOString(),
+                after,
+                limit + 1,
+              ]));
+              // Text that is no date-time was passed over: the first page counts it, for the whole table.
+              if (!column.typed && after === null) {
+                const counted = await query(
+                  `select count(*)::int as unreadable from ${table} where ${updatedAt} is not null and (${column.sql}) is null`,
+                  [],
+                );
+                unreadable = Number(
+                  (counted.rows[0] as { unreadable?: unknown } | undefined)?.unreadable ?? 0,
+                );
+              }
             } catch (error) {
               throw storeFailed(`listing active threads from ${options.table} failed`, error);
             }
@@ -282,6 +337,7 @@ export function createMessageTableReader(options: MessageTableReaderOptions): Me
             return {
               threads,
               nextCursor: rows.length > limit && last ? encodePageCursor([last.threadId]) : null,
+              ...(unreadable === undefined ? {} : { unreadable }),
             };
           },
         };

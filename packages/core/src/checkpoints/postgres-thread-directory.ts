@@ -7,6 +7,7 @@ import {
   type CheckpointTableOptions,
   checkpointTableSettings,
 } from "./query-pool";
+import { safeTimestampSql } from "./safe-timestamp";
 
 export type { QueryPool } from "./query-pool";
 
@@ -26,24 +27,6 @@ export const POSTGRES_THREAD_DIRECTORY_DEFAULTS = {
   maxLimit: 1_000,
 } as const;
 
-/**
- * `text` as a timestamptz when it is an ISO 8601 date-time Postgres reads (`2026-11-30T08:00:00.000Z`,
- * `2026-11-30T09:30:00.000000+00:00`), else NULL, never an error: the shape is checked by a
- * pattern, the day of the month against the month's length, and only then is it cast (a CASE
- * evaluates its branches in order, unlike AND).
- */
-function safeTimestamp(text: string): string {
-  const year = `substr(${text}, 1, 4)::int`;
-  const monthDays = `case substr(${text}, 6, 2)
-        when '02' then case when (${year} % 4 = 0 and ${year} % 100 <> 0) or ${year} % 400 = 0 then 29 else 28 end
-        when '04' then 30 when '06' then 30 when '09' then 30 when '11' then 30
-        else 31 end`;
-  return `case when ${text} ~ '^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]{1,9})?([Zz]|[+-]([01][0-9]|2[0-3])(:?[0-5][0-9])?)$'
-      and substr(${text}, 1, 4) <> '0000'
-    then case when substr(${text}, 9, 2)::int <= ${monthDays}
-      then (${text})::timestamptz end end`;
-}
-
 function activeThreadsSql(schema: string): string {
   // The scan is bounded by checkpoint id ($3), which LangGraph makes a time-ordered UUID v6,
   // so an index on checkpoint_id serves it; the timestamp is then read safely from the rows
@@ -52,7 +35,7 @@ function activeThreadsSql(schema: string): string {
   // the window names another org, the newest timestamp, and the newest timestamp of a run's
   // input checkpoint (where its latest turn started). Pages follow thread id.
   return `with recent as (
-    select thread_id, nullif(metadata ->> $1, '') as org_id, ${safeTimestamp("checkpoint ->> 'ts'")} as ts,
+    select thread_id, nullif(metadata ->> $1, '') as org_id, ${safeTimestampSql("checkpoint ->> 'ts'")} as ts,
       metadata ->> 'source' = 'input' as run_input
     from "${schema}".checkpoints
     where checkpoint_ns = $2

@@ -127,6 +127,54 @@ describe("classifyThread over golden threads", () => {
     expect(ids("next-turn")).toEqual(["p1", "p2"]);
   });
 
+  it("with the mid-turn wall, a turn under way gives up what the agent moved past, keeping its latest exchanges and every keep-rule", () => {
+    const t = threadBuilder();
+    t.user("Read the lease and the guaranty.");
+    t.call(
+      "l0",
+      "read_document",
+      { file_id: "lease", offset: 0 },
+      `TRACKED CHANGES [C1]\n${filler("L0", 20_000)}`,
+    );
+    for (const page of [1, 2, 3]) {
+      t.call(
+        `l${page}`,
+        "read_document",
+        { file_id: "lease", offset: page * 20_000 },
+        filler(`L${page}`, 20_000),
+      );
+    }
+    t.call("ask", "ask_user", { question: "Include the guaranty?" }, filler("ASK", 20_000));
+    t.call("mem", "save_memory", { note: "lease read" }, filler("MEM", 20_000));
+    t.call("g1", "read_document", { file_id: "guaranty", offset: 20_000 }, filler("G1", 20_000));
+    // The latest exchange names the guaranty and reads the lease further.
+    t.messages.push({
+      role: "assistant",
+      content: "Reading on; the guaranty comes next.",
+      toolCalls: [{ id: "l4", name: "read_document", args: { file_id: "lease", offset: 80_000 } }],
+    });
+    t.messages.push({
+      role: "tool",
+      toolCallId: "l4",
+      toolName: "read_document",
+      content: filler("L4", 20_000),
+    });
+    const ids = (options: { wall: "current" | "next-turn" | "mid-turn"; midTurnKeepExchanges?: number }) =>
+      classifyThread(t.messages, createToolPolicy(), { recencyKeepExchanges: 0, ...options }).candidates.map(
+        (candidate) => candidate.message.toolCallId,
+      );
+    // The turn's wall keeps all of it; the next turn's gives up all of it (its window names nothing).
+    expect(ids({ wall: "current" })).toEqual([]);
+    expect(ids({ wall: "next-turn" })).toEqual(["l1", "l2", "l3", "g1", "l4"]);
+    // Mid-turn: the latest exchange stays raw, and so does the guaranty's latest page it names;
+    // the ledger page, the interrupt and the memory stay raw whatever the wall.
+    expect(ids({ wall: "mid-turn" })).toEqual(["l1", "l2", "l3"]);
+    expect(ids({ wall: "mid-turn", midTurnKeepExchanges: 1 })).toEqual(["l1", "l2", "l3"]);
+    // Four exchanges: the memory note in the window names the lease, whose latest page before it stays raw.
+    expect(ids({ wall: "mid-turn", midTurnKeepExchanges: 4 })).toEqual(["l1", "l2"]);
+    expect(ids({ wall: "mid-turn", midTurnKeepExchanges: 20 })).toEqual([]);
+  });
+
   it("a huge result of a time-varying tool stays raw even when it is the only tool output", () => {
     const t = threadBuilder();
     t.user("Pull the rent roll.");

@@ -5,6 +5,7 @@ import {
   inlineStubs,
   isErrorResult,
   messageContentSha256,
+  midTurnWallStart,
   nextTurnWallStart,
   protectMessages,
   readOffset,
@@ -106,12 +107,17 @@ export function classifyThread(
   options: {
     recencyKeepExchanges: number;
     /**
-     * Which recency wall protects: the one the thread has now, or the one the next turn
+     * Which recency wall protects: the one the thread has now, the one the next turn
      * will have (a pass after a turn ended: the turn's earlier pages are digested before
-     * the next turn starts, while the assembly keeps them raw until the wall moves past them).
+     * the next turn starts, while the assembly keeps them raw until the wall moves past them),
+     * or, for a pass inside a long turn, the start of the turn's latest
+     * `midTurnKeepExchanges` exchanges: what the agent has moved past, which the assembly's
+     * watermark batches condense (docs/architecture.md#relief-inside-a-long-turn).
      * @default "current"
      */
-    wall?: "current" | "next-turn";
+    wall?: "current" | "next-turn" | "mid-turn";
+    /** With `wall: "mid-turn"`, the turn's latest exchanges kept raw. @default 1 */
+    midTurnKeepExchanges?: number;
     /**
      * Whether `read_original` serves the raw result of any call: then time-varying output
      * over `bulkMinChars` is digested too. @default false
@@ -122,7 +128,9 @@ export function classifyThread(
   const wallStart =
     options.wall === "next-turn"
       ? nextTurnWallStart(messages, options.recencyKeepExchanges)
-      : recencyWallStart(messages, options.recencyKeepExchanges);
+      : options.wall === "mid-turn"
+        ? midTurnWallStart(messages, options.recencyKeepExchanges, options.midTurnKeepExchanges)
+        : recencyWallStart(messages, options.recencyKeepExchanges);
   const protection = protectMessages(messages, policy, options.recencyKeepExchanges, wallStart);
   const { threadIndex } = protection;
   const cleanable = (index: number) => protection.reasons[index] === undefined;

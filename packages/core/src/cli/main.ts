@@ -18,16 +18,16 @@ import { renderSummary, summarizePasses, writeViewJson, writeViewText } from "./
 import { reportFailure } from "./report-failure";
 
 const USAGE = `Usage:
-  context-cleaner clean <thread.json> [--json] [--format neutral|langchain|anthropic|openai]
+  context-cleaner clean <thread.json> [--json] [--format neutral|langchain|anthropic|openai|ai-sdk]
                         [--model extractive|anthropic|openai-compatible] [--policy policy.json]
                         [--database <url>]
   context-cleaner help
 
 clean   Digests and assembles a thread (neutral JSON { "messages": [...] }, LangChain stored
-        messages, Anthropic Messages or OpenAI Chat Completions; detected) and prints the
-        model's view. The digests are kept in memory.
+        messages, Anthropic Messages, OpenAI Chat Completions or AI SDK ModelMessage[];
+        detected) and prints the model's view. The digests are kept in memory.
         --json       print { "messages": [...], "report": {...} }, the messages in the file's format
-        --format     neutral, langchain, anthropic or openai instead of detecting it
+        --format     neutral, langchain, anthropic, openai or ai-sdk instead of detecting it
         --model      extractive (default, no network), anthropic (needs ANTHROPIC_API_KEY) or
                      openai-compatible (any Chat Completions server: OpenAI, OpenRouter, vLLM,
                      Ollama; needs OPENAI_COMPATIBLE_BASE_URL, OPENAI_COMPATIBLE_API_KEY and
@@ -159,6 +159,11 @@ async function inFileFormat(
       ...options,
       cacheBreakpoints: false,
     }).messages;
+  }
+  if (file.format === "ai-sdk") {
+    const { assembleAiSdkPrompt } = await import("@context-cleaner/assembler/ai-sdk");
+    type Thread = Parameters<typeof assembleAiSdkPrompt>[0];
+    return assembleAiSdkPrompt(file.original as Thread, result.digests, options).messages;
   }
   const { assembleOpenAIView } = await import("@context-cleaner/assembler/openai");
   type Thread = Parameters<typeof assembleOpenAIView>[0];

@@ -61,6 +61,35 @@ function asOpenAI(messages: readonly Message[]): unknown[] {
   });
 }
 
+/** The thread as the AI SDK's `ModelMessage[]`: tool-call parts, tool messages of tool-result parts. */
+function asAiSdk(messages: readonly Message[]): unknown[] {
+  return messages.map((message) => {
+    if (message.role === "assistant") {
+      const calls = (message.toolCalls ?? []).map((call) => ({
+        type: "tool-call",
+        toolCallId: call.id,
+        toolName: call.name,
+        input: call.args,
+      }));
+      const text = String(message.content);
+      return { role: "assistant", content: [...(text ? [{ type: "text", text }] : []), ...calls] };
+    }
+    if (message.role === "tool") {
+      const output = {
+        type: message.status === "error" ? "error-text" : "text",
+        value: String(message.content),
+      };
+      return {
+        role: "tool",
+        content: [
+          { type: "tool-result", toolCallId: message.toolCallId, toolName: message.toolName, output },
+        ],
+      };
+    }
+    return { role: message.role, content: String(message.content) };
+  });
+}
+
 function capture() {
   const out: string[] = [];
   const err: string[] = [];
@@ -82,6 +111,7 @@ beforeAll(async () => {
   for (const [name, messages] of [
     ["anthropic", asAnthropic(conversation)],
     ["openai", asOpenAI(fixture.messages)],
+    ["ai-sdk", asAiSdk(fixture.messages)],
   ] as const) {
     paths[name] = join(directory, `${name}.json`);
     await writeFile(paths[name], JSON.stringify({ messages }));
@@ -117,6 +147,26 @@ describe("context-cleaner clean on provider formats", () => {
     },
   );
 
+  it("detects an AI SDK thread (ModelMessage[]) and answers in it: only tool-result outputs change", async () => {
+    const run = capture();
+    expect(await main(["clean", paths["ai-sdk"] as string, "--json"], run.io), run.stderr()).toBe(0);
+    const output = JSON.parse(run.stdout()) as { messages: unknown[]; report: { substitutions: number } };
+    const input = asAiSdk(fixture.messages);
+    expect(output.messages).toHaveLength(input.length);
+    expect(output.report.substitutions).toBeGreaterThan(0);
+    let condensed = 0;
+    output.messages.forEach((message, index) => {
+      if (JSON.stringify(message) === JSON.stringify(input[index])) return;
+      const parts = (message as { role: string; content: { output: { value: string } }[] }).content;
+      expect((message as { role: string }).role).toBe("tool");
+      const value = String(parts[0]?.output.value);
+      expect(value.startsWith("[")).toBe(true);
+      if (value.startsWith("[Condensed by context-cleaner")) condensed++;
+    });
+    expect(condensed).toBe(output.report.substitutions);
+    expect(JSON.stringify(output.messages)).not.toContain('"toolCalls"');
+  });
+
   it("takes --format, and refuses a format the file is not in with one line (exit 2)", async () => {
     const forced = capture();
     expect(
@@ -128,6 +178,6 @@ describe("context-cleaner clean on provider formats", () => {
     expect(wrong.stderr().trim().split("\n")).toHaveLength(1);
     const bogus = capture();
     expect(await main(["clean", paths.openai as string, "--format", "xml"], bogus.io)).toBe(2);
-    expect(bogus.stderr()).toMatch(/--format must be one of neutral, langchain, anthropic, openai/);
+    expect(bogus.stderr()).toMatch(/--format must be one of neutral, langchain, anthropic, openai, ai-sdk/);
   });
 });

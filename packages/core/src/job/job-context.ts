@@ -108,6 +108,15 @@ export interface JobContext {
   announcedTurnMissing: boolean;
 }
 
+/**
+ * Whether a pass that finished its work records its coverage: not when it read a checkpoint
+ * without its announced turn, nor for a mid-turn event, whose pass leaves the turn's latest
+ * exchanges raw (the turn-ended event's pass still covers the whole turn).
+ */
+function recordsCoverage(context: JobContext, covered: boolean): boolean {
+  return covered && !context.announcedTurnMissing && context.job.midTurn !== true;
+}
+
 export function createJobContext(
   job: DigestJobPayload,
   ports: DigestJobPorts,
@@ -152,7 +161,8 @@ export function recordMetric(
 
 /**
  * Writes the thread's pass record; `covered` moves the covered turn to this job's
- * `coveredAt`, unless the pass read a checkpoint without its announced turn.
+ * `coveredAt`, unless the pass read a checkpoint without its announced turn or ran for a
+ * mid-turn event.
  */
 export function recordPass(
   context: JobContext,
@@ -164,7 +174,7 @@ export function recordPass(
   return ports.store.recordPass(job.orgId, job.threadId, {
     status,
     reason,
-    ...(covered && !context.announcedTurnMissing ? { coveredTurnEndedAt: coveredAt } : {}),
+    ...(recordsCoverage(context, covered) ? { coveredTurnEndedAt: coveredAt } : {}),
     turnEndedAt,
     rawToolChars: job.rawToolChars,
     digestsWritten: stats.digestsWritten,
@@ -192,7 +202,7 @@ export async function commitLeased(
     pass: {
       status,
       reason,
-      ...(covered && !context.announcedTurnMissing ? { coveredTurnEndedAt: coveredAt } : {}),
+      ...(recordsCoverage(context, covered) ? { coveredTurnEndedAt: coveredAt } : {}),
       turnEndedAt,
       rawToolChars: job.rawToolChars,
       at: ports.clock.now(),

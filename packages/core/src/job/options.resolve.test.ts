@@ -30,4 +30,12 @@ describe("resolveJobOptions", () => {
     );
     expect(caught).toMatchObject({ field: "digestConcurrency" });
   });
+
+  it("keeps a mid-turn pass's latest exchange raw by default, as the assembly's watermark does, and refuses fewer than one", () => {
+    expect(DIGEST_JOB_DEFAULTS.midTurnKeepExchanges).toBe(1);
+    expect(() => resolveJobOptions({ midTurnKeepExchanges: 0 })).toThrow(
+      "midTurnKeepExchanges must be a positive integer, got 0",
+    );
+    expect(resolveJobOptions({ midTurnKeepExchanges: 2 }).midTurnKeepExchanges).toBe(2);
+  });
 });

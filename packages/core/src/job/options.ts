@@ -1,5 +1,5 @@
 import { InvalidOptionError, type ToolPolicyInput } from "@context-cleaner/assembler";
-import { KEEP_RULE_DEFAULTS, type ToolPolicy } from "@context-cleaner/assembler/internal";
+import { KEEP_RULE_DEFAULTS, type ToolPolicy, WATERMARK_DEFAULTS } from "@context-cleaner/assembler/internal";
 import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
 
 /** Defaults of {@link runDigestJob}'s options (see docs/architecture.md#the-worker). */
@@ -51,6 +51,12 @@ export const DIGEST_JOB_DEFAULTS = {
   /** How far a payload's turn end may lie ahead of the job's clock; further is an invalid payload. */
   maxTurnClockSkewSeconds: 300,
   recencyKeepExchanges: KEEP_RULE_DEFAULTS.recencyKeepExchanges,
+  /**
+   * A mid-turn pass (an event published inside a long turn) leaves the turn's latest this
+   * many exchanges raw and digests what came before them, as the assembly's watermark
+   * batches do (`WATERMARK_DEFAULTS.keepExchanges`, 1): docs/architecture.md#relief-inside-a-long-turn.
+   */
+  midTurnKeepExchanges: WATERMARK_DEFAULTS.keepExchanges,
   digestCharCap: DIGEST_RENDER_DEFAULTS.digestCharCap,
   digestCharCapMax: DIGEST_RENDER_DEFAULTS.digestCharCapMax,
   disabled: false,
@@ -77,15 +83,17 @@ export type DigestJobOptions = NumericAndSwitchOptions & {
 
 /**
  * Fills the defaults in.
- * @throws {InvalidOptionError} when `digestConcurrency` is not a positive integer.
+ * @throws {InvalidOptionError} when `digestConcurrency` or `midTurnKeepExchanges` is not a positive integer.
  */
 export function resolveJobOptions(options: Partial<DigestJobOptions> = {}): DigestJobOptions {
   const resolved = { ...DIGEST_JOB_DEFAULTS, ...options };
-  if (!Number.isInteger(resolved.digestConcurrency) || resolved.digestConcurrency < 1) {
-    throw new InvalidOptionError(
-      `digestConcurrency must be a positive integer, got ${String(resolved.digestConcurrency)}`,
-      "digestConcurrency",
-    );
+  for (const field of ["digestConcurrency", "midTurnKeepExchanges"] as const) {
+    if (!Number.isInteger(resolved[field]) || resolved[field] < 1) {
+      throw new InvalidOptionError(
+        `${field} must be a positive integer, got ${String(resolved[field])}`,
+        field,
+      );
+    }
   }
   return resolved;
 }

@@ -29,6 +29,8 @@ export async function admitJob(context: JobContext): Promise<DigestJobOutcome | 
 /**
  * Stage 1b, the gates of an admitted job: coalescing on the pass record (an earlier pass
  * already covered this turn) and the turn-lock peek (a turn is running: come back later).
+ * A mid-turn event's job skips the peek: it is published while its turn runs, to digest
+ * what the turn has moved past.
  *
  * @returns the skip outcome, or `undefined` when the job goes on.
  */
@@ -38,7 +40,7 @@ export async function passGates(context: JobContext): Promise<DigestJobOutcome |
   if (context.covers(pass?.coveredTurnEndedAt)) {
     return skipped(context, SKIP_REASONS.nothingNew);
   }
-  if (await ports.lock?.isHeld(job.orgId, job.threadId)) {
+  if (!job.midTurn && (await ports.lock?.isHeld(job.orgId, job.threadId))) {
     await recordPass(context, "skipped", SKIP_REASONS.turnLock, false);
     return skipped(context, SKIP_REASONS.turnLock, { requeueAfterSeconds: options.lockRequeueDelaySeconds });
   }

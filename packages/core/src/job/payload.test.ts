@@ -110,3 +110,12 @@ describe("parseDigestJobPayload: the announced turn", () => {
     expect(payloadError({ ...valid, lastMessageId: "" }).issues.join()).toMatch(/^lastMessageId: /);
   });
 });
+
+describe("parseDigestJobPayload: the mid-turn mark", () => {
+  it("keeps midTurn: true, reads an event without it (or with false) as a turn-ended one, and refuses anything else", () => {
+    expect(parseDigestJobPayload({ ...valid, midTurn: true })).toEqual({ ...valid, midTurn: true });
+    expect(parseDigestJobPayload({ ...valid, midTurn: false })).toEqual(valid);
+    expect(parseDigestJobPayload(valid)).toEqual(valid);
+    expect(payloadError({ ...valid, midTurn: "true" }).issues).toEqual(["midTurn: must be a boolean"]);
+  });
+});

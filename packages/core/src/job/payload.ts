@@ -1,6 +1,7 @@
 import {
   announcedTurn,
   describeTurnEventProblem,
+  midTurnMark,
   type TurnEndedEvent,
   turnEventProblems,
 } from "@context-cleaner/assembler/events";
@@ -13,7 +14,9 @@ import { DIGEST_JOB_DEFAULTS } from "./options";
  * so a payload accepted here is never refused by the repository, and the publisher sends
  * nothing this would refuse. Ids are taken as given, never trimmed. Its optional
  * `messageCount` and `lastMessageId` announce the turn: the job waits until the checkpoint
- * it reads shows it (see docs/architecture.md#the-worker).
+ * it reads shows it (see docs/architecture.md#the-worker). Its optional `midTurn` marks an
+ * event published inside a long turn: the pass digests what the agent has moved past and
+ * covers no turn (docs/architecture.md#relief-inside-a-long-turn).
  */
 export type DigestJobPayload = TurnEndedEvent;
 
@@ -51,5 +54,6 @@ export function parseDigestJobPayload(value: unknown, clock?: TurnClockCheck): D
   const { orgId, threadId, rawToolChars, turnEndedAt } = value as TurnEndedEvent;
   const ahead = clock ? turnAheadProblem(new Date(turnEndedAt), clock) : undefined;
   if (ahead) throw new InvalidPayloadError([ahead]);
-  return { orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(value as TurnEndedEvent) };
+  const event = value as TurnEndedEvent;
+  return { orgId, threadId, rawToolChars, turnEndedAt, ...announcedTurn(event), ...midTurnMark(event) };
 }

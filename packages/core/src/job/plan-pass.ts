@@ -61,10 +61,12 @@ async function pendingCandidates(context: JobContext, messages: Message[]): Prom
     const row = existing.get(message.toolCallId);
     if (row && row.contentSha256 !== messageContentSha256(message)) stats.stale++;
   }
-  // The pass runs after a turn ended: classify as the next turn will see the thread.
+  // After a turn ended, classify as the next turn will see the thread; inside a long turn,
+  // with the wall at its latest exchanges: what the agent moved past, for its later batches.
   const classification = classifyThread(messages, policy, {
     recencyKeepExchanges: options.recencyKeepExchanges,
-    wall: "next-turn",
+    wall: job.midTurn ? "mid-turn" : "next-turn",
+    midTurnKeepExchanges: options.midTurnKeepExchanges,
     readOriginal: options.readOriginal,
   });
   return classification.candidates.filter(

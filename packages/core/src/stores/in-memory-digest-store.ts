@@ -83,14 +83,14 @@ function sameContent(a: DigestRow, b: DigestRow): boolean {
  * (no database to start). It behaves as the storage package's repository does through the
  * port, checked by the same conformance suite: org-scoped rows, idempotent upserts (an
  * identical row is left untouched), the newest row of a hash for reuse, budget
- * reservations that never overspend, a pass record whose turn times only move forward and
- * that a late pass never overwrites, a claim that gives a thread with no record a
+ * reservations that never overspend, a pass record stamped by the store's clock whose turn
+ * times only move forward, a claim that gives a thread with no record a
  * `skipped` / `claimed` one, leases timed by the store's own clock (as a database's are by
  * its own, whatever the runs' clocks say), commits fenced by the lease, and the same input
  * rules and error codes. Rows are copied in and out, so callers never share state with the
  * store.
  *
- * @param options.clock the store's clock, which times every lease. @default the system clock
+ * @param options.clock the store's clock, which times every lease and stamps every pass record. @default the system clock
  * @example
  * const store = createInMemoryDigestStore();
  * await runDigestJob(payload, { checkpoints, store, digester, clock: systemClock });
@@ -133,14 +133,15 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
     return written;
   };
 
-  /** Records a checked pass: turn times only move forward, an older pass changes nothing. */
+  /**
+   * Records a checked pass, stamped by the store's clock (as the database stamps its own
+   * now): the pass recorded last is the latest. Turn times only move forward.
+   */
   const record = (organization: string, threadId: string, pass: PassUpdate): void => {
     const passKey = key(organization, threadId);
     const covered = pass.coveredTurnEndedAt ?? null;
     const seen = pass.turnEndedAt ?? covered;
     const existing = passes.get(passKey);
-    // A pass older than the stored one (a late redelivery) changes nothing.
-    if (existing && existing.at > pass.at) return;
     passes.set(passKey, {
       orgId: organization,
       threadId,
@@ -150,7 +151,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
       latestTurnEndedAt: existing ? later(later(existing.latestTurnEndedAt, seen), covered) : seen,
       rawToolChars: pass.rawToolChars ?? 0,
       digestsWritten: pass.digestsWritten ?? 0,
-      at: pass.at,
+      at: clock.now(),
     });
   };
 
@@ -257,7 +258,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
     async recordLatestTurn(orgId, threadId, update: LatestTurnUpdate) {
       const passKey = key(requireOrganization(orgId), requireThread(threadId));
       const turn = requireDate(update.turnEndedAt, "turnEndedAt");
-      const at = requireDate(update.at, "at");
+      if (update.at !== undefined) requireDate(update.at, "at");
       const existing = passes.get(passKey);
       if (existing) {
         existing.latestTurnEndedAt = later(existing.latestTurnEndedAt, turn);
@@ -272,7 +273,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
         latestTurnEndedAt: turn,
         rawToolChars: 0,
         digestsWritten: 0,
-        at,
+        at: clock.now(),
       });
     },
 
@@ -284,7 +285,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
     async claimThread(orgId, threadId, claim: ThreadClaimRequest): Promise<ThreadClaimResult> {
       const passKey = key(requireOrganization(orgId), requireThread(threadId));
       const owner = requireLeaseOwner(claim.owner);
-      const at = requireDate(claim.at, "at");
+      if (claim.at !== undefined) requireDate(claim.at, "at");
       const leaseMs = requireLeaseMs(claim.leaseMs);
       const held = leases.get(passKey);
       // One synchronous step, as the repository's conditional upsert: exactly one claim wins.
@@ -310,7 +311,7 @@ export function createInMemoryDigestStore(options: { clock?: Clock } = {}): Dige
           latestTurnEndedAt: turn,
           rawToolChars: 0,
           digestsWritten: 0,
-          at: new Date(at),
+          at: new Date(now),
         });
       }
       const covered = passes.get(passKey)?.coveredTurnEndedAt ?? null;

@@ -131,11 +131,7 @@ export function requirePass(pass: PassUpdate): void {
   refuse("reason", textProblem(pass.reason ?? null));
   for (const field of ["at", "coveredTurnEndedAt", "turnEndedAt"] as const) {
     const value = pass[field];
-    if (value === undefined || value === null) {
-      if (field === "at") throw new StoreInputError("at", "required");
-      continue;
-    }
-    requireDate(value, field);
+    if (value !== undefined && value !== null) requireDate(value, field);
   }
   refuse("rawToolChars", countProblem(pass.rawToolChars ?? 0));
   refuse("digestsWritten", countProblem(pass.digestsWritten ?? 0));

@@ -15,7 +15,7 @@ beforeEach(async () => {
 type Job = (thread: { orgId: string; threadId: string; turnEndedAt: string }, at: Date) => Promise<void>;
 
 const fails: Job = (thread, at) =>
-  storage.repository.recordPass(thread.orgId, thread.threadId, {
+  storage.recordPassAt(thread.orgId, thread.threadId, {
     status: "failed",
     turnEndedAt: new Date(thread.turnEndedAt),
     at,
@@ -64,13 +64,13 @@ describe("runSweep: every thread left behind is reached within a bounded number 
     const start = new Date("2026-12-10T03:00:00Z");
     const turn = new Date(start.getTime() - 3 * 3_600_000);
     for (let index = 0; index < 30; index++) {
-      await storage.repository.recordPass("aaa", `t-${String(index).padStart(2, "0")}`, {
+      await storage.recordPassAt("aaa", `t-${String(index).padStart(2, "0")}`, {
         status: "failed",
         turnEndedAt: turn,
         at: turn,
       });
     }
-    await storage.repository.recordPass("zzz", "only", {
+    await storage.recordPassAt("zzz", "only", {
       status: "failed",
       turnEndedAt: turn,
       at: new Date(turn.getTime() + 60_000),
@@ -78,10 +78,66 @@ describe("runSweep: every thread left behind is reached within a bounded number 
 
     const reports = await nightly(start, 4, () => fails, { maxThreads: 10 });
     const first = firstSwept(reports);
-    // 31 threads, 10 a night: each is reached by the fourth night.
+    // 31 threads, 10 a night: each is reached by the fourth night, and "zzz" on the first,
+    // since each org has its share of a run.
     expect(first.size).toBe(31);
-    expect(first.get("zzz/only")).toBe(3);
+    expect(first.get("zzz/only")).toBe(0);
     expect(reports.every((report) => report.threads.length === 10 && report.truncated)).toBe(true);
+  });
+
+  it("an org with more failing threads than five runs take does not starve another org's thread", async () => {
+    // 60 always-failing threads of "aaa" recorded before one of "zzz", 10 jobs a run: taking
+    // the oldest records first, five runs would take aaa's first 50, and zzz's turn would be
+    // over five days old (given up) before its turn came.
+    const start = new Date("2026-12-12T03:00:00Z");
+    const turn = new Date(start.getTime() - 3 * 3_600_000);
+    for (let index = 0; index < 60; index++) {
+      await storage.recordPassAt("aaa", `t-${String(index).padStart(2, "0")}`, {
+        status: "failed",
+        turnEndedAt: turn,
+        at: turn,
+      });
+    }
+    await storage.recordPassAt("zzz", "only", {
+      status: "failed",
+      turnEndedAt: turn,
+      at: new Date(turn.getTime() + 60_000),
+    });
+    const reports = await nightly(start, 6, () => fails, { maxThreads: 10 });
+    // zzz's thread is retried every night it is not given up (its job fails each time),
+    // aaa's threads share the rest of each run.
+    expect(reports.map((report) => report.threads.filter((thread) => thread.orgId === "zzz").length)).toEqual(
+      [1, 1, 1, 1, 1, 0],
+    );
+    expect(reports.slice(0, 5).every((report) => report.threads.length === 10)).toBe(true);
+    expect(firstSwept(reports).get("zzz/only")).toBe(0);
+  });
+
+  it("gives each org its share of a run, and what a small org leaves passes to the others", async () => {
+    const start = new Date("2026-12-14T03:00:00Z");
+    const turn = new Date(start.getTime() - 3_600_000);
+    // Each org's records after all of the one before it.
+    const orgs = [
+      ["big", 20],
+      ["mid", 6],
+      ["small", 1],
+    ] as const;
+    for (const [order, [orgId, count]] of orgs.entries()) {
+      for (let index = 0; index < count; index++) {
+        await storage.recordPassAt(orgId, `t-${String(index).padStart(2, "0")}`, {
+          status: "failed",
+          turnEndedAt: turn,
+          at: new Date(turn.getTime() + order * 100_000 + index * 1_000),
+        });
+      }
+    }
+    const [report] = await nightly(start, 1, () => fails, { maxThreads: 12, pageSize: 5 });
+    const perOrg = (orgId: string) => report?.threads.filter((thread) => thread.orgId === orgId).length;
+    // 12 jobs among three orgs: small takes its one, mid and big share the rest, by record time.
+    expect([perOrg("big"), perOrg("mid"), perOrg("small")]).toEqual([6, 5, 1]);
+    expect(
+      report?.threads.filter((thread) => thread.orgId === "big").map((thread) => thread.threadId),
+    ).toEqual(["t-00", "t-01", "t-02", "t-03", "t-04", "t-05"]);
   });
 });
 
@@ -89,7 +145,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
   it("stops re-enqueueing an always-failing thread after 5 nights, counts it, and takes it back at a new turn", async () => {
     const start = new Date("2026-12-20T03:00:00Z");
     const turn = new Date(start.getTime() - 3_600_000);
-    await storage.repository.recordPass("initech", "hopeless", {
+    await storage.recordPassAt("initech", "hopeless", {
       status: "failed",
       turnEndedAt: turn,
       at: turn,
@@ -114,7 +170,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     // A new turn ends and its job fails too: the sweep takes the thread back.
     const night7 = new Date(start.getTime() + 7 * DAY);
     const newTurn = new Date(night7.getTime() - 2 * 3_600_000);
-    await storage.repository.recordPass("initech", "hopeless", {
+    await storage.recordPassAt("initech", "hopeless", {
       status: "failed",
       turnEndedAt: newTurn,
       at: new Date(newTurn.getTime() + 60_000),
@@ -133,7 +189,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     const start = new Date("2027-01-10T03:00:00Z");
     const turn = new Date(start.getTime() - 3_600_000);
     for (let index = 0; index < 20; index++) {
-      await storage.repository.recordPass("switched-off", `t-${index}`, {
+      await storage.recordPassAt("switched-off", `t-${index}`, {
         status: "skipped",
         reason: "budget",
         turnEndedAt: turn,
@@ -142,7 +198,7 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
     }
     // Another org's thread fails between the first two nights.
     const umbrellaTurn = new Date(start.getTime() + 12 * 3_600_000);
-    await storage.repository.recordPass("umbrella", "waiting", {
+    await storage.recordPassAt("umbrella", "waiting", {
       status: "failed",
       turnEndedAt: umbrellaTurn,
       at: new Date(umbrellaTurn.getTime() + 60_000),
@@ -152,13 +208,15 @@ describe("runSweep: gives up on a thread after giveUpAfterNights", () => {
       maxThreads: 10,
       giveUpAfterNights: 2,
     });
-    // Nights 0 and 1: the same 10 switched-off threads (their records never move); night 2:
-    // their turn is over 2 days old, so the sweep gives up on all 20 and reaches "umbrella".
+    // Nights 0 and 1: the same switched-off threads (their records never move), beside
+    // "umbrella" from night 1 on (each org has its share); night 2: their turn is over 2
+    // days old, so the sweep gives up on all 20 and enqueues "umbrella" alone.
     expect(
       reports.map((report) => report.threads.filter((thread) => thread.orgId === "umbrella").length),
-    ).toEqual([0, 0, 1]);
+    ).toEqual([0, 1, 1]);
+    expect(reports.map((report) => report.threads.length)).toEqual([10, 10, 1]);
     expect(reports.map((report) => report.givenUp)).toEqual([0, 0, 20]);
-    expect(firstSwept(reports).get("umbrella/waiting")).toBe(2);
+    expect(firstSwept(reports).get("umbrella/waiting")).toBe(1);
     expect(reports[2]?.threads.map((thread) => thread.orgId)).toEqual(["umbrella"]);
     await expect(
       runSweep(

@@ -39,28 +39,28 @@ function listDirectory(threads: ActiveThread[]): ThreadDirectory & { pages: numb
 
 beforeAll(async () => {
   // The org's passes: three left behind, one clean, one too recent to touch.
-  await storage.repository.recordPass("acme", "locked", {
+  await storage.recordPassAt("acme", "locked", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: hoursAgo(5),
     at: hoursAgo(5),
   });
-  await storage.repository.recordPass("acme", "failed", {
+  await storage.recordPassAt("acme", "failed", {
     status: "failed",
     turnEndedAt: hoursAgo(6),
     at: hoursAgo(6),
   });
-  await storage.repository.recordPass("acme", "no-turn", {
+  await storage.recordPassAt("acme", "no-turn", {
     status: "partial",
     reason: "call_cap",
     at: hoursAgo(7),
   });
-  await storage.repository.recordPass("acme", "clean", {
+  await storage.recordPassAt("acme", "clean", {
     status: "done",
     coveredTurnEndedAt: hoursAgo(4),
     at: hoursAgo(4),
   });
-  await storage.repository.recordPass("acme", "just-now", {
+  await storage.recordPassAt("acme", "just-now", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: new Date(NOW.getTime() - 60_000),
@@ -227,13 +227,13 @@ describe("runSweep: lost events of threads that had a pass", () => {
   it("enqueues a thread whose checkpoint activity is later than its pass record covers", async () => {
     const clock = manualClock(NOW);
     // Covered up to 10 h ago; the checkpoint store saw turns 3 h ago whose events never came.
-    await storage.repository.recordPass("initech", "long", {
+    await storage.recordPassAt("initech", "long", {
       status: "done",
       coveredTurnEndedAt: hoursAgo(10),
       at: hoursAgo(10),
     });
     // Its pass saw the latest activity: nothing was lost.
-    await storage.repository.recordPass("initech", "current", {
+    await storage.recordPassAt("initech", "current", {
       status: "done",
       coveredTurnEndedAt: hoursAgo(3),
       at: hoursAgo(3),
@@ -276,12 +276,12 @@ describe("runSweep: with a thread owner", () => {
   it("enqueues each thread under its owner's org, and passes over threads another org owns or nobody does", async () => {
     const clock = manualClock(NOW);
     // A pass record an earlier, unchecked job left under the victim's org for the attacker's thread.
-    await storage.repository.recordPass("victim", "attacker-thread", {
+    await storage.recordPassAt("victim", "attacker-thread", {
       status: "failed",
       turnEndedAt: hoursAgo(6),
       at: hoursAgo(6),
     });
-    await storage.repository.recordPass("hooli", "hooli-failed", {
+    await storage.recordPassAt("hooli", "hooli-failed", {
       status: "failed",
       turnEndedAt: hoursAgo(6),
       at: hoursAgo(6),

@@ -10,7 +10,11 @@ export type SweepReason = LeftBehindReason | "lost_event";
 
 /** The part of the storage repository the sweep reads, as the sweeper role. */
 export interface SweepStore {
-  /** Threads left behind, oldest record first (the record time is the sweep's cursor). */
+  /**
+   * Threads left behind, the orgs in turns (every org's oldest record, then every org's
+   * second oldest, …), so each org has its share of a run; within an org oldest record first
+   * (the record time is the sweep's cursor).
+   */
   listLeftBehind(query: {
     limit?: number;
     cursor?: string | null;
@@ -122,6 +126,11 @@ export interface SweepReport {
   givenUp: number;
   /** Whether a scan stopped at `maxPages` or `maxThreads` with more to see. */
   truncated: boolean;
+  /**
+   * Records of the directory's store it passed over because their activity time could not
+   * be read (as the directory counts them; see `ActiveThreadsPage.unreadable`).
+   */
+  unreadableActivity: number;
 }
 
 function resolveOptions(options: SweepOptions): Required<SweepOptions> {
@@ -158,9 +167,11 @@ function resolveOptions(options: SweepOptions): Required<SweepOptions> {
  * scan (what one leaves unused passes to the other). A failed send is reported in `failed`
  * and the run goes on.
  *
- * Fair across runs without state: the left-behind scan reads oldest record first, and a
- * retried thread's new pass record moves it behind every thread not tried since, so
- * threads that always fail take turns with the rest. A thread left behind on a turn that
+ * Fair across orgs and runs without state: the left-behind scan takes the orgs in turns
+ * (each org's oldest record, then each org's second oldest, …), so one org's failing
+ * threads, however many, take at most their share of a run, and within an org it reads
+ * oldest record first: a retried thread's new pass record moves it behind every thread of
+ * its org not tried since, so threads that always fail take turns with the rest. A thread left behind on a turn that
  * ended more than `giveUpAfterNights` days ago is given up (counted in `givenUp`, never
  * enqueued) until a new turn moves its record's latest turn on; so a thread whose retries
  * record nothing cannot hold the front of the scan either.
@@ -211,6 +222,7 @@ class SweepRun {
       notOwned: 0,
       givenUp: 0,
       truncated: false,
+      unreadableActivity: 0,
     };
   }
 
@@ -319,6 +331,14 @@ class SweepRun {
   lostEventScan(directory: ThreadDirectory, since: Date): Scan {
     return new Scan(this.settings.maxPages, async (cursor) => {
       const found = await directory.listActiveThreads({ since, limit: this.settings.pageSize, cursor });
+      if (found.unreadable) {
+        this.report.unreadableActivity += found.unreadable;
+        this.ports.metrics?.record({
+          name: "SweepUnreadableActivity",
+          value: found.unreadable,
+          unit: "Count",
+        });
+      }
       const settled = await this.owned(
         found.threads.filter((thread) => thread.lastActivityAt <= this.settledBefore),
         "replace",

@@ -15,7 +15,7 @@ function directory(threads: ActiveThread[]): ThreadDirectory {
 
 /** A pass that covered the turn whose event ended at `turnEnd` (queued 30 ms later). */
 async function healthyPass(threadId: string, turnEnd: Date): Promise<void> {
-  await storage.repository.recordPass("acme", threadId, {
+  await storage.recordPassAt("acme", threadId, {
     status: "done",
     turnEndedAt: turnEnd,
     coveredTurnEndedAt: new Date(turnEnd.getTime() + 31),

@@ -8,17 +8,18 @@ import { decodeUtf8, invalidUtf8Offset, NotUtf8Error } from "./utf8";
 
 /**
  * The thread file formats: the neutral format, LangChain stored messages, Anthropic
- * Messages (`MessageParam[]`: `tool_use` / `tool_result` blocks) or OpenAI Chat
- * Completions (`tool_calls`, role `tool`).
+ * Messages (`MessageParam[]`: `tool_use` / `tool_result` blocks), OpenAI Chat
+ * Completions (`tool_calls`, role `tool`) or the AI SDK's `ModelMessage[]` (`tool-call` /
+ * `tool-result` parts).
  */
-export const THREAD_FILE_FORMATS = ["neutral", "langchain", "anthropic", "openai"] as const;
+export const THREAD_FILE_FORMATS = ["neutral", "langchain", "anthropic", "openai", "ai-sdk"] as const;
 export type ThreadFileFormat = (typeof THREAD_FILE_FORMATS)[number];
 
 /** A thread read from a file, in the neutral model. */
 export interface ThreadFile {
   format: ThreadFileFormat;
   messages: Message[];
-  /** The file's own messages, for a provider format (`anthropic`, `openai`): the view answers in it. */
+  /** The file's own messages, for a provider format (`anthropic`, `openai`, `ai-sdk`): the view answers in it. */
   original?: readonly unknown[];
 }
 
@@ -56,15 +57,17 @@ function parseJson(text: string, source: string | undefined): unknown {
   }
 }
 
-/** Whether a message with a `role` is OpenAI Chat Completions' or Anthropic Messages' form. */
-function providerFormat(message: unknown): "openai" | "anthropic" | undefined {
+type ProviderFormat = "openai" | "anthropic" | "ai-sdk";
+
+/** Whether a message with a `role` is OpenAI Chat Completions', Anthropic Messages' or the AI SDK's form. */
+function providerFormat(message: unknown): ProviderFormat | undefined {
   if (!isRecord(message)) return undefined;
   if ("tool_calls" in message || "tool_call_id" in message || message.role === "developer") return "openai";
   const blocks = Array.isArray(message.content) ? message.content : [];
-  const anthropic = blocks.some(
-    (block) => isRecord(block) && (block.type === "tool_use" || block.type === "tool_result"),
-  );
-  return anthropic ? "anthropic" : undefined;
+  const typed = (...types: string[]) =>
+    blocks.some((block) => isRecord(block) && types.includes(block.type as string));
+  if (typed("tool_use", "tool_result")) return "anthropic";
+  return typed("tool-call", "tool-result") ? "ai-sdk" : undefined;
 }
 
 function detectFormat(messages: readonly unknown[], wrapped: boolean): ThreadFileFormat | undefined {
@@ -83,10 +86,11 @@ function detectFormat(messages: readonly unknown[], wrapped: boolean): ThreadFil
 }
 
 /** The neutral thread of a provider-format file (the adapters load on demand). */
-async function convertProvider(
-  format: "anthropic" | "openai",
-  messages: readonly unknown[],
-): Promise<Message[]> {
+async function convertProvider(format: ProviderFormat, messages: readonly unknown[]): Promise<Message[]> {
+  if (format === "ai-sdk") {
+    const { aiSdkToNeutral } = await import("@context-cleaner/assembler/ai-sdk");
+    return aiSdkToNeutral(messages as Parameters<typeof aiSdkToNeutral>[0]);
+  }
   if (format === "anthropic") {
     const { anthropicToNeutral } = await import("@context-cleaner/assembler/anthropic");
     return anthropicToNeutral(messages as Parameters<typeof anthropicToNeutral>[0]);
@@ -172,7 +176,7 @@ async function threadFromMessages(
     );
   }
   try {
-    if (format === "anthropic" || format === "openai") {
+    if (format === "anthropic" || format === "openai" || format === "ai-sdk") {
       const neutral = await convertProvider(format, messages);
       validateThread(neutral);
       return { format, messages: neutral, original: messages };

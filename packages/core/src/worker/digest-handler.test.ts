@@ -388,6 +388,7 @@ describe("createDigestHandler", () => {
       coveredTurnEndedAt: earlierTurn,
       at: earlierTurn,
     });
+    const recordedAt = (await storage.repository.getPass(orgId, threadId))?.at;
     // Another run took the thread's lease (a run whose delivery timed out, or the sweep's).
     await storage.repository.claimThread(orgId, threadId, {
       owner: "the-other-run",
@@ -413,12 +414,12 @@ describe("createDigestHandler", () => {
     expect(logger.at("warn").map((entry) => entry.message)).toEqual([
       "another run still holds the thread: its turn is recorded for the nightly sweep",
     ]);
-    // Only the latest turn moved: the holder's record keeps its status and time, so the
-    // holder's own pass, stamped by its clock (behind this one's), still records.
+    // Only the latest turn moved: the holder's record keeps its status and time, and the
+    // holder's own pass still records.
     expect(await storage.repository.getPass(orgId, threadId)).toMatchObject({
       status: "done",
       reason: null,
-      at: earlierTurn,
+      at: recordedAt,
       latestTurnEndedAt: new Date(event.turnEndedAt),
       coveredTurnEndedAt: earlierTurn,
       leaseOwner: "the-other-run",

@@ -10,13 +10,13 @@ const NOW = new Date("2026-12-01T03:00:00Z");
 const storage = usePgliteRepository();
 
 beforeAll(async () => {
-  await storage.repository.recordPass("acme", "locked", {
+  await storage.recordPassAt("acme", "locked", {
     status: "skipped",
     reason: "turn_lock",
     turnEndedAt: new Date("2026-11-30T20:00:00Z"),
     at: new Date("2026-11-30T20:00:00Z"),
   });
-  await storage.repository.recordPass("acme", "failed", {
+  await storage.recordPassAt("acme", "failed", {
     status: "failed",
     at: new Date("2026-11-30T21:00:00Z"),
   });
@@ -43,6 +43,7 @@ describe("createSweepHandler", () => {
       notOwned: 0,
       givenUp: 0,
       truncated: false,
+      unreadableActivity: 0,
       byReason: { failed: 1, turn_lock: 1 },
     });
     expect((await queue.receive(10)).map((message) => JSON.parse(message.body).threadId).sort()).toEqual([
@@ -75,5 +76,33 @@ describe("createSweepHandler", () => {
     expect(logger.at("error").map((entry) => entry.attributes.threadId)).toEqual(["locked", "failed"]);
     expect(metrics.count("SweepSendFailures")).toBe(2);
     expect(metrics.flushes).toBe(1);
+  });
+
+  it("logs once, counts and goes on when the directory passed over records it could not read", async () => {
+    const clock = manualClock(NOW);
+    const logger = recordingLogger();
+    const metrics = recordingMetrics();
+    // A message table whose text updated-at column holds two values that are no date-time.
+    const directory = {
+      async listActiveThreads() {
+        return { threads: [], nextCursor: null, unreadable: 2 };
+      },
+    };
+    const handler = createSweepHandler({
+      ports: { store: storage.repository, directory, clock },
+      logger,
+      metrics,
+      options: { dryRun: true },
+    });
+    const summary = await handler({}, context);
+    expect(summary).toMatchObject({ unreadableActivity: 2, enqueued: 2 });
+    expect(logger.at("warn")).toEqual([
+      {
+        level: "warn",
+        message: "sweep passed over records of the thread directory whose activity time is not a date-time",
+        attributes: { unreadableActivity: 2 },
+      },
+    ]);
+    expect(metrics.count("SweepUnreadableActivity")).toBe(2);
   });
 });

@@ -59,6 +59,11 @@ export function createSweepHandler(dependencies: SweepHandlerDependencies): Swee
           });
         }
       }
+      if (report.unreadableActivity > 0)
+        logger.warn(
+          "sweep passed over records of the thread directory whose activity time is not a date-time",
+          { unreadableActivity: report.unreadableActivity },
+        );
       if (report.truncated)
         logger.warn("sweep stopped at its bound: the rest waits for the next run", summary);
       logger.info(report.dryRun ? "sweep dry run finished" : "sweep finished", summary);

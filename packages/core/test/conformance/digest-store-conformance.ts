@@ -201,7 +201,7 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
       expect((await store().reserveSpend(org, "2026-11-30", 0.000001, 1)).ok).toBe(false);
     });
 
-    it("records the latest pass; turn times never move backwards; late passes are ignored", async () => {
+    it("records the latest pass; turn times never move backwards; the store's clock orders and stamps passes", async () => {
       const org = uniqueOrg("pass");
       expect(await store().getPass(org, "t")).toBeNull();
       const turn1 = new Date("2026-11-30T10:00:00Z");
@@ -211,22 +211,28 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
         coveredTurnEndedAt: turn2,
         rawToolChars: 250_000,
         digestsWritten: 4,
-        at: new Date("2026-11-30T11:01:00Z"),
+        // A run whose clock runs an hour ahead.
+        at: new Date(Date.now() + 3_600_000),
       });
       await store().recordPass(org, "t", {
         status: "skipped",
         reason: "turn_lock",
         turnEndedAt: turn1,
         coveredTurnEndedAt: turn1,
-        at: new Date("2026-11-30T11:02:00Z"),
+        at: new Date(),
       });
       expect(await store().getPass(org, "t")).toMatchObject({ coveredTurnEndedAt: turn2 });
+      // A later pass whose run's clock reads a day behind is still the latest: it was recorded last.
+      const before = Date.now();
       await store().recordPass(org, "t", {
         status: "done",
         coveredTurnEndedAt: new Date("2026-11-30T12:00:00Z"),
-        at: new Date("2026-11-30T09:00:00Z"),
+        at: new Date(Date.now() - 86_400_000),
       });
-      expect(await store().getPass(org, "t")).toMatchObject({ coveredTurnEndedAt: turn2 });
+      const latest = (await store().getPass(org, "t")) as { status: string; at: Date } | null;
+      expect(latest).toMatchObject({ status: "done", coveredTurnEndedAt: new Date("2026-11-30T12:00:00Z") });
+      expect(latest?.at.getTime()).toBeGreaterThanOrEqual(before - CLOCK_TOLERANCE_MS);
+      expect(latest?.at.getTime()).toBeLessThanOrEqual(Date.now() + CLOCK_TOLERANCE_MS);
       await store().recordPass(org, "t2", { status: "skipped", reason: "nothing_new", at: new Date() });
       expect(await store().getPass(org, "t2")).toMatchObject({ coveredTurnEndedAt: null });
       await refusal(store().recordPass(org, "t", { status: "weird" as "done", at: new Date() }));
@@ -330,6 +336,7 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
           digestsWritten: 1,
         },
       );
+      const committedAt = ((await store().getPass(org, "thread-1")) as { at: Date } | null)?.at;
       const later = new Date(at.getTime() + 60_000);
       expect(
         await store().commitLeasedPass(org, "thread-1", {
@@ -373,7 +380,11 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
         }),
       );
       expect((await store().loadThreadDigests(org, "thread-2")).size).toBe(0);
-      expect(await store().getPass(org, "thread-1")).toMatchObject({ status: "done", at });
+      // The holder's replay recorded its pass again; nothing since.
+      expect(await store().getPass(org, "thread-1")).toMatchObject({ status: "done" });
+      expect(
+        ((await store().getPass(org, "thread-1")) as { at: Date } | null)?.at.getTime(),
+      ).toBeGreaterThanOrEqual(committedAt?.getTime() ?? Number.NaN);
     });
 
     it("records a claimed thread that had no pass as skipped / claimed at its turn, and moves an existing record's latest turn only forward", async () => {
@@ -408,6 +419,7 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
       const covered = new Date("2026-11-30T09:00:00Z");
       const newer = new Date("2026-11-30T09:59:00Z");
       await store().recordPass(org, "t", { status: "done", coveredTurnEndedAt: covered, at: covered });
+      const recordedAt = ((await store().getPass(org, "t")) as { at: Date } | null)?.at;
       await store().claimThread(org, "t", { owner: "holder", at, leaseMs: 60_000, turnEndedAt: covered });
       // A run that found the lease held raises the latest turn; the holder's record stays its own.
       await store().recordLatestTurn(org, "t", { turnEndedAt: newer, at });
@@ -416,7 +428,7 @@ export function describeDigestStoreConformance(adapter: string, store: () => Dig
         reason: null,
         coveredTurnEndedAt: covered,
         latestTurnEndedAt: newer,
-        at: covered,
+        at: recordedAt,
       });
       // Never backwards; the holder still holds the lease and its later pass still records.
       await store().recordLatestTurn(org, "t", { turnEndedAt: covered, at });

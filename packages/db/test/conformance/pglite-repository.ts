@@ -2,7 +2,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll } from "vitest";
 import type { Database } from "../../src/database-types";
 import { createDigestRepository } from "../../src/digest-repository";
-import type { DigestRepository } from "../../src/repository-types";
+import type { DigestRepository, PassInput } from "../../src/repository-types";
 import { createPgliteHarness } from "./pglite-harness";
 
 /** The migrated PGlite database a test file shares, and the repository over it. */
@@ -10,6 +10,11 @@ export interface PgliteRepository {
   readonly pglite: PGlite;
   readonly database: Database;
   readonly repository: DigestRepository;
+  /**
+   * Records a pass as if the database's clock had read `pass.at` (the repository stamps the
+   * record with its own now): what a test of the sweep needs to lay out passes over days.
+   */
+  recordPassAt(orgId: string, threadId: string, pass: PassInput & { at: Date }): Promise<void>;
 }
 
 /**
@@ -22,7 +27,7 @@ export interface PgliteRepository {
  * it("…", async () => expect(await storage.repository.getPass(orgId, threadId)).toBeNull());
  */
 export function usePgliteRepository(): PgliteRepository {
-  let opened: (PgliteRepository & { close(): Promise<void> }) | undefined;
+  let opened: (Omit<PgliteRepository, "recordPassAt"> & { close(): Promise<void> }) | undefined;
   beforeAll(async () => {
     const harness = await createPgliteHarness();
     opened = { ...harness, repository: createDigestRepository(harness.database) };
@@ -44,6 +49,13 @@ export function usePgliteRepository(): PgliteRepository {
     },
     get repository() {
       return current().repository;
+    },
+    async recordPassAt(orgId, threadId, pass) {
+      await current().repository.recordPass(orgId, threadId, pass);
+      await current().pglite.query(
+        "update thread_pass set recorded_at = $1 where org_id = $2 and thread_id = $3",
+        [pass.at.toISOString(), orgId, threadId],
+      );
     },
   };
 }

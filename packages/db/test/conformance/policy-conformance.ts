@@ -178,23 +178,22 @@ export function describePolicyConformance(engine: string, harness: () => Conform
         await repository().upsertDigests(id, [digestRow({ toolCallId: "a" })]);
         await repository().setOrgPolicy(id, { mode: "off" }, AUDIT);
       }
-      const at = new Date("2026-12-01T20:00:00.000Z");
       // The recovery path: an org turned off while its digests are purged stays off.
-      expect(await repository().purgeOrganization(org, at)).toEqual({
+      expect(await repository().purgeOrganization(org)).toEqual({
         digests: 1,
         threads: 1,
         policy: "kept",
       });
       expect((await repository().getOrgPolicy(org))?.mode).toBe("off");
       await repository().upsertDigests(org, [digestRow({ toolCallId: "b" })]);
-      expect(await repository().purgeOrganization(org, at, { deletePolicy: true })).toEqual({
+      expect(await repository().purgeOrganization(org, { deletePolicy: true })).toEqual({
         digests: 1,
         threads: 1,
         policy: "deleted",
       });
       expect(await repository().getOrgPolicy(org)).toBeNull();
       expect((await repository().loadTurnState(org, "thread-1")).policy).toBeNull();
-      expect(await repository().purgeOrganization(org, at, { deletePolicy: true })).toEqual({
+      expect(await repository().purgeOrganization(org, { deletePolicy: true })).toEqual({
         digests: 0,
         threads: 1,
         policy: "none",

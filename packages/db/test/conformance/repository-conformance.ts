@@ -6,7 +6,7 @@ import {
   InvalidStorageInputError,
   MissingOrganizationError,
 } from "../../src/errors";
-import type { DigestRepository } from "../../src/repository-types";
+import type { DigestRepository, PassInput } from "../../src/repository-types";
 import { type ConformanceHarness, digestRow, uniqueOrg } from "./conformance-harness";
 
 /** How far a database server's clock may be from the test's (PGlite's is the test's own). */
@@ -18,6 +18,13 @@ const CLOCK_TOLERANCE_MS = 5_000;
  */
 export function describeRepositoryConformance(engine: string, harness: () => ConformanceHarness): void {
   const repository = (): DigestRepository => createDigestRepository(harness().database);
+  /** Records a pass as if the database's clock had read `pass.at` (the repository stamps its own now). */
+  const recordPassAt = async (orgId: string, threadId: string, pass: PassInput & { at: Date }) => {
+    await repository().recordPass(orgId, threadId, pass);
+    await harness().ownerTransaction([
+      `update thread_pass set recorded_at = '${pass.at.toISOString()}' where org_id = '${orgId}' and thread_id = '${threadId}'`,
+    ]);
+  };
 
   describe(`digest repository on ${engine}`, () => {
     it("upserts idempotently and loads one thread's digests as a DigestMap", async () => {
@@ -224,26 +231,32 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       expect(await repository().getSpend(org, "2026-11-30")).toEqual({ reservedUsd: 0.5, spentUsd: 0 });
     });
 
-    it("records the latest pass; turn times never move backwards; late passes are ignored", async () => {
+    it("records the latest pass; turn times never move backwards; the database's clock orders and stamps passes", async () => {
       const org = uniqueOrg("pass");
       expect(await repository().getPass(org, "t")).toBeNull();
       const turn1 = new Date("2026-11-30T10:00:00Z");
       const turn2 = new Date("2026-11-30T11:00:00Z");
+      // A worker whose clock runs an hour ahead records a pass first.
+      const ahead = new Date(Date.now() + 3_600_000);
+      const before = Date.now();
       await repository().recordPass(org, "t", {
         status: "done",
         coveredTurnEndedAt: turn2,
         rawToolChars: 250_000,
         digestsWritten: 4,
-        at: new Date("2026-11-30T11:01:00Z"),
+        at: ahead,
       });
+      // A worker whose clock is right records the next one: it is the latest, whatever the clocks say.
       await repository().recordPass(org, "t", {
         status: "skipped",
         reason: "turn_lock",
         turnEndedAt: turn1,
         coveredTurnEndedAt: turn1,
-        at: new Date("2026-11-30T11:02:00Z"),
+        at: new Date(),
       });
-      expect(await repository().getPass(org, "t")).toEqual({
+      const after = Date.now();
+      const record = await repository().getPass(org, "t");
+      expect(record).toEqual({
         orgId: org,
         threadId: "t",
         status: "skipped",
@@ -252,15 +265,110 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         latestTurnEndedAt: turn2,
         rawToolChars: 0,
         digestsWritten: 0,
-        at: new Date("2026-11-30T11:02:00Z"),
+        at: expect.any(Date),
         leaseOwner: null,
         leaseExpiresAt: null,
       });
-      await repository().recordPass(org, "t", { status: "failed", at: new Date("2026-11-30T09:00:00Z") });
-      expect((await repository().getPass(org, "t"))?.status).toBe("skipped");
+      // Stamped by the database's clock, not the worker's.
+      expect(record?.at.getTime()).toBeGreaterThanOrEqual(before - CLOCK_TOLERANCE_MS);
+      expect(record?.at.getTime()).toBeLessThanOrEqual(after + CLOCK_TOLERANCE_MS);
+      // A pass whose worker's clock runs a day behind still records: it came last.
+      await repository().recordPass(org, "t", { status: "failed", at: new Date(Date.now() - 86_400_000) });
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "failed",
+        coveredTurnEndedAt: turn2,
+      });
       await expect(
         repository().recordPass(org, "t", { status: "weird" as "done", at: new Date() }),
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
+    it("commits a pass under its lease after one recorded by a worker whose clock runs ahead", async () => {
+      const org = uniqueOrg("pass-clock");
+      const turn = new Date(Date.now() - 60_000);
+      await repository().recordPass(org, "t", {
+        status: "skipped",
+        reason: "turn_lock",
+        turnEndedAt: turn,
+        at: new Date(Date.now() + 3_600_000),
+      });
+      await repository().claimThread(org, "t", { owner: "run", at: new Date(), leaseMs: 60_000 });
+      expect(
+        await repository().commitLeasedPass(org, "t", {
+          owner: "run",
+          rows: [digestRow({ threadId: "t" })],
+          pass: { status: "done", coveredTurnEndedAt: turn, turnEndedAt: turn, at: new Date() },
+        }),
+      ).toEqual({ committed: true, digestsWritten: 1 });
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "done",
+        reason: null,
+        coveredTurnEndedAt: turn,
+        digestsWritten: 1,
+      });
+    });
+
+    it("purges a thread with the database's clock: turns up to its now count as covered", async () => {
+      const org = uniqueOrg("purge-clock");
+      await repository().upsertDigests(org, [digestRow({ threadId: "t" })]);
+      await repository().recordPass(org, "t", { status: "partial", reason: "call_cap", at: new Date() });
+      const before = Date.now();
+      expect(await repository().purgeThread(org, "t")).toEqual({ digests: 1, threads: 1 });
+      const after = Date.now();
+      const record = await repository().getPass(org, "t");
+      expect(record).toMatchObject({ status: "skipped", reason: "purged", digestsWritten: 0 });
+      for (const instant of [record?.coveredTurnEndedAt, record?.latestTurnEndedAt, record?.at]) {
+        expect(instant?.getTime()).toBeGreaterThanOrEqual(before - CLOCK_TOLERANCE_MS);
+        expect(instant?.getTime()).toBeLessThanOrEqual(after + CLOCK_TOLERANCE_MS);
+      }
+      // An instant where the options go (the signature that took the operator's time) is refused.
+      await expect(
+        repository().purgeOrganization(org, new Date() as unknown as { deletePolicy?: boolean }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
+    });
+
+    it("fences a pass in flight when it purges: its later commit writes nothing and the purge stands", async () => {
+      const org = uniqueOrg("purge-race");
+      const turn = new Date(Date.now() - 60_000);
+      const claim = { at: new Date(), leaseMs: 60_000, turnEndedAt: turn };
+      // Two passes in flight: one in the purged thread, one in a sibling that may copy the content back.
+      await repository().claimThread(org, "t", { owner: "run", ...claim });
+      await repository().claimThread(org, "sibling", { owner: "other", ...claim });
+      const bad = digestRow({ threadId: "t", toolCallId: "a" });
+      await repository().upsertDigests(org, [bad]);
+      await repository().purgeContent(org, bad.contentSha256);
+      expect(await repository().holdsLease(org, "t", "run")).toBe(false);
+      expect(await repository().holdsLease(org, "sibling", "other")).toBe(false);
+      const pass = { status: "done" as const, coveredTurnEndedAt: turn, turnEndedAt: turn, at: new Date() };
+      expect(await repository().commitLeasedPass(org, "t", { owner: "run", rows: [bad], pass })).toEqual({
+        committed: false,
+      });
+      expect(
+        await repository().commitLeasedPass(org, "sibling", {
+          owner: "other",
+          rows: [{ ...bad, threadId: "sibling" }],
+          pass,
+        }),
+      ).toEqual({ committed: false });
+      expect(await repository().getPass(org, "t")).toMatchObject({
+        status: "skipped",
+        reason: "purged",
+        leaseOwner: null,
+      });
+      expect((await repository().findReusableDigests(org, [bad.contentSha256])).size).toBe(0);
+      // The same for a thread's purge and an org's: the run holding the lease loses it.
+      for (const purge of [
+        () => repository().purgeThread(org, "t"),
+        () => repository().purgeOrganization(org),
+      ]) {
+        await repository().claimThread(org, "t", { owner: "next", ...claim });
+        await purge();
+        expect(await repository().commitLeasedPass(org, "t", { owner: "next", rows: [bad], pass })).toEqual({
+          committed: false,
+        });
+        expect(await repository().getPass(org, "t")).toMatchObject({ status: "skipped", reason: "purged" });
+        expect(await repository().summarizeThreadDigests(org, "t")).toMatchObject({ digests: 0 });
+      }
     });
 
     it("lets exactly one of many concurrent claims take a thread's lease, until it expires by the database's clock", async () => {
@@ -288,14 +396,16 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
             : { claimed: false, heldUntil: expiresAt },
         );
       }
-      // A first claim creates the record at the claimant's time; the lease shows on it.
-      expect(await repository().getPass(org, "t")).toMatchObject({
+      // A first claim creates the record at the database's now, not the claimant's; the lease shows on it.
+      const created = await repository().getPass(org, "t");
+      expect(created).toMatchObject({
         status: "skipped",
         reason: "claimed",
-        at,
         leaseOwner: `run-${winners[0]}`,
         leaseExpiresAt: expiresAt,
       });
+      expect(created?.at.getTime()).toBeGreaterThanOrEqual(before - CLOCK_TOLERANCE_MS);
+      expect(created?.at.getTime()).toBeLessThanOrEqual(after + CLOCK_TOLERANCE_MS);
       // Still held for a run whose clock reads past the expiry.
       const ahead = new Date(expiresAt.getTime() + 3_600_000);
       expect(
@@ -431,25 +541,25 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
       const at = new Date("2026-11-30T03:00:00Z");
       const covered = new Date("2026-11-30T02:00:00Z");
       const later = new Date("2026-11-30T02:30:00Z");
-      await repository().recordPass(orgA, "failed", { status: "failed", reason: "Error", at });
-      await repository().recordPass(orgA, "lock", {
+      await recordPassAt(orgA, "failed", { status: "failed", reason: "Error", at });
+      await recordPassAt(orgA, "lock", {
         status: "skipped",
         reason: "turn_lock",
         turnEndedAt: later,
         at,
       });
-      await repository().recordPass(orgA, "nothing-new", { status: "skipped", reason: "nothing_new", at });
+      await recordPassAt(orgA, "nothing-new", { status: "skipped", reason: "nothing_new", at });
       // The checkpoint is gone (the thread was deleted): terminal, though a turn is uncovered.
-      await repository().recordPass(orgA, "deleted", {
+      await recordPassAt(orgA, "deleted", {
         status: "skipped",
         reason: "no_checkpoint",
         turnEndedAt: later,
         at,
       });
-      await repository().recordPass(orgB, "budget", { status: "skipped", reason: "budget", at });
-      await repository().recordPass(orgB, "partial", { status: "partial", reason: "call_cap", at });
-      await repository().recordPass(orgB, "clean", { status: "done", coveredTurnEndedAt: covered, at });
-      await repository().recordPass(orgB, "active", {
+      await recordPassAt(orgB, "budget", { status: "skipped", reason: "budget", at });
+      await recordPassAt(orgB, "partial", { status: "partial", reason: "call_cap", at });
+      await recordPassAt(orgB, "clean", { status: "done", coveredTurnEndedAt: covered, at });
+      await recordPassAt(orgB, "active", {
         status: "done",
         coveredTurnEndedAt: covered,
         turnEndedAt: later,
@@ -474,10 +584,11 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         }
         cursor = page.nextCursor;
       } while (cursor !== null && pages < 10_000);
+      // The orgs in turns: each org's oldest, then each org's second oldest, …
       expect(found).toEqual([
         "A/failed:failed",
-        "A/lock:turn_lock",
         "B/active:active_since_pass",
+        "A/lock:turn_lock",
         "B/budget:budget",
         "B/partial:partial",
       ]);
@@ -509,13 +620,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
         } while (cursor !== null && pages < 1_000);
         return found;
       };
-      await repository().recordPass(org, "z", { status: "failed", at: hour(1) });
-      await repository().recordPass(org, "a", { status: "failed", at: hour(2) });
-      await repository().recordPass(org, "m", { status: "partial", reason: "call_cap", at: hour(2) });
+      await recordPassAt(org, "z", { status: "failed", at: hour(1) });
+      await recordPassAt(org, "a", { status: "failed", at: hour(2) });
+      await recordPassAt(org, "m", { status: "partial", reason: "call_cap", at: hour(2) });
       // The key does not decide; the record time does, then (org, thread).
       expect(await listed(1)).toEqual(["z", "a", "m"]);
       // "z" is tried again and fails again: it goes behind the threads not tried since.
-      await repository().recordPass(org, "z", { status: "failed", at: hour(3) });
+      await recordPassAt(org, "z", { status: "failed", at: hour(3) });
       expect(await listed(1)).toEqual(["a", "m", "z"]);
       // Record times finer than a millisecond page exactly: each thread once.
       await harness().ownerTransaction([
@@ -530,6 +641,13 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
           cursor: Buffer.from(JSON.stringify([org, "a"])).toString("base64url"),
         }),
       ).rejects.toBeInstanceOf(InvalidStorageInputError);
+      await expect(
+        repository().listLeftBehind({
+          cursor: Buffer.from(JSON.stringify(["0", "2031-01-01T04:00:00.000700Z", org, "a"])).toString(
+            "base64url",
+          ),
+        }),
+      ).rejects.toBeInstanceOf(InvalidStorageInputError);
     });
 
     it("bounds threads left behind by the turn they wait on, and counts them", async () => {
@@ -542,10 +660,10 @@ export function describeRepositoryConformance(engine: string, harness: () => Con
           .filter((thread) => thread.orgId === org)
           .map((thread) => thread.threadId);
       // Retried long after its turn; retried soon after; no turn at all (its record time stands in).
-      await repository().recordPass(org, "old", { status: "failed", turnEndedAt: hour(0), at: hour(30) });
-      await repository().recordPass(org, "new", { status: "failed", turnEndedAt: hour(20), at: hour(21) });
-      await repository().recordPass(org, "no-turn", { status: "partial", reason: "call_cap", at: hour(5) });
-      await repository().recordPass(org, "done", {
+      await recordPassAt(org, "old", { status: "failed", turnEndedAt: hour(0), at: hour(30) });
+      await recordPassAt(org, "new", { status: "failed", turnEndedAt: hour(20), at: hour(21) });
+      await recordPassAt(org, "no-turn", { status: "partial", reason: "call_cap", at: hour(5) });
+      await recordPassAt(org, "done", {
         status: "done",
         coveredTurnEndedAt: hour(1),
         at: hour(1),

@@ -18,6 +18,8 @@
  *   `"drop_block"` and the beta header `thinking-binding-controls-2026-08-01` the failing
  *   blocks are dropped and listed in `input_transformations`.
  * - A signature the API never issued is refused whatever the setting.
+ * - A block dropped (drop_block) never reaches the model: the thinking it then produces
+ *   follows the last block it did receive.
  * - During tool use, the latest assistant message (the one whose `tool_use` blocks the
  *   request's last message answers) must carry the thinking blocks it was produced with,
  *   complete and unmodified.
@@ -124,6 +126,8 @@ function refusal(message: string): CheckOutcome {
  */
 export class AnthropicThinkingBinder {
   private readonly issued = new Map<string, Issued>();
+  /** Per request checked with drop_block, the signatures it dropped (they never reach the model). */
+  private readonly droppedBy = new WeakMap<AnthropicRequest, ReadonlySet<string>>();
   /** Per tool_use id of a response, the signatures of the thinking it was produced with. */
   private readonly thinkingOfCall = new Map<string, string[]>();
   private counter = 0;
@@ -138,11 +142,13 @@ export class AnthropicThinkingBinder {
   sign(request: AnthropicRequest, content: readonly AnthropicBlock[]): AnthropicBlock[] {
     const prefix = new PrefixHash(request);
     let previous: string | null = null;
+    const dropped = this.droppedBy.get(request);
     request.messages.forEach((message, index) => {
       prefix.message(index, message.role);
       for (const block of blocksOf(message)) {
-        if (THINKING.has(block.type)) previous = signatureOf(block) ?? previous;
-        else prefix.block(block);
+        const signature = THINKING.has(block.type) ? signatureOf(block) : undefined;
+        if (!THINKING.has(block.type)) prefix.block(block);
+        else if (signature !== undefined && dropped?.has(signature) !== true) previous = signature;
       }
     });
     prefix.message(request.messages.length, "assistant");
@@ -197,6 +203,7 @@ export class AnthropicThinkingBinder {
       }
     }
     const transformations: InputTransformation[] = [];
+    const droppedSignatures = new Set<string>();
     const prefix = new PrefixHash(request);
     let previous: string | null = null;
     let failing = false;
@@ -225,6 +232,7 @@ export class AnthropicThinkingBinder {
             );
           }
           transformations.push({ type: "thinking_dropped", path, reason: "prefix_binding_mismatch" });
+          droppedSignatures.add(signature);
           continue;
         }
         previous = signature;
@@ -232,6 +240,7 @@ export class AnthropicThinkingBinder {
     }
     const loop = this.toolLoopProblem(request);
     if (loop !== undefined) return refusal(loop);
+    if (droppedSignatures.size > 0) this.droppedBy.set(request, droppedSignatures);
     return { ok: true, inputTransformations: transformations };
   }
 

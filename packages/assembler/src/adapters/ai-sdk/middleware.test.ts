@@ -239,6 +239,8 @@ describe("contextCleanerMiddleware with generateText", () => {
           throw new Error("database down");
         },
         onLoadError: (error) => errors.push(error),
+        // A backoff of this test's own: the process's would skip the loaders of the tests after it.
+        loadBackoff: {},
         options: { disabled: false },
       }),
     });
@@ -282,5 +284,57 @@ describe("contextCleanerMiddleware with generateText", () => {
       expect(result.text).toBe("Done.");
       expect(errors.length).toBeGreaterThan(0);
     }
+  });
+
+  it("skips a loader that failed for the turns that follow, says so once naming the cause, and loads once it works", async () => {
+    const loadBackoff = {};
+    let nowMs = Date.parse("2026-12-01T10:00:00Z");
+    let calls = 0;
+    let down = true;
+    const errors: unknown[] = [];
+    // One middleware per turn, as the AI SDK's users make them, sharing the backoff's settings.
+    const turnAt = async (seconds: number) => {
+      nowMs += seconds * 1000;
+      const model = wrapLanguageModel({
+        model: readerModel(),
+        middleware: contextCleanerMiddleware({
+          digests: async () => {
+            calls++;
+            if (down) {
+              throw new Error("database unreachable", {
+                cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), {
+                  code: "ECONNREFUSED",
+                }),
+              });
+            }
+            return new Map() as DigestMap;
+          },
+          loadBackoff,
+          now: () => new Date(nowMs),
+          onLoadError: (error) => errors.push(error),
+          options: { disabled: false },
+        }),
+      });
+      const result = await generateText({
+        model,
+        prompt: "Read memo_9 pages 2",
+        tools: { read_document: readDocument },
+        stopWhen: stepCountIs(5),
+      });
+      expect(result.text).toBe("Done.");
+    };
+    await turnAt(0);
+    await turnAt(10);
+    await turnAt(10);
+    expect(calls).toBe(1);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toMatch(
+      /^loading the thread's digests failed \(connect ECONNREFUSED 127\.0\.0\.1:5432\): it is skipped for 30 s/,
+    );
+    down = false;
+    await turnAt(11);
+    await turnAt(1);
+    expect(calls).toBe(3);
+    expect(errors).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ import type { TurnState } from "../../org-policy";
 import { safeErrorText } from "../../redact";
 import type { CacheContext } from "../../steps/cache-policy";
 import type { DigestMap } from "../../types";
+import { FailureBackoff, type FailureBackoffSettings } from "../shared/failure-backoff";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
 import { LOAD_FAILED, type LoadedTurn, loadedTurnOf } from "../shared/turn-registry";
 import { assembleAiSdkPrompt } from "./prompt-adapter";
@@ -38,6 +39,17 @@ export interface ContextCleanerAiSdkConfig {
   /** Errors of the digest loader, which never fail a call (the org's mode unknown, the view is what `off` sends). @default `onError` */
   onLoadError?: (error: unknown) => void;
   /**
+   * After the digest loader fails (a database that is down or never answers), the turns
+   * that follow skip it for a while instead of waiting for its timeout on every turn: 30 s,
+   * doubling up to 5 min while it keeps failing; the outage is reported to `onLoadError`
+   * once, naming its root cause (e.g. `ECONNREFUSED`). The state is kept per settings
+   * object, so pass the same object to every turn's middleware; the default is one for the
+   * whole process. `false` calls the loader on every turn. An error marked
+   * `retryable: false` is reported every time and skips nothing.
+   * @default one backoff for the process, `{ initialMs: 30_000, maxMs: 300_000 }`
+   */
+  loadBackoff?: false | FailureBackoffSettings;
+  /**
    * Errors of the assembly (digests that are not a Map, an `onReport` that throws, a
    * cleaner bug), which never fail a call: the step goes on with the raw prompt.
    * @default a console warning
@@ -49,6 +61,26 @@ export interface ContextCleanerAiSdkConfig {
 function timeOf(at: Date | number | string): number {
   if (at instanceof Date) return at.getTime();
   return typeof at === "string" ? Date.parse(at) : at;
+}
+
+/** What the load backoff resolves to when it skipped or caught the load. */
+const LOAD_SKIPPED: unique symbol = Symbol("load skipped");
+
+/** The backoff of each settings object: shared by every middleware given the same one. */
+const loadBackoffs = new WeakMap<FailureBackoffSettings, FailureBackoff>();
+/** The default settings object, hence one backoff for the whole process. */
+const PROCESS_LOAD_BACKOFF: FailureBackoffSettings = Object.freeze({});
+
+function loadBackoffOf(settings: FailureBackoffSettings): FailureBackoff {
+  let backoff = loadBackoffs.get(settings);
+  if (backoff === undefined) {
+    backoff = new FailureBackoff(
+      { what: "loading the thread's digests", meanwhile: "model calls go on without digests" },
+      settings,
+    );
+    loadBackoffs.set(settings, backoff);
+  }
+  return backoff;
 }
 
 /**
@@ -92,9 +124,21 @@ export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {})
     const source = config.digests;
     if (config.options?.disabled ?? killSwitchFromEnvironment())
       return Promise.resolve({ digests: null, policy: null });
-    loaded ??= Promise.resolve()
-      .then(() => (typeof source === "function" ? source() : source))
-      .then((rows) => loadedTurnOf(rows))
+    if (loaded !== undefined) return loaded;
+    const backoff = config.loadBackoff;
+    // A loader that failed lately is skipped, its outage reported once.
+    const load =
+      typeof source === "function" && backoff !== false
+        ? loadBackoffOf(backoff ?? PROCESS_LOAD_BACKOFF).run(
+            source,
+            LOAD_SKIPPED,
+            (config.now?.() ?? new Date()).getTime(),
+            onLoadError,
+          )
+        : Promise.resolve().then(() => (typeof source === "function" ? source() : source));
+    loaded = load
+      // Skipped or failed, the org's mode is unknown: the step sends what `off` sends.
+      .then((rows) => (rows === LOAD_SKIPPED ? LOAD_FAILED : loadedTurnOf(rows)))
       .catch((error: unknown) => {
         // The org's mode is unknown: the step sends what `off` sends.
         onLoadError(error);

@@ -8,6 +8,7 @@ export type {
   TurnLease,
   TurnStage,
 } from "../../turn-ports";
+export { MID_TURN_DEFAULTS } from "../shared/mid-turn";
 export type { LangChainMessageInput } from "./langchain-adapter";
 export {
   assembleLangChainView,

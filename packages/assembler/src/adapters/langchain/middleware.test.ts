@@ -149,6 +149,47 @@ describe("contextCleanerMiddleware with createAgent", () => {
     expect(runtime.log).toEqual([...turn, ...turn]);
   });
 
+  it("publishes mid-turn events as a long turn's tool output grows, before its turn-ended event, and reloads the digests after each", async () => {
+    const model = new ScriptedReaderModel({});
+    const published: ThreadTurnEnded[] = [];
+    let loads = 0;
+    const middleware = contextCleanerMiddleware({
+      loadDigests: async () => {
+        loads++;
+        return new Map();
+      },
+      publishTurnEnded: (event) => void published.push(event),
+      now: () => CLOCK,
+      options: { disabled: false },
+      midTurnEventChars: 3 * PAGE_CHARS,
+      midTurnReloadDelayMs: 0,
+    });
+    const agent = createAgent({
+      model,
+      tools: [readDocument],
+      checkpointer: new MemorySaver(),
+      middleware: [middleware],
+    });
+    const result = await agent.invoke(
+      { messages: [{ role: "user", content: readRequest("lease_445", 7) }] },
+      THREAD,
+    );
+    const raw = result.messages as BaseMessage[];
+    // Calls see 0..7 pages: events at 3 and 6 pages, each announcing the thread as the call saw it.
+    expect(published.map((event) => [event.rawToolChars, event.midTurn])).toEqual([
+      [3 * PAGE_CHARS, true],
+      [6 * PAGE_CHARS, true],
+      [7 * PAGE_CHARS, undefined],
+    ]);
+    const atThree = raw.findIndex(
+      (message) => message.getType() === "tool" && message.id === published[0]?.lastMessageId,
+    );
+    expect(published[0]?.messageCount).toBe(atThree + 1);
+    expect(raw[atThree]?.getType()).toBe("tool");
+    // The turn's own load, and one reload per event, at the call after it.
+    expect(loads).toBe(3);
+  });
+
   it("releases the lock when the model fails, and the next turn runs", async () => {
     const runtime = harness();
     runtime.model.failOnCall = 2;
@@ -187,9 +228,14 @@ describe("contextCleanerMiddleware with createAgent", () => {
     });
     const result = await agent.invoke({ messages: [{ role: "user", content: readRequest("a", 1) }] }, THREAD);
     expect(result.messages.at(-1)?.content).toBe("Done reading.");
+    // The loader and the lock are then skipped for a while: said once, naming the cause.
     expect(reported.sort()).toEqual([
-      "acquire-lock thread-1: redis down",
-      "load-digests thread-1: database down",
+      expect.stringMatching(
+        /^acquire-lock thread-1: taking the turn lock failed \(redis down\): it is skipped/,
+      ),
+      expect.stringMatching(
+        /^load-digests thread-1: loading the thread's digests failed \(database down\): it is skipped/,
+      ),
       "publish-turn-ended thread-1: queue down",
     ]);
   });

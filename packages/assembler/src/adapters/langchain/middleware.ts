@@ -12,7 +12,10 @@ import { langGraphTurn, rawToolCharsOf } from "./turn-context";
 export interface ContextCleanerMiddlewareConfig {
   /** Loads the thread's digest rows; called once per turn, its result serves every model call of the turn. */
   loadDigests: LoadDigests;
-  /** Publishes the turn-ended event after the agent's last step. */
+  /**
+   * Publishes the turn-ended event after the agent's last step, and the mid-turn events of a
+   * long turn (`midTurn: true`, see `midTurnEventChars`).
+   */
   publishTurnEnded?: PublishTurnEnded;
   /** Held from the turn's start to its end (or the model error that ends it). */
   turnLock?: RuntimeTurnLock;
@@ -29,6 +32,19 @@ export interface ContextCleanerMiddlewareConfig {
   now?: () => Date;
   /** Open turns remembered at once (one per thread). @default 1000 */
   maxOpenTurns?: number;
+  /**
+   * Raw tool-output chars a turn adds, since its first model call or its latest mid-turn
+   * event, that publish a mid-turn event (docs/architecture.md#relief-inside-a-long-turn):
+   * the worker digests what the turn has moved past while it runs. `false`: none.
+   * @default 120_000
+   */
+  midTurnEventChars?: number | false;
+  /**
+   * Milliseconds after a mid-turn event from which the next model call reloads the thread's
+   * digests, once per event and without waiting for the read; the rows serve the turn's
+   * later watermark batches. @default 15_000
+   */
+  midTurnReloadDelayMs?: number;
 }
 
 /**
@@ -41,7 +57,9 @@ export interface ContextCleanerMiddlewareConfig {
  * - `wrapModelCall`: assembles the view of `request.messages` and calls the model with it,
  *   with the thread's cache context (the turn's first call, the time since the thread's
  *   previous call, what that call showed condensed). A model error releases the lock
- *   before it propagates (a retry begins the turn again).
+ *   before it propagates (a retry begins the turn again). Once the turn's new tool output
+ *   passes `midTurnEventChars`, it also publishes a mid-turn event and, a few seconds on,
+ *   reloads the digests once for the turn's later calls (neither waited for).
  * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt, messageCount,
  *   lastMessageId }` and releases the lock. It runs inside the run, so LangGraph writes the
  *   run's last checkpoint after the event, and with its default `durability: "async"` the
@@ -64,6 +82,7 @@ export interface ContextCleanerMiddlewareConfig {
  *   middleware: [contextCleanerMiddleware({ loadDigests, publishTurnEnded, turnLock })],
  * });
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose hooks share the config and the turn registry
 export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig) {
   const turns = new TurnRegistry({
     loadDigests: config.loadDigests,
@@ -73,6 +92,10 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     now: config.now,
     maxOpenTurns: config.maxOpenTurns,
     disabled: config.options?.disabled,
+    ...(config.midTurnEventChars === undefined ? {} : { midTurnEventChars: config.midTurnEventChars }),
+    ...(config.midTurnReloadDelayMs === undefined
+      ? {}
+      : { midTurnReloadDelayMs: config.midTurnReloadDelayMs }),
   });
   const readOriginal = resolveReadOriginal(config.options?.readOriginal);
   return createMiddleware({
@@ -99,6 +122,12 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
     wrapModelCall: async (request, handler) => {
       const turn = langGraphTurn(request.runtime);
       const { digests, policy } = turn ? await turns.loaded(turn) : { digests: null, policy: null };
+      if (turn) {
+        turns.observe(turn, () => ({
+          rawToolChars: rawToolCharsOf(request.messages),
+          ...turnAnnouncement(request.messages),
+        }));
+      }
       const cache = config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId) : undefined);
       let messages = request.messages;
       try {

@@ -2,7 +2,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { AssembleOptions } from "../../assemble";
 import { type ThreadTurnEnded, turnAnnouncement } from "../../events/turn-event";
 import { killSwitchFromEnvironment } from "../../kill-switch";
-import type { LoadDigests, TurnErrorHandler } from "../../turn-ports";
+import type { LoadDigests, PublishTurnEnded, TurnErrorHandler } from "../../turn-ports";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
 import { TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
@@ -21,6 +21,23 @@ export interface ContextCleanerPreModelHookConfig {
   onError?: TurnErrorHandler;
   /** Threads whose digests are remembered at once. @default 1000 */
   maxOpenTurns?: number;
+  /**
+   * Publishes the mid-turn events of a long turn (`midTurn: true`; the runtime publishes the
+   * turn-ended event itself, after `invoke`, with `langChainTurnEndedEvent`). Without it, no
+   * mid-turn event. Its errors are reported to `onError` and never fail the turn.
+   */
+  publishMidTurn?: PublishTurnEnded;
+  /**
+   * Raw tool-output chars a turn adds, since its first model call or its latest mid-turn
+   * event, that publish a mid-turn event (docs/architecture.md#relief-inside-a-long-turn).
+   * `false`: none. @default 120_000
+   */
+  midTurnEventChars?: number | false;
+  /**
+   * Milliseconds after a mid-turn event from which the next model call reloads the thread's
+   * digests (once per event, without waiting for the read). @default 15_000
+   */
+  midTurnReloadDelayMs?: number;
 }
 
 /** The id of the latest user message: a new one starts a new turn, whose digests are loaded anew. */
@@ -36,7 +53,9 @@ function turnKey(messages: readonly BaseMessage[]): string {
  * A `preModelHook` for LangGraph's prebuilt `createReactAgent`: it answers
  * `{ llmInputMessages }`, the assembled view the model is called with, and leaves
  * `messages` (the raw record) alone. Digests are loaded once per turn — a turn being the
- * model calls that follow one user message — and reused for its tool loop.
+ * model calls that follow one user message — and reused for its tool loop; with
+ * `publishMidTurn`, a long turn publishes mid-turn events and reloads them once after each
+ * (docs/architecture.md#relief-inside-a-long-turn).
  *
  * LangGraph keeps `llmInputMessages` in the graph state, so the checkpoint also holds the
  * last view (untouched messages shared with `messages` are serialized twice).
@@ -54,6 +73,11 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
     onError: config.onError,
     maxOpenTurns: config.maxOpenTurns,
     disabled,
+    ...(config.publishMidTurn === undefined ? {} : { publishTurnEnded: config.publishMidTurn }),
+    ...(config.midTurnEventChars === undefined ? {} : { midTurnEventChars: config.midTurnEventChars }),
+    ...(config.midTurnReloadDelayMs === undefined
+      ? {}
+      : { midTurnReloadDelayMs: config.midTurnReloadDelayMs }),
   });
   return async (
     state: { messages: BaseMessage[] },
@@ -63,6 +87,12 @@ export function contextCleanerPreModelHook(config: ContextCleanerPreModelHookCon
     const off = disabled ?? killSwitchFromEnvironment();
     const { digests, policy } =
       turn && !off ? await turns.loaded(turn, turnKey(state.messages)) : { digests: null, policy: null };
+    if (turn && !off) {
+      turns.observe(turn, () => ({
+        rawToolChars: rawToolCharsOf(state.messages),
+        ...turnAnnouncement(state.messages),
+      }));
+    }
     const cache = config.options?.cache ?? (turn && !off ? turns.cacheContext(turn.threadId) : undefined);
     try {
       const { messages, report } = assembleLangChainView(state.messages, digests, {

@@ -14,6 +14,8 @@ import type {
 } from "../../turn-ports";
 import type { DigestMap } from "../../types";
 import { describeValue } from "../../validate";
+import { FailureBackoff, type FailureBackoffSettings } from "./failure-backoff";
+import { MidTurn, type MidTurnMeasure, type MidTurnSettings, midTurnSettings } from "./mid-turn";
 
 /** Defaults of {@link TurnRegistry}. */
 export const TURN_REGISTRY_DEFAULTS = {
@@ -33,6 +35,19 @@ export interface TurnRegistryPorts {
   disabled?: boolean;
   /** @default 1000 */
   maxOpenTurns?: number;
+  /** After the loader or the lock fails, how long turns skip it (see `FailureBackoff`). @default 30 s, doubling to 5 min */
+  backoff?: FailureBackoffSettings;
+  /**
+   * Raw tool-output chars a turn adds, since its first model call or its latest mid-turn
+   * event, that publish a mid-turn event through `publishTurnEnded`
+   * (docs/architecture.md#relief-inside-a-long-turn); `false`: none. @default 120_000
+   */
+  midTurnEventChars?: number | false;
+  /**
+   * Milliseconds after a mid-turn event from which the next model call reloads the thread's
+   * digests (once per event, without waiting for the read). @default 15_000
+   */
+  midTurnReloadDelayMs?: number;
 }
 
 interface OpenTurn {
@@ -44,6 +59,8 @@ interface OpenTurn {
   calls: number;
   /** Milliseconds since the thread's previous model call, measured at the turn's first call. */
   idleMs: number | undefined;
+  /** Its mid-turn events and the rows that arrived after them. */
+  midTurn: MidTurn;
 }
 
 /** What a thread's previous model call left for the next one's cache context. */
@@ -65,7 +82,8 @@ function warn(error: unknown, stage: string, threadId: string): void {
  * The open turns of one process, one per thread: each turn loads its thread's digests
  * once (for all its model calls) and holds the turn lock until it ends or is abandoned.
  * Every injected function's error is reported to `onError` and never fails the turn: a
- * failed load assembles without digests, a failed lock runs unlocked.
+ * failed load assembles without digests, a failed lock runs unlocked; after a failure the
+ * loader (or the lock) is skipped for a while, said once (see `FailureBackoff`).
  */
 /**
  * A loader's answer as the assembly takes it: a Map, or null for none. Anything else (a Map
@@ -93,6 +111,9 @@ const NOTHING_LOADED: LoadedTurn = Object.freeze({ digests: null, policy: null }
  * mode `off` (the view the kill switch sends), so an org in `shadow` or `off` never gets a
  * cleaned view because a load failed.
  */
+/** What the load backoff resolves to when it skipped or caught the load. */
+const LOAD_SKIPPED: unique symbol = Symbol("load skipped");
+
 export const LOAD_FAILED: LoadedTurn = Object.freeze({
   digests: null,
   policy: validateOrgPolicy({ mode: "off" }),
@@ -119,8 +140,25 @@ export class TurnRegistry {
   /** Per thread, the org policy its last successful load gave (null: the deployment's defaults). */
   readonly #lastPolicies = new Map<string, OrgPolicy | null>();
 
+  /** A loader or lock that failed is skipped for a while, so an outage does not slow every turn. */
+  readonly #loadBackoff: FailureBackoff;
+  readonly #lockBackoff: FailureBackoff;
+  readonly #midTurn: MidTurnSettings;
+
+  /** @throws {InvalidOptionError} for a `midTurnEventChars` or `midTurnReloadDelayMs` out of range. */
   constructor(ports: TurnRegistryPorts) {
     this.#ports = ports;
+    const load = { what: "loading the thread's digests", meanwhile: "turns go on without digests" };
+    this.#loadBackoff = new FailureBackoff(load, ports.backoff);
+    this.#lockBackoff = new FailureBackoff(
+      { what: "taking the turn lock", meanwhile: "turns run unlocked" },
+      ports.backoff,
+    );
+    this.#midTurn = midTurnSettings(ports.midTurnEventChars, ports.midTurnReloadDelayMs);
+  }
+
+  #nowMs(): number {
+    return (this.#ports.now?.() ?? new Date()).getTime();
   }
 
   #report(error: unknown, stage: Parameters<TurnErrorHandler>[1], threadId: string): void {
@@ -140,31 +178,43 @@ export class TurnRegistry {
   async begin(turn: TurnContext, key?: string): Promise<void> {
     await this.abandon(turn.threadId);
     const lock = this.#ports.turnLock;
+    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
     const lease = lock
-      ? Promise.resolve()
-          .then(() => lock.acquire(turn.threadId, turn))
-          .catch((error: unknown) => {
-            this.#report(error, "acquire-lock", turn.threadId);
-            return undefined;
-          })
+      ? this.#lockBackoff.run(
+          () => lock.acquire(turn.threadId, turn),
+          undefined,
+          nowMs,
+          (error) => this.#report(error, "acquire-lock", turn.threadId),
+        )
       : Promise.resolve(undefined);
     const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
     const state = disabled
       ? Promise.resolve(NOTHING_LOADED)
-      : Promise.resolve()
-          .then(() => this.#ports.loadDigests(turn.threadId, turn))
+      : this.#loadBackoff
+          .run(
+            () => this.#ports.loadDigests(turn.threadId, turn),
+            LOAD_SKIPPED,
+            nowMs,
+            (error) => this.#report(error, "load-digests", turn.threadId),
+          )
           .then((loaded) => {
+            if (loaded === LOAD_SKIPPED) return this.#failedLoad(turn.threadId);
             const state = loadedTurnOf(loaded);
             this.#rememberPolicy(turn.threadId, state.policy);
             return state;
           })
           .catch((error: unknown) => {
             this.#report(error, "load-digests", turn.threadId);
-            // The last known mode holds; unknown, the turn sends what `off` sends.
-            const last = this.#lastPolicies.get(turn.threadId);
-            return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
+            return this.#failedLoad(turn.threadId);
           });
-    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined });
+    const midTurn = new MidTurn(this.#midTurn, {
+      threadId: turn.threadId,
+      publish: (event) => this.#ports.publishTurnEnded?.(event, turn),
+      reload: async () => loadedTurnOf(await this.#ports.loadDigests(turn.threadId, turn)).digests,
+      report: (error, stage) => this.#report(error, stage, turn.threadId),
+      nowMs: () => this.#nowMs(),
+    });
+    this.#turns.set(turn.threadId, { key, state, lease, calls: 0, idleMs: undefined, midTurn });
     await this.#evictBeyondCap();
     await lease;
   }
@@ -182,26 +232,52 @@ export class TurnRegistry {
   }
 
   /**
+   * The mid-turn path at a model call of an open turn (docs/architecture.md#relief-inside-a-long-turn):
+   * `measure` gives the thread's raw tool chars and announced turn; once the turn's new tool
+   * output since its first call or its latest mid-turn event reaches `midTurnEventChars`, a
+   * mid-turn event is published, and the first call `midTurnReloadDelayMs` after it starts
+   * one reload of the thread's digests. Waits for neither: the publish and the read run
+   * beside the turn, their errors reported. Nothing under the kill switch, without
+   * `publishTurnEnded`, or with `midTurnEventChars: false`.
+   */
+  observe(turn: TurnContext, measure: () => MidTurnMeasure): void {
+    const open = this.#turns.get(turn.threadId);
+    if (open === undefined || this.#midTurn.eventChars === undefined || !this.#ports.publishTurnEnded) return;
+    if (this.#ports.disabled ?? killSwitchFromEnvironment()) return;
+    let measured: MidTurnMeasure;
+    try {
+      measured = measure();
+    } catch (error) {
+      this.#report(error, "publish-mid-turn", turn.threadId);
+      return;
+    }
+    open.midTurn.observe(measured);
+  }
+
+  /**
    * The cache context of the thread's next model call (docs/architecture.md#prompt-cache):
    * `turnStart` on the turn's first call, `idleMs` since the thread's previous model call
    * (measured at that first call, kept for the turn), `shown`, the previous call's
-   * `report.ledger.condensedIds`, and `sent`, its `report.ledger.sent`. A thread without an
-   * open turn gets a turn start.
+   * `report.ledger.condensedIds`, `sent`, its `report.ledger.sent`, and `midTurnDigests`, the
+   * rows a reload after a mid-turn event brought (less the ids the previous call showed
+   * condensed). A thread without an open turn gets a turn start.
    */
   cacheContext(threadId: string): CacheContext {
     const open = this.#turns.get(threadId);
     const last = this.#lastCalls.get(threadId);
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     const turnStart = open === undefined || open.calls === 0;
     let idleMs = open?.idleMs;
     if (turnStart) {
       idleMs = last === undefined ? undefined : Math.max(0, nowMs - last.atMs);
       if (open) open.idleMs = idleMs;
     }
+    const midTurnDigests = turnStart ? undefined : open?.midTurn.rows(last?.condensedIds);
     return {
       turnStart,
       ...(idleMs === undefined ? {} : { idleMs }),
       ...(last === undefined ? {} : { shown: last.condensedIds, sent: last.sent }),
+      ...(midTurnDigests === undefined || midTurnDigests.size === 0 ? {} : { midTurnDigests }),
     };
   }
 
@@ -209,7 +285,7 @@ export class TurnRegistry {
   recordCall(threadId: string, report: AssemblyReport): void {
     const open = this.#turns.get(threadId);
     if (open) open.calls++;
-    const nowMs = (this.#ports.now?.() ?? new Date()).getTime();
+    const nowMs = this.#nowMs();
     this.#lastCalls.delete(threadId);
     this.#lastCalls.set(threadId, {
       atMs: nowMs,
@@ -222,7 +298,8 @@ export class TurnRegistry {
 
   /**
    * Ends a turn: publishes the turn-ended event, with the turn it announces (the thread's
-   * message count and latest message id, see `turnAnnouncement`), then releases the lock.
+   * message count and latest message id, see `turnAnnouncement`), after the turn's mid-turn
+   * events, then releases the lock.
    */
   async end(
     turn: TurnContext,
@@ -233,6 +310,7 @@ export class TurnRegistry {
       // The kill switch stops the events too: a worker that drops every job needs none.
       const disabled = this.#ports.disabled ?? killSwitchFromEnvironment();
       if (this.#ports.publishTurnEnded && !disabled) {
+        await this.#turns.get(turn.threadId)?.midTurn.published();
         const now = this.#ports.now?.() ?? new Date();
         try {
           await this.#ports.publishTurnEnded(
@@ -259,6 +337,12 @@ export class TurnRegistry {
     } catch (error) {
       this.#report(error, "release-lock", threadId);
     }
+  }
+
+  /** A turn whose load failed (or was skipped while backing off): the last known mode holds; unknown, it sends what `off` sends. */
+  #failedLoad(threadId: string): LoadedTurn {
+    const last = this.#lastPolicies.get(threadId);
+    return last === undefined ? LOAD_FAILED : { digests: null, policy: last };
   }
 
   #rememberPolicy(threadId: string, policy: OrgPolicy | null): void {

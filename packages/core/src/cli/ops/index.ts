@@ -17,9 +17,10 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
   context-cleaner purge --org <org> --thread <thread>              delete the thread's digests (recovery)
   context-cleaner purge --org <org> --sha256 <hash>                one content's digests, in every thread of the org
   context-cleaner purge --org <org> --all [--delete-policy]        all of the org's digests (and its policy row)
+      (turns up to the database's now count as covered; a pass in flight loses its lease and writes nothing)
   context-cleaner dlq list [--limit N] [--json]                    dead letters and why (--dlq-url or DIGEST_DLQ_URL)
   context-cleaner dlq redrive [--limit N] [--include-poison]       back to the digest queue (--queue-url or DIGEST_QUEUE_URL)
-  context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues
+  context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues (each org its share)
   context-cleaner worker --queue-url <url> --database-url <url> --checkpoint-database-url <url>
                                                                    the digest worker outside Lambda, until SIGTERM/SIGINT
                                                                    (context-cleaner worker --help lists its settings)

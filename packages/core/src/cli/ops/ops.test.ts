@@ -63,7 +63,7 @@ beforeAll(async () => {
   const database = await createDatabase("pglite://", { pglite });
   await database.migrate();
   repository = createDigestRepository(database);
-  await repository.recordPass("acme", "lease", {
+  await recordPassAt("acme", "lease", {
     status: "partial",
     reason: "call_cap",
     coveredTurnEndedAt: null,
@@ -94,6 +94,20 @@ beforeAll(async () => {
 afterAll(async () => {
   await pglite?.close();
 });
+
+/** Records a pass as if the database's clock had read `pass.at` (the repository stamps its own now). */
+async function recordPassAt(
+  orgId: string,
+  threadId: string,
+  pass: Parameters<DigestRepository["recordPass"]>[2] & { at: Date },
+): Promise<void> {
+  await repository.recordPass(orgId, threadId, pass);
+  await pglite.query("update thread_pass set recorded_at = $1 where org_id = $2 and thread_id = $3", [
+    pass.at.toISOString(),
+    orgId,
+    threadId,
+  ]);
+}
 
 describe("context-cleaner status", () => {
   it("prints the pass record, the digests and the chars they save", async () => {
@@ -364,14 +378,14 @@ describe("context-cleaner dlq", () => {
 describe("context-cleaner sweep", () => {
   // A thread of its own: the purge above marked acme/lease purged, which the sweep leaves alone.
   beforeAll(async () => {
-    await repository.recordPass("acme", "deed", {
+    await recordPassAt("acme", "deed", {
       status: "partial",
       reason: "call_cap",
       turnEndedAt: new Date("2026-11-30T10:00:00Z"),
       at: new Date("2026-11-30T10:01:00Z"),
     });
     // Left behind on a turn long past: given up, not enqueued.
-    await repository.recordPass("acme", "abandoned", {
+    await recordPassAt("acme", "abandoned", {
       status: "failed",
       turnEndedAt: new Date("2026-11-01T10:00:00Z"),
       at: new Date("2026-11-29T10:00:00Z"),

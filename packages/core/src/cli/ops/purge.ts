@@ -8,10 +8,11 @@ const SHA256_HEX = /^[0-9a-f]{64}$/;
 /**
  * `context-cleaner purge --org O (--thread T | --sha256 H | --all [--delete-policy])`: the recovery path from
  * any cleaner bug. Deletes the digests of one thread, of one content hash in every thread of
- * the org, or of the whole org, and marks each affected thread's pass `purged`: the nightly
- * sweep leaves it alone and a queued event of an earlier turn coalesces, so nothing rewrites
- * them until a later turn ends. The next turn's assembly shows the raw thread (subject only
- * to the history backstop).
+ * the org, or of the whole org, and marks each affected thread's pass `purged`, every turn
+ * up to the database's now (not this machine's) covered: the nightly sweep leaves it alone
+ * and a queued event of an earlier turn coalesces, so nothing rewrites them until a later
+ * turn ends. A pass in flight loses its lease and writes nothing. The next turn's assembly
+ * shows the raw thread (subject only to the history backstop).
  *
  * `--all` keeps the org's policy row (an org turned `off` for the purge stays off);
  * `--all --delete-policy` deletes it too, in the same transaction.
@@ -45,13 +46,12 @@ export async function purgeCommand(args: string[], context: OpsContext): Promise
   }
   const threadId =
     values.sha256 === undefined && !values.all ? required(values.thread, "thread", "purge") : undefined;
-  const at = context.clock.now();
   const { sha256 } = values;
   const result = await withDatabase(context, databaseUrlOf(values.database, context.io), (database) => {
     const repository = createDigestRepository(database);
-    if (threadId !== undefined) return repository.purgeThread(orgId, threadId, at);
-    if (sha256 !== undefined) return repository.purgeContent(orgId, sha256, at);
-    return repository.purgeOrganization(orgId, at, { deletePolicy });
+    if (threadId !== undefined) return repository.purgeThread(orgId, threadId);
+    if (sha256 !== undefined) return repository.purgeContent(orgId, sha256);
+    return repository.purgeOrganization(orgId, { deletePolicy });
   });
   const digests = `${result.digests} digest${result.digests === 1 ? "" : "s"}`;
   const threads = `${result.threads} thread${result.threads === 1 ? "" : "s"}`;

@@ -14,6 +14,10 @@ function render(report: SweepReport): string {
   for (const [reason, count] of Object.entries(report.byReason)) lines.push(`  ${reason}: ${count}`);
   if (report.givenUp > 0)
     lines.push(`  given up (left behind too many nights; back at a new turn): ${report.givenUp}`);
+  if (report.unreadableActivity > 0)
+    lines.push(
+      `  passed over: ${report.unreadableActivity} record${report.unreadableActivity === 1 ? "" : "s"} of the thread directory whose activity time is not a date-time`,
+    );
   for (const thread of report.threads) {
     lines.push(
       `  ${thread.orgId}/${thread.threadId}  ${thread.reason}  turn ${thread.turnEndedAt}${thread.error ? `  FAILED: ${thread.error}` : ""}`,
