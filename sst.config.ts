@@ -28,7 +28,7 @@ const DIGEST_INSTALL = ["@langchain/core", "@langchain/langgraph-checkpoint-post
 const DIGEST_MAX_CONCURRENCY = 20;
 
 // The settings the functions read that come from the shell that deploys, so each stage sets
-// its own (README "Deploy"): where LangGraph's tables are, where a thread's owner is read, or
+// its own (docs/operate.md, "Deploy"): where LangGraph's tables are, where a thread's owner is read, or
 // the app's own message table (`CHECKPOINT_MESSAGE_TABLE=app.thread_messages
 // CHECKPOINT_ORG_ID_COLUMN=org_id CHECKPOINT_UPDATED_AT_COLUMN=updated_at npx sst deploy`),
 // read_original, the sweep's bounds. These are the settings table's rows passed "from the
@@ -63,7 +63,7 @@ function shellEnvironment(): Record<string, string> {
 
 export default $config({
   app(input) {
-    // `--stage prod` (as the README deploys) and `--stage production` are both production.
+    // `--stage prod` (as docs/operate.md deploys) and `--stage production` are both production.
     const production = input?.stage === "prod" || input?.stage === "production";
     return {
       name: "context-cleaner",

@@ -4,7 +4,8 @@
  * Each test checks that what reached the model is the condensed view.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { contentSha256, type DigestMap, type Message } from "@context-cleaner/assembler";
+import type { DigestMap, Message } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import type { ThreadTurnEnded } from "@context-cleaner/assembler/langchain";
 import type { BaseMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";

@@ -1,6 +1,6 @@
 /**
- * Type-checks every ```ts block of the docs (README.md, packages/<name>/README.md,
- * docs/*.md), so a snippet a reader pastes names calls that exist, with the shapes they take.
+ * Type-checks every ```ts block of the docs (the root's *.md: README.md, CONTRIBUTING.md;
+ * packages/<name>/README.md; docs/*.md), so a snippet a reader pastes names calls that exist, with the shapes they take.
  *
  * Each block is a virtual module at the repository root (so package imports resolve as in an
  * app), compiled in one program with the repository's tsconfig options. Its
@@ -60,14 +60,16 @@ function extractSnippets(file: string, markdown: string): Snippet[] {
   return snippets;
 }
 
+/** The repository's own markdown: every *.md at its root (README, CONTRIBUTING), each package's README, docs/*.md. */
 function docFiles(): string[] {
+  const markdownIn = (folder: string) =>
+    readdirSync(join(ROOT, folder))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => (folder === "." ? name : `${folder}/${name}`));
   const packages = readdirSync(join(ROOT, "packages"), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
     .map((entry) => `packages/${entry.name}/README.md`);
-  const docs = readdirSync(join(ROOT, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`);
-  return ["README.md", ...packages, ...docs].filter((file) => {
+  return [...markdownIn("."), ...packages, ...markdownIn("docs")].filter((file) => {
     try {
       readFileSync(join(ROOT, file));
       return true;
@@ -140,6 +142,7 @@ describe("docs code blocks", () => {
   it("finds the ```ts blocks of the READMEs and docs/", () => {
     const files = new Set(snippets.map((snippet) => snippet.file));
     expect(files).toContain("README.md");
+    expect(files).toContain("docs/integrate.md");
     expect(files).toContain("packages/assembler/README.md");
     expect(snippets.length).toBeGreaterThan(10);
   });

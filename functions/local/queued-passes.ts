@@ -64,6 +64,7 @@ export interface QueuedPasses extends BetweenTurnsRoute {
  * demo's store. A pass resolves once the worker finds the queue empty again, so the next
  * turn loads the rows that pass wrote and the figures stay the same run to run.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose publisher, worker and pass promises share its queue and maps; each closure is short
 export function createQueuedPasses(
   worker: BetweenTurnsWorker,
   options: QueuedPassesOptions = {},

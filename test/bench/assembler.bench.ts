@@ -20,14 +20,13 @@ import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import {
   assembleModelView,
-  contentSha256,
   type DigestEntry,
   type DigestMap,
   type Message,
   type ToolCall,
   type ToolMessage,
 } from "@context-cleaner/assembler";
-import { DIGEST_HEADER, messageChars } from "@context-cleaner/assembler/internal";
+import { contentSha256, DIGEST_HEADER, messageChars } from "@context-cleaner/assembler/internal";
 
 /** A small seeded PRNG (mulberry32): the same threads, byte for byte, on every machine. */
 function seededRandom(seed: number): () => number {

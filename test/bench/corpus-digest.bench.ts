@@ -19,7 +19,8 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { createToolPolicy, extractFigures } from "@context-cleaner/assembler";
+import { createToolPolicy } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { figureSpans, normalizeWhitespace } from "@context-cleaner/assembler/internal";
 import { createExtractiveDigester } from "@context-cleaner/core";
 import { renderDigest } from "../../packages/core/src/render/render-digest";

@@ -3,7 +3,7 @@
 // DATABASE_URL is set (a scratch database is created next to it and dropped) — plus the plan.
 // With the services tier: `bash test/services/run.sh npm run bench:db`.
 
-import { contentSha256 } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import type { DigestRowInput } from "@context-cleaner/db";
 // The harnesses' handle types the transaction as the query builder's (the package's public
 // type keeps it opaque), so the repository over it comes from the source too.

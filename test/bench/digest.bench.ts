@@ -6,7 +6,9 @@
  *
  *   npm run bench:digest
  */
-import { extractFigures, type Message } from "@context-cleaner/assembler";
+
+import type { Message } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { contentText } from "@context-cleaner/assembler/internal";
 import {
   createExtractiveDigester,

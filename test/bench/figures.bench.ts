@@ -10,7 +10,7 @@
  *   FIGURES_BENCH_SAMPLES=9 npm run bench:figures      (samples per length, default 5)
  */
 import { performance } from "node:perf_hooks";
-import { extractFigures } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { adversarialFigureInputs } from "../../packages/assembler/test/fixtures/adversarial-figures";
 
 const LENGTHS = [25_000, 50_000, 100_000, 200_000];

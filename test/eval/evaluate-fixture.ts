@@ -7,11 +7,11 @@
 import {
   type AssembledView,
   assembleModelView,
-  checkFigureProvenance,
   type DigestMap,
   type Message,
   type ToolCall,
 } from "@context-cleaner/assembler";
+import { checkFigureProvenance } from "@context-cleaner/assembler/figures";
 import {
   contentText,
   DIGEST_HEADER,

@@ -12,7 +12,6 @@ import {
   type DigestMap,
   type Message,
   readOriginal,
-  renderReadOriginalResult,
 } from "@context-cleaner/assembler";
 import { answerAiSdkReadOriginal, assembleAiSdkPrompt } from "@context-cleaner/assembler/ai-sdk";
 import {
@@ -20,7 +19,11 @@ import {
   answerAnthropicReadOriginal,
   assembleAnthropicView,
 } from "@context-cleaner/assembler/anthropic";
-import { contentText, normalizeWhitespace } from "@context-cleaner/assembler/internal";
+import {
+  contentText,
+  normalizeWhitespace,
+  renderReadOriginalResult,
+} from "@context-cleaner/assembler/internal";
 import {
   answerLangChainReadOriginal,
   assembleLangChainView,

@@ -1,7 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { contentSha256 } from "@context-cleaner/assembler";
 import { assembleAnthropicView } from "@context-cleaner/assembler/anthropic";
-import { DIGEST_HEADER } from "@context-cleaner/assembler/internal";
+import { contentSha256, DIGEST_HEADER } from "@context-cleaner/assembler/internal";
 import {
   type AnthropicBlock,
   type AnthropicRequest,

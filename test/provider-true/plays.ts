@@ -8,15 +8,10 @@
  * writes digest rows for the document pages before the latest user message.
  */
 
-import {
-  type AssembleOptions,
-  contentSha256,
-  type DigestMap,
-  type Message,
-} from "@context-cleaner/assembler";
+import type { AssembleOptions, DigestMap, Message } from "@context-cleaner/assembler";
 import { aiSdkToNeutral, assembleAiSdkPrompt } from "@context-cleaner/assembler/ai-sdk";
 import { anthropicToNeutral, assembleAnthropicView } from "@context-cleaner/assembler/anthropic";
-import { DIGEST_HEADER } from "@context-cleaner/assembler/internal";
+import { contentSha256, DIGEST_HEADER } from "@context-cleaner/assembler/internal";
 import { assembleLangChainView, fromLangChain } from "@context-cleaner/assembler/langchain";
 import { assembleOpenAIView, openAIToNeutral } from "@context-cleaner/assembler/openai";
 import {

@@ -210,7 +210,7 @@ function emptyReport(
     charsSaved: 0,
     stubs: { duplicate: 0, errorRetry: 0 },
     protected: 0,
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the backstop's own figures replace these before the report is sent or returned
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: the backstop's figures replace these
     compaction: {
       fired: false,
       droppedMessages: 0,
@@ -231,6 +231,7 @@ function emptyReport(
 }
 
 /** The cleaning steps under the options' tool policy and `read_original` setting. */
+// biome-ignore lint/complexity/useMaxParams: the assembly's own inputs passed on to one step, named as the caller holds them
 function cleanWithOptions(
   messages: readonly Message[],
   thread: IndexedThread,
@@ -349,12 +350,12 @@ function assembleOnce(run: AssemblyRun, orgPolicy: OrgPolicy | undefined, disabl
   // Cache-aware, the backstop cuts on a turn's first call only: its later calls append.
   const settings = backstopSettings(options, cache !== undefined);
   const wallStart = recencyWallStart(messages, recencyKeepExchanges);
-  // Stryker disable next-line BooleanLiteral,ArrowFunction: the thread's own messages measure and snip the same read afresh as from the index
+  // Stryker disable next-line BooleanLiteral,ArrowFunction: the index and the thread read alike
   const noReplacement = { has: () => false };
   const cleaned: CleanedView = disabled
     ? {
         view: { thread, messages, replaced: noReplacement, chars: thread.totalChars, wallStart },
-        // Stryker disable next-line ArrayDeclaration: an entry that is no message index pins no unit (its unit is undefined)
+        // Stryker disable next-line ArrayDeclaration: an entry that is no message index pins no unit
         hints: { pinned: [] },
         kinds: new Map(),
         batch: report.ledger.batch,

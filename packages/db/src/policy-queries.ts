@@ -1,11 +1,5 @@
-import {
-  type DigestEntry,
-  type OrgPolicy,
-  type OrgPolicyInput,
-  type TurnState,
-  validateOrgPolicy,
-} from "@context-cleaner/assembler";
-import { microUsdToUsd } from "@context-cleaner/assembler/internal";
+import type { DigestEntry, OrgPolicy, TurnState } from "@context-cleaner/assembler";
+import { microUsdToUsd, type OrgPolicyInput, validateOrgPolicy } from "@context-cleaner/assembler/internal";
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "./database-types";
 import { InvalidStorageInputError } from "./errors";

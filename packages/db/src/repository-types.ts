@@ -1,8 +1,9 @@
-import type { DigestMap, OrgPolicy, OrgPolicyInput, TurnState } from "@context-cleaner/assembler";
+import type { DigestMap, OrgPolicy, TurnState } from "@context-cleaner/assembler";
 import type {
   DigestKind,
   DigestRow,
   LeftBehindReason,
+  OrgPolicyInput,
   PassStatus,
 } from "@context-cleaner/assembler/internal";
 

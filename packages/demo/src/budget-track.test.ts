@@ -1,4 +1,5 @@
-import { BUDGET_DEFAULTS, contentSha256, type DigestMap, type Message } from "@context-cleaner/assembler";
+import { BUDGET_DEFAULTS, type DigestMap, type Message } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { BudgetTrack } from "./budget-track";
 

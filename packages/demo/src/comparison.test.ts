@@ -41,7 +41,9 @@ function turn(number: number, fields: Partial<TurnRecord> = {}): TurnRecord {
     cacheBreaks: 0,
     invalidatedChars: 0,
     batchesApplied: null,
+    viewParts: { resultsAsGiven: 0, resultsCondensed: 0, conversation: 100 },
     retention: { total: 10, strict: 10, recoverable: 10 },
+    missedProbes: [],
     everyCall: { total: 20, strict: 20, recoverable: 20 },
     previousTurn: { total: 0, strict: 0, standIn: 0, handle: 0, lost: 0 },
     cost: { warm: turnCost(100), cold: turnCost(100) },
@@ -105,7 +107,12 @@ const simulations = [
       [
         turn(1),
         turn(2),
-        turn(3, { budgetCuts: 1, promptChars: 70, retention: { total: 10, strict: 9, recoverable: 10 } }),
+        turn(3, {
+          budgetCuts: 1,
+          promptChars: 70,
+          retention: { total: 10, strict: 9, recoverable: 10 },
+          missedProbes: [{ toolCallId: "c9", answer: "$9", result: "condensed", handle: true }],
+        }),
       ],
       [6, 8],
     ),
@@ -328,11 +335,53 @@ describe("compareContestants, cost with prompt caching", () => {
 describe("findings", () => {
   it("say which targets this project met and missed", () => {
     const lines = targetFindings(compareContestants(simulations));
-    expect(lines[0]).toMatch(/^strict retention 19\/20 .*: missed$/);
+    expect(lines[0]).toBe(
+      'strict retention 19/20 (95.0%, target 100%): missed: 1 answer is not verbatim in the last views: two "$9" (call c9: its result condensed without it; a re-read handle in view)',
+    );
     expect(lines[1]).toMatch(/^recoverable retention 20\/20 .*: met$/);
     expect(lines[2]).toMatch(/^view 6\.0% .*: met$/);
     expect(lines[3]).toBe(
-      "turns before the first budget cut vs blind caps: one 3+ vs 1 (3.0×); two 2 vs 0 (2.0×) (target ≥ 3×): missed",
+      "turns before the first budget cut vs blind caps: one 3+ vs 1 (3.0×); two 2 vs 0 (2.0×) (target ≥ 3×): missed: two: cut in turn 3, where 3× blind caps' 0 needs 3 turns uncut",
+    );
+  });
+
+  it("say why a missed target was missed: the answers lacking, what the view holds, threads that end first", () => {
+    const lost = [
+      { toolCallId: "c1", answer: "$1", result: "absent" as const, handle: false },
+      { toolCallId: "c2", answer: "$2", result: "cut" as const, handle: false },
+      { toolCallId: "c3", answer: "$3", result: "condensed" as const, handle: true },
+      { toolCallId: "c4", answer: "$4", result: "absent" as const, handle: false },
+    ];
+    const short = [
+      simulation("short", [
+        run("blind-caps", [turn(1), turn(2, { budgetCuts: 1 })], [1]),
+        run(
+          "with-digests",
+          [
+            turn(1),
+            turn(2, {
+              promptChars: 150,
+              viewParts: { resultsAsGiven: 90, resultsCondensed: 40, conversation: 20 },
+              retention: { total: 10, strict: 6, recoverable: 7 },
+              missedProbes: lost,
+            }),
+          ],
+          [1],
+        ),
+      ]),
+    ];
+    const lines = targetFindings(compareContestants(short));
+    expect(lines[0]).toBe(
+      'strict retention 6/10 (60.0%, target 100%): missed: 4 answers are not verbatim in the last views: short "$1" (call c1: its result out of the view; no re-read handle), short "$2" (call c2: its result cut by the caps before the view; no re-read handle), short "$3" (call c3: its result condensed without it; a re-read handle in view) and 1 more',
+    );
+    expect(lines[1]).toBe(
+      'recoverable retention 7/10 (70.0%, target 100%): missed: 3 answers have neither the text nor a re-read handle in the last views: short "$1" (call c1: its result out of the view; no re-read handle), short "$2" (call c2: its result cut by the caps before the view; no re-read handle), short "$4" (call c4: its result out of the view; no re-read handle)',
+    );
+    expect(lines[2]).toBe(
+      "view 15.0% of raw chars (target ≤ 6.0%): missed: the last views hold results kept raw (the recency window, the keep-rules) at 9.0%, condensed results at 4.0%, the conversation (messages and tool calls) at 2.0% of raw chars; over the target on its own: results kept raw",
+    );
+    expect(lines[3]).toBe(
+      "turns before the first budget cut vs blind caps: short 2+ vs 1 (2.0×) (target ≥ 3×): missed: short: never cut, end after 2 turns: 3× blind caps' 1 needs 3",
     );
   });
 

@@ -2,11 +2,10 @@ import {
   type AssembleOptions,
   assembleModelView,
   type CacheContext,
-  COMPACTION_DEFAULTS,
   type DigestMap,
   type Message,
 } from "@context-cleaner/assembler";
-import { messageChars } from "@context-cleaner/assembler/internal";
+import { COMPACTION_DEFAULTS, messageChars } from "@context-cleaner/assembler/internal";
 import type { Accounting } from "./budget-track";
 import type { WorkerTiming } from "./worker-between-turns";
 

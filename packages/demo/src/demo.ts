@@ -47,7 +47,7 @@ export interface BetweenTurnsRoute {
  * PGlite) running between turns, next to the peers; prints a line per turn and the
  * comparison, and writes the HTML report.
  */
-// Over 60 lines: the demo script read top to bottom (its printed explanation is most of it).
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the demo script read top to bottom (its printed explanation is most of it)
 export async function runDemo(write: (line: string) => void, options: DemoOptions = {}): Promise<void> {
   const reportPath = resolve(options.reportPath ?? DEMO_DEFAULTS.reportPath);
   const database = await createDatabase(options.databaseUrl ?? "pglite://");

@@ -1,6 +1,7 @@
-import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
+import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler/internal";
 import type { ComparisonRow } from "./comparison";
 import { formatShare } from "./cost-comparison";
+import type { MissedProbe } from "./view-measures";
 
 /** What the comparison is measured against, for this project with digests. */
 export const TARGETS = {
@@ -17,28 +18,102 @@ const NOT_PEERS = new Set(["raw", "inline-only", "with-digests", "with-digests-t
 const share = (value: number) => `${(100 * value).toFixed(1)}%`;
 const ratio = (part: number, whole: number) => part / Math.max(1, whole);
 
-/** How this project did against each target, one line each. */
+const RESULT_WHERE: Record<MissedProbe["result"], string> = {
+  cut: "its result cut by the caps before the view",
+  condensed: "its result condensed without it",
+  absent: "its result out of the view",
+};
+
+/** `one "$50,000" (call c7: its result condensed without it; a re-read handle in view)`, three at most. */
+function listProbes(probes: ComparisonRow["missedProbes"]): string {
+  const shown = probes
+    .slice(0, 3)
+    .map(
+      (probe) =>
+        `${probe.thread} "${probe.answer}" (call ${probe.toolCallId}: ${RESULT_WHERE[probe.result]}; ${probe.handle ? "a re-read handle in view" : "no re-read handle"})`,
+    );
+  return `${shown.join(", ")}${probes.length > 3 ? ` and ${probes.length - 3} more` : ""}`;
+}
+
+/** Why strict retention fell short: the answers the last views lack, and where their results are. */
+function strictWhy(project: ComparisonRow): string {
+  const count = project.probes - project.strict;
+  return `${count} ${count === 1 ? "answer is" : "answers are"} not verbatim in the last views: ${listProbes(project.missedProbes)}`;
+}
+
+/** Why recoverable retention fell short: the answers with neither the text nor a re-read handle in view. */
+function recoverableWhy(project: ComparisonRow): string {
+  const lost = project.missedProbes.filter((probe) => !probe.handle);
+  return `${lost.length} ${lost.length === 1 ? "answer has" : "answers have"} neither the text nor a re-read handle in the last views: ${listProbes(lost)}`;
+}
+
+/** Why the view is over its share: what the last views are made of, each part over raw chars. */
+function viewWhy(project: ComparisonRow): string {
+  const parts = [
+    ["results kept raw", " (the recency window, the keep-rules)", "resultsAsGiven"],
+    ["condensed results", "", "resultsCondensed"],
+    ["the conversation", " (messages and tool calls)", "conversation"],
+  ] as const;
+  const shares = parts.map(([name, detail, key]) => ({
+    name,
+    detail,
+    value: ratio(project.viewParts[key], project.rawChars),
+  }));
+  const over = shares.filter((part) => part.value > TARGETS.maxViewShare).map((part) => part.name);
+  const held = shares.map((part) => `${part.name}${part.detail} at ${share(part.value)}`).join(", ");
+  return `the last views hold ${held} of raw chars${over.length > 0 ? `; over the target on its own: ${listNames(over)}` : ""}`;
+}
+
+type TurnsEntry = ComparisonRow["turnsBeforeFirstCut"][number] & { baseline: number; ratio: number };
+
+/** `a, b and c`. */
+function listNames(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+}
+
+/**
+ * Why threads' turns before the first cut fall short of the target ratio: cut too early,
+ * or the thread ends, never cut, before it could reach it. Threads with the same reason share a clause.
+ */
+function turnsWhy(entries: readonly TurnsEntry[]): string {
+  const reasons = new Map<string, string[]>();
+  for (const entry of entries) {
+    if (entry.ratio >= TARGETS.minTurnsRatio) continue;
+    const needed = Math.ceil(TARGETS.minTurnsRatio * Math.max(1, entry.baseline));
+    const reason = entry.cut
+      ? `cut in turn ${entry.turns + 1}, where ${TARGETS.minTurnsRatio}× blind caps' ${entry.baseline} needs ${needed} turns uncut`
+      : `never cut, end after ${entry.played} turns: ${TARGETS.minTurnsRatio}× blind caps' ${entry.baseline} needs ${needed}`;
+    reasons.set(reason, [...(reasons.get(reason) ?? []), entry.thread]);
+  }
+  return [...reasons].map(([reason, threads]) => `${listNames(threads)}: ${reason}`).join("; ");
+}
+
+/**
+ * How this project did against each target, one line each; a missed target says why, from
+ * the figures behind it.
+ */
 export function targetFindings(rows: readonly ComparisonRow[]): string[] {
   const project = rows.find((row) => row.id === THIS_PROJECT);
   const blind = rows.find((row) => row.id === "blind-caps");
   if (!project || !blind) return [];
-  const ratios = project.turnsBeforeFirstCut.map((entry, index) => {
+  const ratios: TurnsEntry[] = project.turnsBeforeFirstCut.map((entry, index) => {
     const baseline = blind.turnsBeforeFirstCut[index]?.turns ?? 0;
     return { ...entry, ratio: entry.turns / Math.max(1, baseline), baseline };
   });
-  const met = (ok: boolean) => (ok ? "met" : "missed");
+  const verdict = (ok: boolean, why: () => string) => (ok ? "met" : `missed: ${why()}`);
   return [
-    `strict retention ${project.strict}/${project.probes} (${share(ratio(project.strict, project.probes))}, target 100%): ${met(project.strict === project.probes)}`,
-    `recoverable retention ${project.recoverable}/${project.probes} (${share(ratio(project.recoverable, project.probes))}, target 100%): ${met(project.recoverable === project.probes)}`,
-    `view ${share(project.viewShare)} of raw chars (target ≤ ${share(TARGETS.maxViewShare)}): ${met(project.viewShare <= TARGETS.maxViewShare)}`,
+    `strict retention ${project.strict}/${project.probes} (${share(ratio(project.strict, project.probes))}, target 100%): ${verdict(project.strict === project.probes, () => strictWhy(project))}`,
+    `recoverable retention ${project.recoverable}/${project.probes} (${share(ratio(project.recoverable, project.probes))}, target 100%): ${verdict(project.recoverable === project.probes, () => recoverableWhy(project))}`,
+    `view ${share(project.viewShare)} of raw chars (target ≤ ${share(TARGETS.maxViewShare)}): ${verdict(project.viewShare <= TARGETS.maxViewShare, () => viewWhy(project))}`,
     `turns before the first budget cut vs blind caps: ${ratios
       .map(
         (entry) =>
           `${entry.thread} ${entry.turns}${entry.cut ? "" : "+"} vs ${entry.baseline} (${entry.ratio.toFixed(1)}×)`,
       )
-      .join(
-        "; ",
-      )} (target ≥ ${TARGETS.minTurnsRatio}×): ${met(ratios.every((entry) => entry.ratio >= TARGETS.minTurnsRatio))}`,
+      .join("; ")} (target ≥ ${TARGETS.minTurnsRatio}×): ${verdict(
+      ratios.every((entry) => entry.ratio >= TARGETS.minTurnsRatio),
+      () => turnsWhy(ratios),
+    )}`,
     ...(project.cost.warm.vsRaw && project.cost.cold.vsRaw
       ? [
           `cost with prompt caching (Anthropic, 5-minute cache): ${formatShare(project.cost.warm.removed?.["anthropic-5m"])} of the avoidable cost removed (${project.cost.warm.vsRaw["anthropic-5m"].toFixed(2)}× raw) with every call warm, ${formatShare(project.cost.cold.removed?.["anthropic-5m"])} (${project.cost.cold.vsRaw["anthropic-5m"].toFixed(2)}×) with each turn cold; ${project.cacheBreaksPerTurn.toFixed(2)} cache breaks per turn`,

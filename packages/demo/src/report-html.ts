@@ -1,4 +1,5 @@
-import { BUDGET_DEFAULTS, COMPACTION_DEFAULTS } from "@context-cleaner/assembler";
+import { BUDGET_DEFAULTS } from "@context-cleaner/assembler";
+import { COMPACTION_DEFAULTS } from "@context-cleaner/assembler/internal";
 import type { ScenarioId } from "./cache-scenarios";
 import type { ComparisonRow } from "./comparison";
 import { type ComparisonTable, FLOOR_ROW, setTables, type TableSource } from "./comparison-tables";

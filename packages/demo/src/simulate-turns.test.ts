@@ -82,6 +82,14 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(digests.turns.map((turn) => turn.countedToolChars)).toEqual([384_634, 251_056, 124_920, 100_763]);
     expect(last?.promptChars).toBeLessThan(0.15 * simulation.rawChars);
     expect(last?.retention).toEqual({ total: 40, strict: 40, recoverable: 40 });
+    expect(last?.missedProbes).toEqual([]);
+    // The last view's parts add up to it, and the digests loaded at the turn's start are in it.
+    const parts = last?.viewParts;
+    expect((parts?.resultsAsGiven ?? 0) + (parts?.resultsCondensed ?? 0) + (parts?.conversation ?? 0)).toBe(
+      last?.promptChars,
+    );
+    expect(parts?.resultsCondensed).toBeGreaterThan(0);
+    expect(runOf("raw").turns.at(-1)?.viewParts.resultsCondensed).toBe(0);
     expect(simulation.passes["next-user-message"]?.at(-1)).toMatchObject({ status: "done" });
     expect(simulation.digestSample?.digest).toContain("[Condensed by context-cleaner");
   });
@@ -97,6 +105,17 @@ describe("simulateThread over the credit-agreement fixture", () => {
     expect(written("turn-end")).toEqual(written("next-user-message"));
     expect(runOf("with-digests-turn-end").turns).toHaveLength(4);
     expect(runOf("with-digests-turn-end").turns).toEqual(runOf("with-digests").turns);
+  });
+
+  it("names the probes a last view lacks: blind caps' cut results, each with where it is and whether a handle is", () => {
+    const last = runOf("blind-caps").turns.at(-1);
+    const missing = (last?.retention.total ?? 0) - (last?.retention.strict ?? 0);
+    expect(missing).toBeGreaterThan(0);
+    expect(last?.missedProbes).toHaveLength(missing);
+    expect(last?.missedProbes.filter((probe) => !probe.handle)).toHaveLength(
+      (last?.retention.total ?? 0) - (last?.retention.recoverable ?? 0),
+    );
+    for (const probe of last?.missedProbes ?? []) expect(["cut", "absent"]).toContain(probe.result);
   });
 
   it("measures retention at every call and what each turn's first call holds of the previous turn", () => {

@@ -10,10 +10,13 @@ import { splitTurns, type Turn } from "./turns";
 import {
   cacheBreak,
   type HeldCount,
+  type MissedProbe,
   ProbeIndex,
   type RetentionCount,
   type SimulationProbe,
+  type ViewParts,
   viewChars,
+  viewParts,
 } from "./view-measures";
 import {
   type BetweenTurnsWorker,
@@ -57,8 +60,12 @@ export interface TurnRecord {
    * ledger's `batch.status` is `applied`); null for a contestant whose views carry no ledger.
    */
   batchesApplied: number | null;
+  /** What the chars of the turn's last view are made of (./view-measures `viewParts`). */
+  viewParts: ViewParts;
   /** Probe retention of the turn's last view (probes whose result has arrived). */
   retention: RetentionCount;
+  /** The probes the turn's last view does not hold verbatim, and where their results are. */
+  missedProbes: MissedProbe[];
   /**
    * Probe retention at every model call of the turn, summed over the calls: `total` counts
    * the (call, probe) pairs whose result arrived before the call.
@@ -397,7 +404,9 @@ class ThreadPlay {
         cacheBreaks: tally.breaks,
         invalidatedChars: tally.invalidated,
         batchesApplied: tally.batchesApplied,
+        viewParts: viewParts(tally.last, state.track.messages),
         retention: this.probeIndex.retention(tally.last, this.arrived),
+        missedProbes: this.probeIndex.missed(tally.last, state.track.messages, this.arrived),
         everyCall: tally.everyCall,
         previousTurn: tally.previousTurn,
         ...(this.options.counters?.length ? { counts: tally.counts } : {}),

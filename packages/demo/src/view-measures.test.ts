@@ -1,6 +1,6 @@
 import type { Message, ToolMessage } from "@context-cleaner/assembler";
 import { describe, expect, it } from "vitest";
-import { cacheBreak, ProbeIndex, samePromptMessage, viewChars } from "./view-measures";
+import { cacheBreak, ProbeIndex, samePromptMessage, viewChars, viewParts } from "./view-measures";
 
 const call = (id: string, offset: number): Message => ({
   role: "assistant",
@@ -70,6 +70,43 @@ describe("ProbeIndex.retention", () => {
       strict: 1,
       recoverable: 1,
     });
+  });
+});
+
+describe("ProbeIndex.missed", () => {
+  it("names each probe not verbatim in the view: cut before the view, condensed in it or absent, and whether a handle is in view", () => {
+    const prompt: Message[] = [...thread.slice(0, 4), result("b", "[cut by the budget]"), ...thread.slice(5)];
+    const view: Message[] = [
+      thread[0] as Message,
+      call("a", 0),
+      result("a", "Base Rent is $1,200,000 per year."),
+      call("b", 100),
+      result("b", "[cut by the budget]"),
+      { role: "user", content: "the cap was mentioned" },
+    ];
+    expect(new ProbeIndex(thread, probes).missed(view, prompt, everything)).toEqual([
+      { toolCallId: "b", answer: "$50,000", result: "cut", handle: true },
+      { toolCallId: "c", answer: "$9,000,000", result: "absent", handle: false },
+    ]);
+    const condensed: Message[] = [...thread.slice(0, 2), result("a", "a digest without the figure")];
+    expect(new ProbeIndex(thread, probes).missed(condensed, thread, new Set(["a"]))).toEqual([
+      { toolCallId: "a", answer: "Base Rent is $1,200,000", result: "condensed", handle: true },
+    ]);
+    expect(new ProbeIndex(thread, probes).missed(thread, thread, everything)).toEqual([]);
+  });
+});
+
+describe("viewParts", () => {
+  it("splits a view's chars into results as given, results shown otherwise, and the conversation", () => {
+    const view: Message[] = [...thread.slice(0, 4), result("b", "[digest of b]"), call("c", 200)];
+    const chars = (message: Message) => viewChars([message]);
+    expect(viewParts(view, thread)).toEqual({
+      resultsAsGiven: chars(thread[2] as Message),
+      resultsCondensed: chars(result("b", "[digest of b]")),
+      conversation:
+        chars(thread[0] as Message) + chars(call("a", 0)) + chars(call("b", 100)) + chars(call("c", 200)),
+    });
+    expect(viewParts(thread, thread).resultsCondensed).toBe(0);
   });
 });
 

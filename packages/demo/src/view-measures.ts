@@ -21,6 +21,34 @@ export function viewChars(messages: readonly Message[]): number {
   return total;
 }
 
+/**
+ * What a view's chars are made of: tool results as the contestant was given them (the
+ * prompt's), tool results it shows otherwise (a digest, a stub, a stand-in), and the
+ * conversation (system, user and assistant messages with their tool calls).
+ */
+export interface ViewParts {
+  resultsAsGiven: number;
+  resultsCondensed: number;
+  conversation: number;
+}
+
+/** Splits the chars of `view`, made from `prompt`, into {@link ViewParts}. */
+export function viewParts(view: readonly Message[], prompt: readonly Message[]): ViewParts {
+  const given = new Map<string, Message>();
+  for (const message of prompt) if (message.role === "tool") given.set(message.toolCallId, message);
+  const parts: ViewParts = { resultsAsGiven: 0, resultsCondensed: 0, conversation: 0 };
+  for (const message of view) {
+    const chars = messageChars(message);
+    if (message.role !== "tool") parts.conversation += chars;
+    else {
+      const original = given.get(message.toolCallId);
+      if (original !== undefined && samePromptMessage(original, message)) parts.resultsAsGiven += chars;
+      else parts.resultsCondensed += chars;
+    }
+  }
+  return parts;
+}
+
 const normalizedText = new WeakMap<Message, string>();
 
 function normalizedTextOf(message: Message): string {
@@ -67,6 +95,19 @@ export interface HeldCount {
   handle: number;
   /** None of the three. */
   lost: number;
+}
+
+/** A probe whose answer a view does not hold verbatim, and what the view holds of its result. */
+export interface MissedProbe {
+  toolCallId: string;
+  answer: string;
+  /**
+   * Where its result is: `cut` by the caps before any view (the contestant was given a result
+   * without the answer), `condensed` in the view without the answer, or `absent` from the view.
+   */
+  result: "cut" | "condensed" | "absent";
+  /** The view holds a re-read handle for the result (recoverable). */
+  handle: boolean;
 }
 
 interface IndexedProbe {
@@ -155,6 +196,28 @@ export class ProbeIndex {
       }
     }
     return count;
+  }
+
+  /**
+   * The probes among `arrived` whose answer `view`, made from `prompt`, does not hold
+   * verbatim, each with where its result is and whether a re-read handle is in view.
+   */
+  missed(view: readonly Message[], prompt: readonly Message[], arrived: ReadonlySet<string>): MissedProbe[] {
+    const scan = new ViewScan(view);
+    const original = new ViewScan(prompt);
+    const missed: MissedProbe[] = [];
+    for (const probe of this.probes) {
+      if (!arrived.has(probe.toolCallId) || scan.strict(probe)) continue;
+      const given = original.source(probe.toolCallId);
+      const result =
+        given !== undefined && !normalizedTextOf(given).includes(probe.answer)
+          ? "cut"
+          : scan.source(probe.toolCallId) !== undefined
+            ? "condensed"
+            : "absent";
+      missed.push({ toolCallId: probe.toolCallId, answer: probe.answer, result, handle: scan.handle(probe) });
+    }
+    return missed;
   }
 
   /**

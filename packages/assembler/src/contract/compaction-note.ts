@@ -78,7 +78,7 @@ function plainSnippet(message: Message, maxChars: number): string {
   const full = contentText(message.content);
   // Stryker disable next-line StringLiteral: the loop sets the line before it is read
   let line = "";
-  // Stryker disable next-line ArithmeticOperator: any first prefix grows until the line overflows or covers the text; the start only saves passes
+  // Stryker disable next-line ArithmeticOperator: any first prefix grows to fit; the start saves passes
   for (let prefixChars = 2 * maxChars; ; prefixChars *= 2) {
     const text = full.slice(0, prefixChars).replace(/\s+/g, " ").trim();
     line = `- ${label}: ${text}`;

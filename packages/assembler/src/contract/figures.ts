@@ -129,7 +129,7 @@ const NAME_WORD = "(?:[A-Z][A-Za-z0-9'’\\-]{0,40}|&|of)";
 const ENTITY_SUFFIX =
   "(?:L\\.L\\.C\\.|LLC|L\\.L\\.P\\.|LLP|L\\.P\\.|LP|Inc\\.?|Incorporated|Corp\\.?|Corporation|Co\\.|Ltd\\.?|Limited|GmbH|AG|S\\.A\\.|PLC|plc|N\\.V\\.|B\\.V\\.|Pty\\.? Ltd\\.?)";
 const TERM_WORD = "[A-Z0-9][A-Za-z0-9'’&.\\-]{0,40}";
-// Stryker disable next-line StringLiteral: an empty joiner leaves `{0,8}` nothing to repeat, so the module cannot load (the vitest runner reports no test failing)
+// Stryker disable next-line StringLiteral: an empty joiner breaks `{0,8}`: the module cannot load
 const TERM_JOINER = `(?:[ \\t]{1,3}(?:${TERM_WORD}|of|and|the|for|in|to|on|a|an|or|per))`;
 
 /** One kind of figure: its pattern and whether it is a numeric figure (an amount, a rate, a date, a duration, an area). */
@@ -253,7 +253,7 @@ const LEADING_WORD = /^([^\s,]+)[ \t]+/;
 function trimPartyName(match: string, start: number): { text: string; start: number } | undefined {
   let text = match;
   let offset = start;
-  // Stryker disable next-line EqualityOperator,AssignmentOperator: a match holds at most six words and each step strips one or stops, so the bound is never reached
+  // Stryker disable next-line EqualityOperator,AssignmentOperator: at most six words, one a step
   for (let step = 0; step < 8; step += 1) {
     const word = LEADING_WORD.exec(text);
     if (!word?.[1] || !NAME_STOP_WORDS.has(word[1].toLowerCase())) break;
@@ -322,7 +322,7 @@ export function figureSpans(text: string): FigureSpan[] {
     for (const match of text.matchAll(regex)) {
       const start = match.index ?? 0;
       const end = start + match[0].length;
-      // Stryker disable next-line ConditionalExpression: no other pattern's match starts with a stop word or is a bare suffix, so trimming leaves it whole
+      // Stryker disable next-line ConditionalExpression: no other match starts with a stop word
       if (index === PARTY_PATTERN_INDEX) {
         const party = trimPartyName(match[0], start);
         if (party) found.push({ start: party.start, end, text: party.text, numeric, parts: [] });

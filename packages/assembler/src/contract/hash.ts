@@ -70,7 +70,7 @@ function isWellFormed(text: string): boolean {
  * so these bytes cannot come from any other string.
  */
 function updateWithString(hash: ReturnType<typeof createHash>, text: string): void {
-  // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut; the loop below gives the same bytes for well-formed text
+  // Stryker disable next-line ConditionalExpression,BlockStatement: a shortcut: the loop hashes alike
   if (isWellFormed(text)) {
     // Stryker disable next-line StringLiteral: an empty encoding name means UTF-8 to Hash.update
     hash.update(text, "utf8");
@@ -79,13 +79,13 @@ function updateWithString(hash: ReturnType<typeof createHash>, text: string): vo
   let from = 0;
   for (const match of text.matchAll(LONE_SURROGATES)) {
     const at = match.index ?? 0;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: hashing an empty slice adds no bytes; an empty encoding name means UTF-8
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: nothing to hash
     if (at > from) hash.update(text.slice(from, at), "utf8");
     const unit = text.charCodeAt(at);
     hash.update(Uint8Array.of(0xed, 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)));
     from = at + 1;
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: hashing an empty slice adds no bytes; an empty encoding name means UTF-8
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,StringLiteral: nothing to hash
   if (from < text.length) hash.update(text.slice(from), "utf8");
 }
 
@@ -118,10 +118,11 @@ export function blockSnapshot(content: MessageContent): CachedHash["blocks"] {
 
 /** Whether block content still holds the same block objects with the same text as its snapshot. */
 export function sameBlocks(content: MessageContent, blocks: CachedHash["blocks"]): boolean {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral,BooleanLiteral: callers pass the snapshot of this same content, so `blocks` is undefined exactly when it is a string; a string re-hashed gives the same hash
+  // Callers pass this content's snapshot: no `blocks` exactly for a string, which re-hashes alike.
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral,BooleanLiteral: see above
   if (typeof content === "string" || blocks === undefined) return true;
   if (content.length !== blocks.length) return false;
-  // Stryker disable next-line OptionalChaining: the lengths are equal here, so `blocks[index]` is always defined
+  // Stryker disable next-line OptionalChaining: equal lengths: `blocks[index]` is defined
   return content.every((block, index) => blocks[index]?.[0] === block && blocks[index]?.[1] === block.text);
 }
 

@@ -24,7 +24,7 @@ export function figuresOnlyDigest(digest: string, toolCallId: string): string | 
   if (!digest.startsWith(`${DIGEST_HEADER}\n`)) return undefined;
   const lines = digest.split("\n");
   const label = lines.indexOf("digest:");
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — line 0 is the header, so the label is never there, and without a label the bullet count below is zero
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — no label, no bullets
   if (label < 0) return undefined;
   let end = label + 1;
   while (end < lines.length && (lines[end] as string).startsWith("  - ")) end++;
@@ -105,7 +105,7 @@ export function renderDuplicateStub(
  * `read_original` tool, the call returning the whole error (`original`).
  */
 export function renderErrorRetryStub(errorText: string, failedCall: string, original?: string): string {
-  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — `split` always returns at least one element
+  // Stryker disable next-line OptionalChaining,StringLiteral: equivalent — `split` gives one at least
   const firstLine = errorText.trim().split(/\r?\n/, 1)[0]?.trim() ?? "";
   const gist =
     firstLine.length > ERROR_GIST_MAX_CHARS ? `${firstLine.slice(0, ERROR_GIST_MAX_CHARS - 1)}…` : firstLine;
@@ -122,7 +122,7 @@ function errorStubTail(original: string | undefined): string {
  */
 export function isErrorRetryStubFor(text: string, failedCall: string, original?: string): boolean {
   const suffix = ` — failed call: ${failedCall}${errorStubTail(original)}]`;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent — an early out; the comparison with the rendered stub below checks the prefix and suffix again
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent — rechecked below
   if (!text.startsWith(ERROR_PREFIX) || !text.endsWith(suffix)) return false;
   const gist = text.slice(ERROR_PREFIX.length, text.length - suffix.length);
   return renderErrorRetryStub(gist, failedCall, original) === text;

@@ -50,7 +50,7 @@ function provenanceValue(call: ToolCall, name: string, rule: ToolRule): unknown 
  */
 export function overlaps(failed: ToolCall, retry: ToolCall, rule: ToolRule): boolean {
   const [idArg, ...rest] = rule.provenanceArgs;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: without the id arg the retry key holds every arg, so the retry's args are identical and every check below holds
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: no id arg: the key holds every arg
   if (idArg === undefined || failed.args[idArg] === undefined) return true;
   return rest.every((name) => {
     const before = provenanceValue(failed, name, rule);

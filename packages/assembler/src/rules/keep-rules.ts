@@ -41,7 +41,7 @@ export function recencyWallStart(
   keepExchanges: number = KEEP_RULE_DEFAULTS.recencyKeepExchanges,
 ): number {
   let start = messages.length;
-  // Stryker disable next-line ArithmeticOperator: starting one past the end reads `undefined`, which is no user message
+  // Stryker disable next-line ArithmeticOperator: one past the end reads `undefined`, no user message
   for (let index = messages.length - 1; index >= 0; index--) {
     // Stryker disable next-line OptionalChaining: `index` stays within the array
     if (messages[index]?.role === "user") {

@@ -23,19 +23,19 @@ const TOKEN_CHARS = (() => {
  */
 function forEachTextSpan(text: string, visit: (text: string, start: number, end: number) => void): void {
   const length = text.length;
-  // Stryker disable next-line EqualityOperator: equivalent — at the end, no char is a token char, and the loop steps past it
+  // Stryker disable next-line EqualityOperator: equivalent — at the end no char is a token char
   for (let start = 0; start < length; ) {
     if ((TOKEN_CHARS[text.charCodeAt(start)] ?? 0) === 0) {
       start++;
       continue;
     }
     let end = start + 1;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — past the end, no char is a token char
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — none past the end
     while (end < length && (TOKEN_CHARS[text.charCodeAt(end)] ?? 0) !== 0) end++;
     visit(text, start, end);
     if (TOKEN_CHARS[text.charCodeAt(end - 1)] === 2) {
       let stem = end - 1;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the run is maximal, so the char before it is no token char
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — the run is maximal
       while (stem > start && TOKEN_CHARS[text.charCodeAt(stem - 1)] === 2) stem--;
       visit(text, start, stem);
     }

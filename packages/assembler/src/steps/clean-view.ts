@@ -126,11 +126,11 @@ function condensations(
       });
     }
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an empty map substitutes nothing
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — nothing to substitute
   if (!digests || digests.size === 0) return found;
   for (const index of facts.results) {
     // Results in the wall are kept by the recency-wall keep-rule.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out: every result in the wall has the recency-wall reason, skipped below
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — an early out
     if (index >= protection.wallStart) break;
     if (!cleanable(index)) continue;
     // Cache-unaware, a stub wins over a digest. Cache-aware, a duplicate with a row keeps
@@ -150,7 +150,7 @@ function condensations(
     checkDigestEntry(message.toolCallId, entry);
     const kind = entry.kind === "superseded-search" ? "superseded-search" : "digest";
     if (
-      // Stryker disable next-line ConditionalExpression: equivalent — block content equals none of the cleaner's texts
+      // Stryker disable next-line ConditionalExpression: equivalent — blocks equal no cleaner text
       typeof message.content === "string" &&
       isOwnCondensedText(message.content, entry, facts, index)
     ) {
@@ -207,6 +207,7 @@ export interface BatchOutcome {
  * thread has no history, else the part the cost gate finds paying, or more when the view
  * would stay over the history budget; mid-turn none.
  */
+// biome-ignore lint/complexity/useMaxParams: the cost gate's inputs, each a different thing the caller already holds
 function landBatch(
   batch: readonly Condensation[],
   thread: IndexedThread,
@@ -269,7 +270,7 @@ function swapContents(
   replaced: ReadonlyMap<number, string>,
   counts: CleaningCounts,
 ): readonly Message[] {
-  // Stryker disable next-line ConditionalExpression: equivalent — the assembly returns a new array either way, with the same messages
+  // Stryker disable next-line ConditionalExpression: equivalent — same messages in a new array either way
   if (replaced.size === 0) return messages;
   const view = messages.slice();
   for (const [index, text] of replaced) {
@@ -334,7 +335,7 @@ function condenser(
 function shrinker(facts: ThreadFacts, digests: DigestMap | null | undefined) {
   return (index: number, shown: Message): Message | undefined => {
     const message = facts.thread.messages[index] as Message;
-    // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for the figures-only form of results only
+    // Stryker disable next-line ConditionalExpression: equivalent — the backstop asks for results only
     if (message.role !== "tool" || facts.thread.calls.sharesResultId(index)) return undefined;
     const entry = digests?.get(message.toolCallId);
     if (!entry || shown.content !== entry.digest) return undefined;
@@ -398,7 +399,7 @@ function figuresOnlyOf(entry: DigestEntry, toolCallId: string): string | undefin
   const cached = figuresOnlyByEntry.get(entry);
   if (cached?.digest === entry.digest && cached.toolCallId === toolCallId) return cached.text;
   const text = figuresOnlyDigest(entry.digest, toolCallId);
-  // Stryker disable next-line ObjectLiteral: equivalent — an empty record never matches, so the text is made again
+  // Stryker disable next-line ObjectLiteral: equivalent — an empty record never matches
   figuresOnlyByEntry.set(entry, { digest: entry.digest, toolCallId, text });
   return text;
 }
@@ -434,7 +435,7 @@ function budgetStubOf(facts: ThreadFacts, index: number): string | undefined {
     message.toolCallId,
     readOriginal === undefined ? undefined : renderOriginalHandle(message.toolCallId, readOriginal),
   );
-  // Stryker disable next-line ObjectLiteral: equivalent — an empty record never matches, so the text is made again
+  // Stryker disable next-line ObjectLiteral: equivalent — an empty record never matches
   budgetStubByCall.set(call, { argsJson, rule, readOriginal, text });
   return text;
 }
@@ -573,6 +574,7 @@ function batchPays(
  * docs/architecture.md#assembly) over facts kept across calls, with the cache policy's
  * sticky condensations and batch (docs/architecture.md#prompt-cache).
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: steps 2–4 of assembly in their documented order, each a call; splitting would scatter the order
 export function cleanView(
   messages: readonly Message[],
   facts: ThreadFacts,

@@ -64,7 +64,7 @@ export function decideInlineStubs(
 ): InlineStub[] {
   const stubs: InlineStub[] = [];
   for (const group of facts.inline.multiGroups) duplicateStubs(facts, group, cleanable, evidenceEnd, stubs);
-  // Stryker disable next-line ArrowFunction: duplicate stubs go to successful results only, never to a failed one
+  // Stryker disable next-line ArrowFunction: duplicate stubs go to successful results only
   const stubbed = new Set(stubs.map((stub) => stub.index));
   for (const index of facts.inline.failed) {
     if (stubbed.has(index) || !cleanable(index)) continue;

@@ -9,6 +9,7 @@ import type { CleanedView } from "./clean-view";
  * condensed, by cleaning or by the backstop, and where this view stops matching the
  * previous one.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: one pass over the condensed positions that fills the entries and the first change together
 export function buildLedger(
   view: BackstopView,
   cleaned: CleanedView,

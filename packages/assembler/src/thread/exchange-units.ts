@@ -28,7 +28,7 @@ const serverKey = (id: string) => `server:${id}`;
  *   is for) and `tool-approval-response` (`approvalId`).
  */
 export function contentPairings(content: MessageContent): readonly Pairing[] {
-  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — a guard that saves the loop: a string's characters have no type, so they pair nothing
+  // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent — a string's chars pair nothing
   if (typeof content === "string") return NO_PAIRINGS;
   let found: Pairing[] | undefined;
   const add = (pairing: Pairing) => {
@@ -48,7 +48,7 @@ export function contentPairings(content: MessageContent): readonly Pairing[] {
       if (typeof callId === "string") add({ kind: "server", key: serverKey(callId) });
     } else if (type === "tool-approval-request") {
       if (typeof approvalId === "string") add({ kind: "key", key: `approval:${approvalId}` });
-      // Stryker disable next-line ConditionalExpression: equivalent — a call pairing without an id finds no call: every tool call and pairing key has a string id
+      // Stryker disable next-line ConditionalExpression: equivalent — every call and pairing has a string id
       if (typeof callId === "string") add({ kind: "call", id: callId });
     } else if (type === "tool-approval-response") {
       if (typeof approvalId === "string") add({ kind: "answer", key: `approval:${approvalId}` });
@@ -110,12 +110,12 @@ export class UnitIndex {
     const index = this.parent.length;
     this.parent.push(index);
     if (message.role === "assistant") {
-      // Stryker disable next-line ArrayDeclaration: an assistant without tool calls has no call id for a result to match
+      // Stryker disable next-line ArrayDeclaration: no tool calls, no call id to match
       for (const call of message.toolCalls ?? []) {
         if (call.issuedBy !== undefined) this.pair(index, { kind: "server", key: serverKey(call.issuedBy) });
         const first = !this.latestCaller.has(call.id);
         this.latestCaller.set(call.id, index);
-        // Stryker disable next-line ConditionalExpression: a shortcut; the id's waiting results were taken by its first call
+        // Stryker disable next-line ConditionalExpression: a shortcut; the first call took them
         if (!first) continue;
         for (const result of this.waiting.get(call.id) ?? []) this.union(index, result);
         this.waiting.delete(call.id);
@@ -155,7 +155,7 @@ export class UnitIndex {
   unitOf(index: number): number {
     let root = index;
     while (this.parent[root] !== root) root = this.parent[root] as number;
-    // Stryker disable next-line ConditionalExpression: path compression only shortens later finds, the root is the same
+    // Stryker disable next-line ConditionalExpression: path compression only shortens later finds
     for (let at = index; this.parent[at] !== root; ) {
       const next = this.parent[at] as number;
       this.parent[at] = root;

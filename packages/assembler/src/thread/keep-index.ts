@@ -4,13 +4,13 @@ import { PositionLists } from "./position-lists";
 import type { ResultFacts } from "./result-facts";
 
 /** The first two chars (code units) and the length of `text[start, end)`, as one number. */
-// Stryker disable next-line BlockStatement: equivalent — the shape only prefilters an exact lookup by key; one shape for all skips nothing
+// Stryker disable next-line BlockStatement: equivalent — the shape only prefilters an exact lookup
 function shapeOf(text: string, start: number, end: number): number {
   const length = end - start;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — no key is empty, and keys and tokens take their shapes from the same function
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — keys and tokens share it
   const first = length > 0 ? text.charCodeAt(start) : 0;
   const second = length > 1 ? text.charCodeAt(start + 1) : 0;
-  // Stryker disable next-line ArithmeticOperator,MethodExpression: equivalent — any function of the first two chars and the length serves, as keys and tokens share it
+  // Stryker disable next-line ArithmeticOperator,MethodExpression: equivalent — keys and tokens share it
   return (first * 128 + (second & 127)) * 4096 + Math.min(length, 4095);
 }
 
@@ -29,7 +29,7 @@ export class KeepIndex {
   private readonly keyShapes = new Set<number>();
   private readonly bySource = new PositionLists();
   /** Results with a key that is not one token (looked for in the window's text). */
-  // Stryker disable next-line ArrayDeclaration: equivalent — an entry that is no result position has no facts, so it adds no mention
+  // Stryker disable next-line ArrayDeclaration: equivalent — no result position, no mention
   readonly oddKeyResults: number[] = [];
   private readonly mentions: (readonly number[] | undefined)[] = [];
 
@@ -43,7 +43,7 @@ export class KeepIndex {
     this.resultCounts.push(facts ? results + 1 : results);
     this.keptCounts.push(facts?.reason !== undefined ? kept + 1 : kept);
     if (!facts) return;
-    // Stryker disable next-line BooleanLiteral: equivalent — a result with one-token keys only is never found in the window's text by them
+    // Stryker disable next-line BooleanLiteral: equivalent — one-token keys never match the window
     let odd = false;
     for (const key of facts.keys) {
       if (isSingleToken(key)) {
@@ -51,9 +51,9 @@ export class KeepIndex {
         this.keyShapes.add(shapeOf(key, 0, key.length));
       } else odd = true;
     }
-    // Stryker disable next-line ConditionalExpression: equivalent — a result with one-token keys only is never found in the window's text by them
+    // Stryker disable next-line ConditionalExpression: equivalent — one-token keys never match the window
     if (odd) this.oddKeyResults.push(index);
-    // Stryker disable next-line ConditionalExpression: equivalent — members are asked for defined sources only
+    // Stryker disable next-line ConditionalExpression: equivalent — asked for defined sources only
     if (facts.source !== undefined) this.bySource.add(facts.source, index);
   }
 
@@ -76,14 +76,14 @@ export class KeepIndex {
    */
   mentionedBy(index: number, message: Message): readonly number[] {
     let mentioned = this.mentions[index];
-    // Stryker disable next-line ConditionalExpression: equivalent — a cache: the same message at the same index names the same results
+    // Stryker disable next-line ConditionalExpression: equivalent — a cache of the same results
     if (mentioned === undefined) {
       const found = new Set<number>();
       forEachReferenceSpan(message, this.isDocumentRead, (text, start, end) => {
-        // Stryker disable next-line ConditionalExpression: equivalent — a prefilter before an exact lookup by key
+        // Stryker disable next-line ConditionalExpression: equivalent — a prefilter before an exact lookup
         if (!this.keyShapes.has(shapeOf(text, start, end))) return;
         this.byKey.forEach(text.slice(start, end), (result) => {
-          // Stryker disable next-line EqualityOperator: equivalent — a message that names results is no result, so no key of it is at `index`
+          // Stryker disable next-line EqualityOperator: equivalent — a result is never its own mention
           if (result < index) found.add(result);
         });
       });

@@ -251,7 +251,7 @@ function ownership(row: unknown): ThreadOwnership {
  * });
  * const messages = await reader.readThread("thread-42"); // Message[] | null
  */
-// Over 60 lines: a factory whose returned reader, owner and directory share one pool and its settings.
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose reader, owner and directory share one pool and its settings
 export function createMessageTableReader(options: MessageTableReaderOptions): MessageTableReader {
   const { table, threadId, messages, orgId, updatedAt, updatedAtName } = settingsOf(options);
   const pool = checkpointPool("createMessageTableReader", options);

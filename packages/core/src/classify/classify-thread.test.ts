@@ -1,5 +1,5 @@
-import { contentSha256, createToolPolicy, type Message } from "@context-cleaner/assembler";
-import { protectMessages } from "@context-cleaner/assembler/internal";
+import { createToolPolicy, type Message } from "@context-cleaner/assembler";
+import { contentSha256, protectMessages } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { filler, goldenThreads, threadBuilder } from "#test/core/fixtures/golden-threads";
 import { CANDIDATE_CATEGORIES, classifyThread } from "./classify-thread";

@@ -1,4 +1,5 @@
-import type { Message, ToolCall, ToolMessage, ToolPolicy, ToolRule } from "@context-cleaner/assembler";
+import type { Message, ToolCall, ToolMessage } from "@context-cleaner/assembler";
+import type { ToolPolicy, ToolRule } from "@context-cleaner/assembler/internal";
 import {
   contentChars,
   inlineStubs,

@@ -3,12 +3,11 @@ import {
   assembleModelView,
   type DigestMap,
   effectiveToolChars,
-  killSwitchFromEnvironment,
   type Message,
-  type ToolPolicy,
   type ToolPolicyInput,
   validateThread,
 } from "@context-cleaner/assembler";
+import { killSwitchFromEnvironment, type ToolPolicy } from "@context-cleaner/assembler/internal";
 import { createInMemoryCheckpointReader } from "../checkpoints/in-memory-checkpoint-reader";
 import { systemClock } from "../clock";
 import type { DigestJobOptions } from "../job/options";

@@ -1,4 +1,5 @@
-import { createToolPolicy, extractFigures, InvalidOptionError } from "@context-cleaner/assembler";
+import { createToolPolicy, InvalidOptionError } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { describe, expect, it } from "vitest";
 import { carriesFurniture, digestBullets, endsMidSentence } from "#test/repo/eval/digest-quality";
 import { checkBullets } from "../render/check-bullets";

@@ -1,4 +1,5 @@
-import { extractFigures, InvalidOptionError } from "@context-cleaner/assembler";
+import { InvalidOptionError } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { figureSpans } from "@context-cleaner/assembler/internal";
 import type {
   DigestBullets,

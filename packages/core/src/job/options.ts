@@ -1,10 +1,5 @@
-import {
-  InvalidOptionError,
-  KEEP_RULE_DEFAULTS,
-  type ToolPolicy,
-  type ToolPolicyInput,
-  WATERMARK_DEFAULTS,
-} from "@context-cleaner/assembler";
+import { InvalidOptionError, type ToolPolicyInput } from "@context-cleaner/assembler";
+import { KEEP_RULE_DEFAULTS, type ToolPolicy, WATERMARK_DEFAULTS } from "@context-cleaner/assembler/internal";
 import { DIGEST_RENDER_DEFAULTS } from "../render/render-digest";
 
 /** Defaults of {@link runDigestJob}'s options (see docs/architecture.md#the-worker). */

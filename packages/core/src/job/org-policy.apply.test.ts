@@ -1,5 +1,5 @@
-import { createToolPolicy, type OrgPolicy, validateOrgPolicy } from "@context-cleaner/assembler";
-import { resolveToolPolicy } from "@context-cleaner/assembler/internal";
+import { createToolPolicy, type OrgPolicy } from "@context-cleaner/assembler";
+import { resolveToolPolicy, validateOrgPolicy } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import type { DigestStore } from "../ports";
 import { createInMemoryDigestStore } from "../stores/in-memory-digest-store";

@@ -1,4 +1,5 @@
-import { type Message, type OrgPolicyInput, validateOrgPolicy } from "@context-cleaner/assembler";
+import type { Message } from "@context-cleaner/assembler";
+import { type OrgPolicyInput, validateOrgPolicy } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { buildHeavyThread } from "#test/core/fixtures/heavy-thread";
 import { usePgliteRepository } from "#test/db/conformance/pglite-repository";

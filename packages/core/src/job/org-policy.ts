@@ -1,5 +1,5 @@
-import { type OrgPolicy, type PolicyMode, withToolRules } from "@context-cleaner/assembler";
-import { resolveToolPolicy } from "@context-cleaner/assembler/internal";
+import type { OrgPolicy, PolicyMode } from "@context-cleaner/assembler";
+import { resolveToolPolicy, withToolRules } from "@context-cleaner/assembler/internal";
 import type { DigestStore } from "../ports";
 import type { DigestJobOptions } from "./options";
 

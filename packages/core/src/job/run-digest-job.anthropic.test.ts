@@ -1,11 +1,11 @@
 import {
   assembleModelView,
-  contentSha256,
   createToolPolicy,
-  extractFigures,
   type Message,
   type ToolMessage,
 } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import type { DigestRepository } from "@context-cleaner/db";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type FakeMessagesApi, startFakeMessagesApi } from "#test/core/fakes/anthropic-messages";

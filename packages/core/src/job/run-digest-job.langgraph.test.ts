@@ -1,4 +1,4 @@
-import { contentSha256 } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import { assembleLangChainView } from "@context-cleaner/assembler/langchain";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";

@@ -1,4 +1,4 @@
-import { extractFigures } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { figureSpans, numberWordRuns, wholeFigureFinder } from "@context-cleaner/assembler/internal";
 import { reflowText } from "../digesters/reflow-text";
 import { splitSentences } from "../digesters/split-sentences";

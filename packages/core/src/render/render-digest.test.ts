@@ -1,9 +1,5 @@
-import {
-  createToolPolicy,
-  extractFigures,
-  InvalidOptionError,
-  type ToolCall,
-} from "@context-cleaner/assembler";
+import { createToolPolicy, InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import { DIGEST_HEADER } from "@context-cleaner/assembler/internal";
 import { describe, expect, it } from "vitest";
 import { DIGEST_RENDER_DEFAULTS, renderDigest } from "./render-digest";

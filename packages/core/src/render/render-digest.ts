@@ -1,4 +1,5 @@
-import { extractFigures, InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
+import { InvalidOptionError, type ToolCall } from "@context-cleaner/assembler";
+import { extractFigures } from "@context-cleaner/assembler/figures";
 import {
   DIGEST_HEADER,
   normalizeWhitespace,

@@ -95,7 +95,7 @@ function sameContent(a: DigestRow, b: DigestRow): boolean {
  * const store = createInMemoryDigestStore();
  * await runDigestJob(payload, { checkpoints, store, digester, clock: systemClock });
  */
-// Over 60 lines: a factory whose returned port methods share the store's maps; each method is short.
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose returned port methods share the store's maps; each method is short
 export function createInMemoryDigestStore(options: { clock?: Clock } = {}): DigestStore & {
   getPass(orgId: string, threadId: string): Promise<InMemoryPassRecord | null>;
 } {

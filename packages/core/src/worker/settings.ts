@@ -56,7 +56,7 @@ const SWEEP = ["sweep"] as const;
 
 /**
  * Every setting of the worker and the sweep, one row each: the command line's flags and
- * usage, the Lambda functions' environment and secrets, the README's table and the list
+ * usage, the Lambda functions' environment and secrets, docs/operate.md's table and the list
  * `sst.config.ts` passes all come from here, and {@link readWorkerSettings} and
  * {@link readSweepSettings} read them with the same checks wherever they run.
  */
@@ -538,7 +538,7 @@ export function settingsUsage(reader: SettingReader): string {
     .join("\n");
 }
 
-/** A setting's type as the README's table says it. */
+/** A setting's type as docs/operate.md's table says it. */
 function typeText(type: SettingType): string {
   switch (type.kind) {
     case "url":
@@ -556,7 +556,7 @@ function typeText(type: SettingType): string {
   }
 }
 
-/** The README's table of settings, generated from {@link SETTINGS}. */
+/** docs/operate.md's table of settings, generated from {@link SETTINGS}. */
 export function settingsTableMarkdown(): string {
   const readers = (row: SettingRow) => row.readBy.join(", ");
   const lines = [

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { contentSha256 } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import type { Database } from "../../src/database-types";
 import type { DigestRowInput } from "../../src/repository-types";
 

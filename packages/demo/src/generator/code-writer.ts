@@ -385,6 +385,7 @@ function describeOf(file: SourceFile): string {
  * line per file), the failures with their diffs and frames, the summary with its start
  * time and duration.
  */
+// biome-ignore lint/complexity/useMaxParams: the seeded random source and the run's five facts, in the order the log prints them
 export function vitestRun(
   random: SeededRandom,
   figures: FigureRegistry,

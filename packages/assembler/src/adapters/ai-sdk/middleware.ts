@@ -99,6 +99,7 @@ function loadBackoffOf(settings: FailureBackoffSettings): FailureBackoff {
  * });
  * const { text } = await generateText({ model, messages, tools, stopWhen: stepCountIs(8) });
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose hooks share the config, the error handler and the per-call state
 export function contextCleanerMiddleware(config: ContextCleanerAiSdkConfig = {}): LanguageModelMiddleware {
   const onError = (error: unknown) => {
     try {

@@ -82,6 +82,7 @@ export interface ContextCleanerMiddlewareConfig {
  *   middleware: [contextCleanerMiddleware({ loadDigests, publishTurnEnded, turnLock })],
  * });
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a factory whose hooks share the config and the turn registry
 export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig) {
   const turns = new TurnRegistry({
     loadDigests: config.loadDigests,

@@ -55,7 +55,7 @@ export class DropPlan {
       kept === "held"
         ? (unit: number) => this.marks.isHeld(unit)
         : (unit: number) => this.marks.isFixed(unit);
-    // Stryker disable next-line EqualityOperator: equivalent — every unit from the wall on is fixed, so `keeps` keeps it
+    // Stryker disable next-line EqualityOperator: equivalent — units from the wall on are fixed, kept
     for (let unit = 0; unit < this.view.wallStart && !this.fits(room); unit++) {
       if (units.isUnit(unit) && !keeps(unit) && this.dropped[unit] === 0) this.drop(unit);
     }
@@ -65,10 +65,10 @@ export class DropPlan {
   /** A kept stub whose target went with an earlier-starting interleaved unit goes too. */
   private dropStubsOfDroppedTargets(): void {
     const stubTargets = this.hints.stubTargets;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — a pass over no stubs changes nothing
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — no stubs, no change
     for (let changed = (stubTargets?.size ?? 0) > 0; changed; ) {
       changed = false;
-      // Stryker disable next-line ArrayDeclaration: equivalent — the loop runs only when there are stub targets
+      // Stryker disable next-line ArrayDeclaration: equivalent — runs only with stub targets
       for (const [stub, target] of stubTargets ?? []) {
         const unit = this.view.thread.units.unitOf(stub);
         if (this.dropped[stub] === 0 && this.dropped[target] === 1 && !this.marks.isFixed(unit)) {
@@ -99,11 +99,11 @@ export class DropPlan {
     const targets = this.keptStubTargets();
     for (let index = wallStart - 1; index >= 0 && !this.fits(); index--) {
       if (
-        // Stryker disable next-line OptionalChaining: equivalent — `index` stays before the wall, within the thread
+        // Stryker disable next-line OptionalChaining: equivalent — `index` is before the wall
         thread.messages[index]?.role !== "tool" ||
         replaced.has(index) ||
         this.dropped[index] === 1 ||
-        // Stryker disable next-line ConditionalExpression: equivalent — a guard that saves calls: `condense` gives a result the same stand-in on every call, and the figures-only form `shrink` puts in place is shorter than it, so a condensed result stays as it is
+        // Stryker disable next-line ConditionalExpression: equivalent — saves calls: a condensed result stays
         this.condensed.has(index) ||
         targets.has(index) ||
         !early(index)
@@ -133,7 +133,8 @@ export class DropPlan {
     if (!shrink) return;
     const { thread, wallStart } = this.view;
     for (let index = 0; index < wallStart && !this.fits(); index++) {
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent — a guard that saves calls: the assembler's `shrink` gives nothing for a message other than a result, and a dropped result was offered to it as the view shows it before its unit went (every step but the drops runs over the whole history until the view fits): `shrink` gives it what it gave then, nothing or a figures-only form it does not cut again
+      // A guard that saves calls: `shrink` gives what it gave before (nothing for a non-result).
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: equivalent
       if (thread.messages[index]?.role !== "tool" || this.dropped[index] === 1) continue;
       const shown = this.condensed.get(index) ?? (this.view.messages[index] as Message);
       this.condenseAt(index, (at) => shrink(at, shown));
@@ -215,11 +216,11 @@ function compactedView(view: BackstopView, plan: DropPlan, settings: BackstopSet
     fired: true,
     droppedMessages: droppedCount,
     condensedResults,
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent — runBackstop sets both
     wallExceedsBudget: plan.total > settings.budget,
     latestExchangeExceedsBudget: false,
     chars: plan.total,
-    // Stryker disable next-line BooleanLiteral: equivalent — runBackstop sets the wallExceedsBudget and cutNow of the cut it returns
+    // Stryker disable next-line BooleanLiteral: equivalent — runBackstop sets it
     cutNow: false,
     dropped,
     condensed,
@@ -348,9 +349,9 @@ export function runBackstop(
     fired: false,
     droppedMessages: 0,
     condensedResults: 0,
-    // Stryker disable next-line BooleanLiteral: equivalent — every return of the unchanged view takes these from `verdict`
+    // Stryker disable next-line BooleanLiteral: equivalent — set from `verdict` on return
     wallExceedsBudget: false,
-    // Stryker disable next-line BooleanLiteral: equivalent — every return of the unchanged view takes these from `verdict`
+    // Stryker disable next-line BooleanLiteral: equivalent — set from `verdict` on return
     latestExchangeExceedsBudget: false,
     chars: view.chars,
     cutNow: false,
@@ -363,7 +364,7 @@ export function runBackstop(
   const tails = lengths.map(() => 0);
   let tail = 0;
   let position = thread.length;
-  // Stryker disable next-line ArithmeticOperator: equivalent — a call past the last reads no prompt length, adds nothing to `tail`, and sets an entry no call reads
+  // Stryker disable next-line ArithmeticOperator: equivalent — a call past the last adds nothing
   for (let call = lengths.length - 1; call >= 0; call--) {
     for (; position > (lengths[call] as number); position--) tail += thread.chars[position - 1] as number;
     tails[call] = tail;
@@ -383,7 +384,7 @@ export function runBackstop(
     latestExchangeExceedsBudget: chars > budget && wallChars <= budget && wallChars + latestFloor() > budget,
   });
   let cut: BackstopResult | undefined;
-  // Stryker disable next-line UnaryOperator: equivalent — `cutAt` is read only once a cut is made, and each assignment of `cut` assigns it
+  // Stryker disable next-line UnaryOperator: equivalent — read only once a cut sets it
   let cutAt = -1;
   const calls = settings.appendWithinTurn ? 1 : lengths.length;
   for (let call = 0; call < calls; call++) {

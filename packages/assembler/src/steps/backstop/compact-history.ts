@@ -89,7 +89,7 @@ export function backstopSettings(options: CompactionOptions, cacheAware = false)
   };
 }
 
-// Stryker disable next-line BooleanLiteral,ArrowFunction: the thread's own messages measure and snip the same read afresh as from the index
+// Stryker disable next-line BooleanLiteral,ArrowFunction: the index and the thread read alike
 const NOTHING_REPLACED = { has: () => false };
 
 /**

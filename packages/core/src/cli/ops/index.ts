@@ -23,7 +23,9 @@ export const OPS_USAGE = `Operations (database from --database or DATABASE_URL):
   context-cleaner sweep [--dry-run] [--checkpoints <url>] [--json] what the nightly sweep enqueues (each org its share)
   context-cleaner worker --queue-url <url> --database-url <url> --checkpoint-database-url <url>
                                                                    the digest worker outside Lambda, until SIGTERM/SIGINT
-                                                                   (context-cleaner worker --help lists its settings)`;
+                                                                   (context-cleaner worker --help lists its settings)
+  context-cleaner migrate [--database-url <url>]                   apply the storage migrations to DATABASE_URL's database
+                                                                   (as the schema's owner; context-cleaner migrate --help)`;
 
 type OpsCommand = (args: string[], context: OpsContext) => Promise<void>;
 
@@ -35,6 +37,7 @@ const COMMANDS = {
   dlq: () => import("./dlq").then((module) => module.dlqCommand),
   sweep: () => import("./sweep").then((module) => module.sweepCommand),
   worker: () => import("./worker").then((module) => module.workerCommand),
+  migrate: () => import("./migrate").then((module) => module.migrateCommand),
 } as const satisfies Record<string, () => Promise<OpsCommand>>;
 
 /** Whether `command` is one of the operations commands. */

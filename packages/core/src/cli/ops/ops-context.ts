@@ -1,4 +1,5 @@
 import type { Database } from "@context-cleaner/db";
+import type { ServerDatabaseDriver } from "@context-cleaner/db/server";
 import { UsageError } from "../../errors";
 import type { Clock, ThreadDirectory, ThreadOwner } from "../../ports";
 import { parsePositiveInteger } from "../../positive-integer";
@@ -22,7 +23,8 @@ export interface CheckpointTables {
 export interface OpsContext {
   io: CliIo;
   clock: Clock;
-  openDatabase(url: string): Promise<Database>;
+  /** @default options.driver: `CONTEXT_CLEANER_DB_DRIVER`, else the URL's */
+  openDatabase(url: string, options?: { driver?: ServerDatabaseDriver }): Promise<Database>;
   openQueue(urls: {
     queueUrl?: string;
     dlqUrl?: string;
@@ -47,10 +49,10 @@ export function defaultOpsContext(io: CliIo): OpsContext {
   return {
     io,
     clock: { now: () => new Date() },
-    async openDatabase(url) {
+    async openDatabase(url, options = {}) {
       // The driver the functions would use: CONTEXT_CLEANER_DB_DRIVER, else the URL's.
       const { databaseDriverFromEnvironment } = await import("../../worker/function-database");
-      const driver = databaseDriverFromEnvironment(io.environment);
+      const driver = options.driver ?? databaseDriverFromEnvironment(io.environment);
       return (await import("@context-cleaner/db")).createDatabase(url, driver ? { driver } : {});
     },
     async openQueue({ queueUrl, dlqUrl, endpoint, region }) {

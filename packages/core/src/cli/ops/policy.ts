@@ -1,10 +1,6 @@
 import { parseArgs } from "node:util";
-import {
-  type OrgPolicy,
-  type OrgPolicyInput,
-  orgPolicyData,
-  validateOrgPolicy,
-} from "@context-cleaner/assembler";
+import type { OrgPolicy } from "@context-cleaner/assembler";
+import { type OrgPolicyInput, orgPolicyData, validateOrgPolicy } from "@context-cleaner/assembler/internal";
 import { createDigestRepository } from "@context-cleaner/db";
 import { UsageError } from "../../errors";
 import { databaseUrlOf, type OpsContext, required, withDatabase } from "./ops-context";

@@ -1,4 +1,4 @@
-import { contentSha256 } from "@context-cleaner/assembler";
+import { contentSha256 } from "@context-cleaner/assembler/internal";
 import {
   createDatabase,
   createDigestRepository,

@@ -293,12 +293,12 @@ describe("context-cleaner worker", () => {
     sqs.destroy();
   });
 
-  it("README's settings table is the one generated from the settings table", async () => {
-    const readme = await readFile(new URL("../../../../../README.md", import.meta.url), "utf8");
-    const start = readme.indexOf("<!-- settings-table:start -->");
-    const end = readme.indexOf("<!-- settings-table:end -->");
+  it("docs/operate.md's settings table is the one generated from the settings table", async () => {
+    const doc = await readFile(new URL("../../../../../docs/operate.md", import.meta.url), "utf8");
+    const start = doc.indexOf("<!-- settings-table:start -->");
+    const end = doc.indexOf("<!-- settings-table:end -->");
     expect(start).toBeGreaterThan(0);
-    expect(readme.slice(start, end).split("\n").slice(1, -1).join("\n")).toBe(settingsTableMarkdown());
+    expect(doc.slice(start, end).split("\n").slice(1, -1).join("\n")).toBe(settingsTableMarkdown());
   });
 
   it("lists every setting the worker reads under --help, from the settings table", async () => {
