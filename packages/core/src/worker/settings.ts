@@ -340,7 +340,7 @@ export const SETTINGS = {
     readBy: WORKER,
     about: "its prices; without them calls cost 0",
   },
-  redisUrl: {
+  upstashRedisUrl: {
     env: "UPSTASH_REDIS_REST_URL",
     type: HTTP,
     default: "none: no turn-lock peek",
@@ -349,7 +349,7 @@ export const SETTINGS = {
     readBy: WORKER,
     about: "with the token: the turn-lock peek",
   },
-  redisToken: {
+  upstashRedisToken: {
     env: "UPSTASH_REDIS_REST_TOKEN",
     type: TEXT,
     default: "none: no turn-lock peek",
@@ -681,8 +681,8 @@ function storageSettings(read: SettingReaderOf) {
 
 /** The turn-lock peek's Redis: both its URL and token, or neither. */
 function redisSetting(read: SettingReaderOf): WorkerSettings["redis"] {
-  const url = read.text("redisUrl");
-  const token = read.text("redisToken");
+  const url = read.text("upstashRedisUrl");
+  const token = read.text("upstashRedisToken");
   if ((url === undefined) !== (token === undefined)) {
     throw new UsageError(
       "the turn-lock peek needs both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
