@@ -24,6 +24,7 @@ export {
 export { DIGEST_HEADER, renderToolCall } from "./contract/stubs";
 export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./contract/vocabulary";
 export { DIGEST_KINDS, PASS_STATUSES } from "./contract/vocabulary";
+export { withDeadline } from "./events/deadline";
 export { POLICY_MODES } from "./org-policy";
 export { resolveToolPolicy } from "./policy";
 export { redactedError, redactSecrets, safeErrorText } from "./redact";
