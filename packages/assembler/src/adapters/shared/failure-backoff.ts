@@ -1,3 +1,5 @@
+import { redactSecrets } from "../../redact";
+
 /** Defaults of {@link FailureBackoff}. */
 export const FAILURE_BACKOFF_DEFAULTS = {
   /** How long calls are skipped after a first failure. */
@@ -26,10 +28,10 @@ const CAUSE_CODE = /^[A-Z0-9][A-Z0-9_]+$/;
 /**
  * The cause at the bottom of an error's chain (`cause`, or an AggregateError's first error),
  * as one line: the deepest system error code with its message (`ECONNREFUSED: connect
- * ECONNREFUSED 127.0.0.1:5432`), else the deepest message.
+ * ECONNREFUSED 127.0.0.1:5432`), else the error's own message, redacted. A deeper cause's
+ * message is never printed: a driver's carries the SQL and its parameters.
  */
 export function rootCause(error: unknown): string {
-  let deepest = "";
   let coded = "";
   let current: unknown = error;
   for (let depth = 0; depth < 10 && current !== undefined && current !== null; depth++) {
@@ -40,13 +42,12 @@ export function rootCause(error: unknown): string {
       errors?: unknown;
     };
     const text = typeof message === "string" && message !== "" ? message : String(current);
-    deepest = text;
     if (typeof code === "string" && CAUSE_CODE.test(code)) {
       coded = text.includes(code) ? text : `${code}: ${text}`;
     }
     current = cause ?? (Array.isArray(errors) ? errors[0] : undefined);
   }
-  return coded || deepest;
+  return redactSecrets(coded || (error instanceof Error ? error.message : String(error)));
 }
 
 /**

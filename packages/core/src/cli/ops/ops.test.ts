@@ -443,7 +443,7 @@ describe("context-cleaner sweep", () => {
   });
 
   it("leaves passes of the settle window alone, 15 minutes unless --settle-minutes or SWEEP_SETTLE_MINUTES says", async () => {
-    await repository.recordPass("acme", "recent", {
+    await recordPassAt("acme", "recent", {
       status: "failed",
       turnEndedAt: new Date(NOW.getTime() - 6 * 60_000),
       at: new Date(NOW.getTime() - 5 * 60_000),
