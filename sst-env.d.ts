@@ -11,6 +11,7 @@ declare module "sst" {
     DigestDeadLetterQueue: { type: "sst.aws.Queue"; url: string };
     DigestQueue: { type: "sst.aws.Queue"; url: string };
     OpenAiCompatibleKey: { type: "sst.sst.Secret"; value: string };
+    RedisUrl: { type: "sst.sst.Secret"; value: string };
     UpstashRedisToken: { type: "sst.sst.Secret"; value: string };
     UpstashRedisUrl: { type: "sst.sst.Secret"; value: string };
   }

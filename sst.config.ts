@@ -77,8 +77,14 @@ export default $config({
     const databaseUrl = new sst.Secret("DatabaseUrl");
     // The agent's checkpoint store, as a role that can only SELECT LangGraph's tables.
     const checkpointDatabaseUrl = new sst.Secret("CheckpointDatabaseUrl");
-    const upstashRedisUrl = new sst.Secret("UpstashRedisUrl");
-    const upstashRedisToken = new sst.Secret("UpstashRedisToken");
+    // The Redis the runtime's turn lock is in, which the digest function peeks at: RedisUrl
+    // (`redis://` or `rediss://`, for a runtime that locks through ioredis or node-redis),
+    // or UpstashRedisUrl and UpstashRedisToken (Upstash's REST API), never both. The empty
+    // placeholders leave the peek off. A Redis inside a VPC (ElastiCache) is reachable only
+    // once the function runs in that VPC, which this configuration does not declare.
+    const redisUrl = new sst.Secret("RedisUrl", "");
+    const upstashRedisUrl = new sst.Secret("UpstashRedisUrl", "");
+    const upstashRedisToken = new sst.Secret("UpstashRedisToken", "");
     // The model digester, per stage: DigestModel is `anthropic` (the default) or
     // `openai-compatible`, any Chat Completions server (OpenAI, OpenRouter, vLLM, Ollama) at
     // OpenAiCompatibleBaseUrl serving OpenAiCompatibleModel, its key OpenAiCompatibleKey.
@@ -134,6 +140,7 @@ export default $config({
           openAiCompatibleKey,
           databaseUrl,
           checkpointDatabaseUrl,
+          redisUrl,
           upstashRedisUrl,
           upstashRedisToken,
           queue,

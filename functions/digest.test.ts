@@ -7,12 +7,15 @@ const SET = [
   "SST_RESOURCE_OpenAiCompatibleKey",
   "SST_RESOURCE_DatabaseUrl",
   "SST_RESOURCE_CheckpointDatabaseUrl",
+  "SST_RESOURCE_RedisUrl",
   "SST_RESOURCE_UpstashRedisUrl",
   "SST_RESOURCE_UpstashRedisToken",
   "SST_RESOURCE_DigestQueue",
   "SST_RESOURCE_DigestDeadLetterQueue",
   "CONTEXT_CLEANER_DB_DRIVER",
   "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "REDIS_URL",
 ];
 
 afterAll(() => {
@@ -30,6 +33,7 @@ describe("functions/digest handler (the edge)", () => {
     process.env.SST_RESOURCE_OpenAiCompatibleKey = secret("");
     process.env.SST_RESOURCE_DatabaseUrl = secret("postgres://app:hunter2@127.0.0.1:1/app");
     process.env.SST_RESOURCE_CheckpointDatabaseUrl = secret("postgres://reader@127.0.0.1:1/agent");
+    process.env.SST_RESOURCE_RedisUrl = secret("");
     process.env.SST_RESOURCE_UpstashRedisUrl = secret("");
     process.env.SST_RESOURCE_UpstashRedisToken = secret("");
     process.env.SST_RESOURCE_DigestQueue = JSON.stringify({
@@ -76,5 +80,20 @@ describe("functions/digest handler (the edge)", () => {
     expect(String((refused as Error).message)).toBe(
       "the turn-lock peek needs both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
     );
+  });
+
+  it("refuses REDIS_URL beside Upstash's URL and token, as context-cleaner worker does", async () => {
+    const { handler } = await import("./digest");
+    process.env.UPSTASH_REDIS_REST_URL = "https://redis.example";
+    process.env.UPSTASH_REDIS_REST_TOKEN = "token";
+    process.env.REDIS_URL = "redis://default:hunter2@cache.example:6379";
+    const event = sqsEvent([{ body: "{}", groupId: "g" }]);
+    const context = lambdaContext({ functionName: "digest", timeoutMs: 300_000 });
+    const refused = await handler(event, context).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ name: "UsageError" });
+    expect(String((refused as Error).message)).toContain(
+      "the turn-lock peek reads one Redis, the one the runtime's lock is in: set REDIS_URL",
+    );
+    expect(String((refused as Error).message)).not.toContain("hunter2");
   });
 });

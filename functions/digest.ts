@@ -14,7 +14,9 @@
  * `DIGEST_MODEL` (`anthropic`, the default, or `openai-compatible`) chooses the model
  * digester; the OpenAI-compatible one reads `OPENAI_COMPATIBLE_BASE_URL`, `_MODEL` and the
  * optional `_OUTPUT_LIMIT_FIELD` and `_PRICES` from the environment, its key from the
- * secrets. The handler is built on the first invocation and kept for the container's life.
+ * secrets. The turn-lock peek reads the Redis the runtime's lock is in: `REDIS_URL` over the
+ * Redis protocol, or `UPSTASH_REDIS_REST_URL` and `_TOKEN` over Upstash's REST API, from
+ * the secrets; never both. The handler is built on the first invocation and kept for the container's life.
  * See docs/architecture.md#the-worker.
  */
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -43,6 +45,7 @@ async function readSecrets(
       openAiCompatibleApiKey: Resource.OpenAiCompatibleKey.value,
       databaseUrl: Resource.DatabaseUrl.value,
       checkpointDatabaseUrl: Resource.CheckpointDatabaseUrl.value,
+      redisUrl: Resource.RedisUrl.value,
       upstashRedisUrl: Resource.UpstashRedisUrl.value,
       upstashRedisToken: Resource.UpstashRedisToken.value,
     },

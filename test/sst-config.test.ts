@@ -168,9 +168,16 @@ describe("sst.config.ts", () => {
       "DigestDeadLetterQueue",
       "DigestQueue",
       "OpenAiCompatibleKey",
+      "RedisUrl",
       "UpstashRedisToken",
       "UpstashRedisUrl",
     ]);
+  });
+
+  it("leaves the turn-lock peek's Redis to the stage: REDIS_URL or Upstash's URL and token, each empty (off) until set", () => {
+    for (const name of ["RedisUrl", "UpstashRedisUrl", "UpstashRedisToken"]) {
+      expect(one("Secret", name).args).toEqual({ placeholder: "" });
+    }
   });
 
   it("passes the digest model settings to the digest function's environment from their secrets, the key linked only", () => {
@@ -248,7 +255,7 @@ describe("sst.config.ts", () => {
     expect(linkedNames(sweep)).toEqual(["CheckpointDatabaseUrl", "DatabaseUrl", "DigestQueue"]);
   });
 
-  it("declares the secrets: five for the stores and Anthropic, six for the digest model choice", () => {
+  it("declares the secrets: six for the stores and Anthropic, six for the digest model choice", () => {
     expect(
       created
         .filter((entry) => entry.kind === "Secret")
@@ -264,6 +271,7 @@ describe("sst.config.ts", () => {
       "OpenAiCompatibleModel",
       "OpenAiCompatibleOutputLimitField",
       "OpenAiCompatiblePrices",
+      "RedisUrl",
       "UpstashRedisToken",
       "UpstashRedisUrl",
     ]);

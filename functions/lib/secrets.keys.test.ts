@@ -15,6 +15,7 @@ describe("the functions' secret record", () => {
         OPENAI_COMPATIBLE_API_KEY: "sk-oai",
         DATABASE_URL: "postgres://app",
         CHECKPOINT_DATABASE_URL: "postgres://reader",
+        REDIS_URL: "redis://default:pw@cache.example:6379",
         UPSTASH_REDIS_REST_URL: "https://redis.example",
         UPSTASH_REDIS_REST_TOKEN: "token",
       }),
@@ -24,6 +25,7 @@ describe("the functions' secret record", () => {
       openAiCompatibleApiKey: "sk-oai",
       databaseUrl: "postgres://app",
       checkpointDatabaseUrl: "postgres://reader",
+      redisUrl: "redis://default:pw@cache.example:6379",
       upstashRedisUrl: "https://redis.example",
       upstashRedisToken: "token",
     });

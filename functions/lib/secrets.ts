@@ -6,6 +6,7 @@ export type SecretName =
   | "openAiCompatibleApiKey"
   | "databaseUrl"
   | "checkpointDatabaseUrl"
+  | "redisUrl"
   | "upstashRedisUrl"
   | "upstashRedisToken";
 
@@ -20,6 +21,7 @@ export const SECRET_RECORD_KEYS: Readonly<Record<SecretName, string>> = {
   openAiCompatibleApiKey: "OPENAI_COMPATIBLE_API_KEY",
   databaseUrl: "DATABASE_URL",
   checkpointDatabaseUrl: "CHECKPOINT_DATABASE_URL",
+  redisUrl: "REDIS_URL",
   upstashRedisUrl: "UPSTASH_REDIS_REST_URL",
   upstashRedisToken: "UPSTASH_REDIS_REST_TOKEN",
 };

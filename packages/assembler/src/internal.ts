@@ -26,6 +26,7 @@ export {
 export { DIGEST_HEADER, renderToolCall } from "./contract/stubs";
 export type { DigestKind, DigestRow, LeftBehindReason, PassReason, PassStatus } from "./contract/vocabulary";
 export { DIGEST_KINDS, PASS_STATUSES } from "./contract/vocabulary";
+export { withDeadline } from "./events/deadline";
 export { killSwitchFromEnvironment } from "./kill-switch";
 export type { OrgPolicyInput, PolicyOverrides } from "./org-policy";
 export { orgPolicyData, POLICY_MODES, validateOrgPolicy } from "./org-policy";

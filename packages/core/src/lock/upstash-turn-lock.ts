@@ -1,40 +1,13 @@
-import { TURN_LOCK_DEFAULTS, turnLockKey } from "@context-cleaner/assembler/events";
-import type { TurnLock } from "../ports";
+import { createTurnLockPeek, type TurnLockPeekOptions } from "./turn-lock-peek";
 
-/** The one Redis call the peek makes; the `Redis` client of `@upstash/redis` satisfies it. */
-export interface TurnLockPeekRedis {
-  exists(...keys: string[]): Promise<number>;
-}
+export type { TurnLockPeekRedis } from "./turn-lock-peek";
 
-export interface UpstashTurnLockOptions {
-  /** Must equal the runtime's `holdTurnLock` prefix. @default "context-cleaner:turn-lock:" */
-  keyPrefix?: string;
-  /** Told of each Redis failure (the peek then answers "not held"). Must not throw. */
-  onError?: (error: unknown, thread: { orgId: string; threadId: string }) => void;
-}
+export type UpstashTurnLockOptions = TurnLockPeekOptions;
 
 /**
- * The worker's side of the turn lock: whether the key the runtime's `holdTurnLock` sets
- * exists. Best effort: a Redis failure answers "not held" and the job proceeds, since
- * safety never depends on the lock; the failure goes to `onError`.
+ * The worker's side of the turn lock over Upstash's REST API: whether the key the
+ * runtime's `holdTurnLock` sets exists, asked through the `Redis` client of
+ * `@upstash/redis`. Best effort: a Redis failure answers "not held" and the job proceeds,
+ * since safety never depends on the lock; the failure goes to `onError`.
  */
-export function createUpstashTurnLock(
-  redis: TurnLockPeekRedis,
-  options: UpstashTurnLockOptions = {},
-): TurnLock {
-  const prefix = options.keyPrefix ?? TURN_LOCK_DEFAULTS.keyPrefix;
-  return {
-    async isHeld(orgId, threadId) {
-      try {
-        return (await redis.exists(turnLockKey(orgId, threadId, prefix))) > 0;
-      } catch (error) {
-        try {
-          options.onError?.(error, { orgId, threadId });
-        } catch {
-          // A failing error sink must not fail the job either.
-        }
-        return false;
-      }
-    },
-  };
-}
+export const createUpstashTurnLock: typeof createTurnLockPeek = createTurnLockPeek;

@@ -1,4 +1,5 @@
 import type { SQSClient } from "@aws-sdk/client-sqs";
+import { InvalidOptionError } from "@context-cleaner/assembler";
 import { createDigestRepository } from "@context-cleaner/db/server";
 import {
   createMessageTableReader,
@@ -13,6 +14,7 @@ import {
   systemClock,
   type TurnLock,
 } from "../index";
+import type { ClosableTurnLock } from "../lock/redis-turn-lock";
 import { createUpstashTurnLock } from "../lock/upstash-turn-lock";
 import { createSqsDigestQueue } from "../queue/sqs-queue";
 import type { DigestHandlerDependencies } from "./digest-handler";
@@ -47,8 +49,14 @@ export interface DigestConfig extends FunctionDatabaseConfig, Omit<DigesterConfi
   threadOwner?: ThreadOwnerSource;
   /** With the `checkpoint` owner: the metadata key holding the org. @default "org_id" */
   orgMetadataKey?: string;
-  /** Upstash Redis REST endpoint and token; without them, no turn-lock peek. */
+  /** Upstash Redis REST endpoint and token, for the turn-lock peek; never with `redisUrl`. */
   redis?: { url: string; token: string };
+  /**
+   * The Redis the runtime's turn lock is in, over the Redis protocol (`redis://`,
+   * `rediss://`), peeked through node-redis (`redis`, loaded only then); never with `redis`.
+   * Without either, no turn-lock peek.
+   */
+  redisUrl?: string;
   /** @default 1000 */
   lockTimeoutMs?: number;
   /** The digest queue, for handing records back. */
@@ -109,26 +117,37 @@ export function lazyPostgresCheckpointReader(
 }
 
 /**
- * The turn-lock peek over Upstash, each request cut off after `timeoutMs`; failures are
- * logged. Its client loads here, so a function configured without Redis runs without it.
+ * The turn-lock peek the configuration names: over Upstash's REST API, or over the Redis
+ * protocol through node-redis (its connection closed by `close`), each peek cut off after
+ * the lock timeout; failures are logged. Each client loads here, so a function configured
+ * without Redis runs without it.
+ *
+ * @throws {InvalidOptionError} when both `redis` and `redisUrl` are given.
  */
-async function upstashLock(
-  redis: { url: string; token: string },
-  timeoutMs: number,
-  logger: FunctionLogger,
-): Promise<TurnLock> {
+async function turnLockOf(config: DigestConfig): Promise<TurnLock | ClosableTurnLock> {
+  const timeoutMs = config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs;
+  const onError = (error: unknown, thread: { orgId: string; threadId: string }) =>
+    config.logger.warn("turn-lock peek failed: the job proceeds", { ...thread, ...describeError(error) });
+  if (config.redis && config.redisUrl) {
+    throw new InvalidOptionError(
+      "the turn-lock peek reads one Redis: give redis (Upstash) or redisUrl, not both",
+      "redisUrl",
+    );
+  }
+  if (config.redisUrl) {
+    const { openRedisTurnLock } = await import("../lock/redis-turn-lock");
+    return openRedisTurnLock(config.redisUrl, { timeoutMs, onError });
+  }
+  if (!config.redis) return NO_TURN_LOCK;
   const { Redis } = await import("@upstash/redis");
   const client = new Redis({
-    url: redis.url,
-    token: redis.token,
+    url: config.redis.url,
+    token: config.redis.token,
     enableTelemetry: false,
     retry: { retries: 1, backoff: () => 50 },
     signal: () => AbortSignal.timeout(timeoutMs),
   });
-  return createUpstashTurnLock(client, {
-    onError: (error, thread) =>
-      logger.warn("turn-lock peek failed: the job proceeds", { ...thread, ...describeError(error) }),
-  });
+  return createUpstashTurnLock(client, { onError });
 }
 
 /**
@@ -178,7 +197,7 @@ function checkpointSources(
  * The digest handler's dependencies from configuration values: the application database
  * (Neon or any Postgres, checked reachable once, here) and its repository, the thread's
  * owner (every job's org is checked against it), the checkpoint reader (LangGraph's, loaded
- * on first read, or the app's message table), the Upstash turn-lock peek, the digester with its fallback, and the SQS queue the
+ * on first read, or the app's message table), the turn-lock peek (Upstash's REST API or the Redis protocol), the digester with its fallback, and the SQS queue the
  * records come from with its dead letters; `close()` releases the connections.
  *
  * @throws {DatabaseConnectionError} when the database cannot be reached.
@@ -188,17 +207,19 @@ export async function createDigestDependencies(
 ): Promise<DigestHandlerDependencies & { close(): Promise<void> }> {
   // Built first: a digester that cannot be configured fails the function before any connection opens.
   const digester = await digesterFor(config);
-  const lock = config.redis
-    ? await upstashLock(
-        config.redis,
-        config.lockTimeoutMs ?? DIGEST_CONFIG_DEFAULTS.lockTimeoutMs,
-        config.logger,
-      )
-    : NO_TURN_LOCK;
+  const lock = await turnLockOf(config);
   const ownerSource = config.threadOwner ?? DIGEST_CONFIG_DEFAULTS.threadOwner;
-  // Checked before the database opens; their pools open on first use.
-  const { checkpoints, checkpointOwner } = checkpointSources(config, ownerSource);
-  const database = await openFunctionDatabase(config);
+  let database: Awaited<ReturnType<typeof openFunctionDatabase>>;
+  let sources: ReturnType<typeof checkpointSources>;
+  try {
+    // Checked before the database opens; their pools open on first use.
+    sources = checkpointSources(config, ownerSource);
+    database = await openFunctionDatabase(config);
+  } catch (error) {
+    if ("close" in lock) await lock.close();
+    throw error;
+  }
+  const { checkpoints, checkpointOwner } = sources;
   const store = createDigestRepository(database);
   return {
     ports: {
@@ -223,6 +244,7 @@ export async function createDigestDependencies(
       await checkpoints.close();
       await checkpointOwner?.close();
       await database.close();
+      if ("close" in lock) await lock.close();
     },
   };
 }

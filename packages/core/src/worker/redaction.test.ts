@@ -35,6 +35,13 @@ const SECRET_BEARING: Record<string, string>[] = [
   { UPSTASH_REDIS_REST_URL: `https://default:${PASSWORD}@eu1.upstash.io`, UPSTASH_REDIS_REST_TOKEN: TOKEN },
   { UPSTASH_REDIS_REST_URL: `ftp://default:${PASSWORD}@eu1.upstash.io`, UPSTASH_REDIS_REST_TOKEN: TOKEN },
   { UPSTASH_REDIS_REST_URL: `https://eu1.upstash.io?token=${TOKEN}` },
+  { REDIS_URL: `https://default:${PASSWORD}@redis.example:6379` },
+  { REDIS_URL: `redis//default:${PASSWORD}@redis.example:6379` },
+  {
+    REDIS_URL: `rediss://default:${PASSWORD}@redis.example:6380`,
+    UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io",
+    UPSTASH_REDIS_REST_TOKEN: TOKEN,
+  },
   { ANTHROPIC_BASE_URL: `https://proxy:${PASSWORD}@llm.example/v1` },
   { DIGEST_QUEUE_URL: `https://user:${PASSWORD}@sqs.example/digest.fifo` },
 ];

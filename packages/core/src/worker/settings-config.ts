@@ -33,6 +33,7 @@ export function digestConfigOf(
     ...(settings.anthropicBaseUrl ? { anthropicBaseUrl: settings.anthropicBaseUrl } : {}),
     ...(settings.openAiCompatible ? { openAiCompatible: settings.openAiCompatible } : {}),
     ...(settings.redis ? { redis: settings.redis } : {}),
+    ...(settings.redisUrl ? { redisUrl: settings.redisUrl } : {}),
     queueUrl: settings.queueUrl,
     ...(settings.deadLetterQueueUrl ? { deadLetterQueueUrl: settings.deadLetterQueueUrl } : {}),
     sqs,

@@ -341,15 +341,26 @@ export const SETTINGS = {
     about: "its prices; without them calls cost 0",
   },
   redisUrl: {
+    env: "REDIS_URL",
+    flag: "redis-url",
+    type: { kind: "url", protocols: ["redis:", "rediss:"] },
+    default: "none: no turn-lock peek (or Upstash's; never both)",
+    secret: true,
+    deployed: false,
+    readBy: WORKER,
+    about:
+      "the Redis the runtime's turn lock is in (ioredis, node-redis): the turn-lock peek over the Redis protocol",
+  },
+  upstashRedisUrl: {
     env: "UPSTASH_REDIS_REST_URL",
     type: HTTP,
     default: "none: no turn-lock peek",
     secret: true,
     deployed: false,
     readBy: WORKER,
-    about: "with the token: the turn-lock peek",
+    about: "with the token: the turn-lock peek over Upstash's REST API",
   },
-  redisToken: {
+  upstashRedisToken: {
     env: "UPSTASH_REDIS_REST_TOKEN",
     type: TEXT,
     default: "none: no turn-lock peek",
@@ -595,7 +606,10 @@ export interface WorkerSettings {
   anthropicBaseUrl?: string;
   /** With `openai-compatible`: its settings by name, checked. */
   openAiCompatible?: Readonly<Record<string, string>>;
+  /** The turn-lock peek over Upstash's REST API. */
   redis?: { url: string; token: string };
+  /** The turn-lock peek over the Redis protocol (`redis://`, `rediss://`); never with `redis`. */
+  redisUrl?: string;
   /** The runtime gives the model `read_original`: time-varying output may be digested. */
   readOriginal?: true;
 }
@@ -622,7 +636,8 @@ function some<K extends string, V>(key: K, value: V | undefined): Partial<Record
 /**
  * The digest worker's settings (`context-cleaner worker`, the digest function), each
  * checked as its row of {@link SETTINGS} says, then together: the visibility timeout
- * covers the function timeout, Redis has both its URL and token, the message table names
+ * covers the function timeout, the turn-lock peek reads one Redis (Upstash with both its URL
+ * and token), the message table names
  * its org column when owners are read from it, the OpenAI-compatible digester is complete.
  * Nothing is opened.
  *
@@ -663,7 +678,7 @@ export function readWorkerSettings(sources: SettingSources, command = "worker"):
       "openAiCompatible",
       digestModel === "openai-compatible" ? openAiCompatibleSetting(read) : undefined,
     ),
-    ...some("redis", redisSetting(read)),
+    ...turnLockSetting(read),
     ...(readOriginal ? { readOriginal } : {}),
   };
 }
@@ -679,16 +694,27 @@ function storageSettings(read: SettingReaderOf) {
   };
 }
 
-/** The turn-lock peek's Redis: both its URL and token, or neither. */
-function redisSetting(read: SettingReaderOf): WorkerSettings["redis"] {
-  const url = read.text("redisUrl");
-  const token = read.text("redisToken");
+/**
+ * The turn-lock peek's Redis: `REDIS_URL`, or Upstash's URL and token together, or none.
+ * Both are refused rather than one chosen: the peek must read the one Redis the runtime's
+ * lock is in, and a silent choice could read the other.
+ */
+function turnLockSetting(read: SettingReaderOf): Pick<WorkerSettings, "redis" | "redisUrl"> {
+  const redisUrl = read.text("redisUrl");
+  const url = read.text("upstashRedisUrl");
+  const token = read.text("upstashRedisToken");
   if ((url === undefined) !== (token === undefined)) {
     throw new UsageError(
       "the turn-lock peek needs both UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN, or neither",
     );
   }
-  return url !== undefined && token !== undefined ? { url, token } : undefined;
+  if (redisUrl !== undefined && url !== undefined) {
+    throw new UsageError(
+      `the turn-lock peek reads one Redis, the one the runtime's lock is in: set ${describeSetting(SETTINGS.redisUrl, read.sources)} (a Redis the runtime reaches with ioredis or node-redis) or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN (Upstash's REST API), not both`,
+    );
+  }
+  if (redisUrl !== undefined) return { redisUrl };
+  return url !== undefined && token !== undefined ? { redis: { url, token } } : {};
 }
 
 /**

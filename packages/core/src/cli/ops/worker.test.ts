@@ -70,6 +70,41 @@ describe("parseWorkerSettings", () => {
     });
   });
 
+  it("reads the Redis the runtime's turn lock is in from --redis-url or REDIS_URL, the flag first", () => {
+    expect(parseWorkerSettings([], { ...REQUIRED, REDIS_URL: "redis://:pw@127.0.0.1:6379/2" })).toMatchObject(
+      {
+        redisUrl: "redis://:pw@127.0.0.1:6379/2",
+      },
+    );
+    const flagged = parseWorkerSettings(["--redis-url", "rediss://default:pw@cache.example:6380"], {
+      ...REQUIRED,
+      REDIS_URL: "redis://127.0.0.1:6379",
+    });
+    expect(flagged.redisUrl).toBe("rediss://default:pw@cache.example:6380");
+    expect(flagged).not.toHaveProperty("redis");
+    expect(parseWorkerSettings([], REQUIRED)).not.toHaveProperty("redisUrl");
+  });
+
+  it("refuses REDIS_URL beside Upstash's URL and token, naming both, and a Redis URL of another scheme without showing it", () => {
+    const both = {
+      ...REQUIRED,
+      UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io",
+      UPSTASH_REDIS_REST_TOKEN: "token",
+    };
+    expect(() => parseWorkerSettings(["--redis-url", "redis://127.0.0.1:6379"], both)).toThrow(
+      "the turn-lock peek reads one Redis, the one the runtime's lock is in: set --redis-url (or REDIS_URL) (a Redis the runtime reaches with ioredis or node-redis) or UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN (Upstash's REST API), not both",
+    );
+    expect(() => parseWorkerSettings([], { ...both, REDIS_URL: "redis://127.0.0.1:6379" })).toThrow(
+      UsageError,
+    );
+    expect(() =>
+      parseWorkerSettings(["--redis-url", "https://default:s3cret@eu1.upstash.io"], REQUIRED),
+    ).toThrow("--redis-url (or REDIS_URL) must be a redis:// or rediss:// URL, got https://…");
+    expect(() => parseWorkerSettings(["--redis-url", "redis//:s3cret@host"], REQUIRED)).toThrow(
+      "--redis-url (or REDIS_URL) is not a URL (its value is a secret: not shown)",
+    );
+  });
+
   it("lets a flag win over its variable, and takes the region from an AWS queue URL", () => {
     const settings = parseWorkerSettings(
       [
@@ -280,7 +315,14 @@ describe("context-cleaner worker", () => {
       sqs,
     });
     const plain = digestConfigOf(parseWorkerSettings([], REQUIRED), { ...reporting, environment: {} }, sqs);
-    for (const key of ["digestModel", "openAiCompatible", "messageTable", "jobOptions"])
+    expect(
+      digestConfigOf(
+        parseWorkerSettings(["--redis-url", "redis://127.0.0.1:6379"], REQUIRED),
+        { ...reporting, environment: {} },
+        sqs,
+      ),
+    ).toMatchObject({ redisUrl: "redis://127.0.0.1:6379" });
+    for (const key of ["digestModel", "openAiCompatible", "messageTable", "jobOptions", "redis", "redisUrl"])
       expect(plain).not.toHaveProperty(key);
     expect(config.disabled()).toBe(false);
     expect(
@@ -322,6 +364,25 @@ describe("context-cleaner worker", () => {
       "the worker needs packages that are not installed: npm install pg @upstash/redis",
     );
     await expect(requireWorkerPackages(redis, () => Promise.resolve({}))).resolves.toBeUndefined();
+  });
+
+  it("needs redis (node-redis) for REDIS_URL, and no Upstash client then", async () => {
+    const loaded: string[] = [];
+    const withoutRedis = (name: string) => {
+      loaded.push(name);
+      return name === "redis"
+        ? Promise.reject(
+            Object.assign(new Error(`Cannot find package '${name}'`), { code: "ERR_MODULE_NOT_FOUND" }),
+          )
+        : Promise.resolve({});
+    };
+    await expect(requireWorkerPackages({ redisUrl: "redis://127.0.0.1:6379" }, withoutRedis)).rejects.toThrow(
+      "the worker needs packages that are not installed: npm install redis",
+    );
+    expect(loaded).not.toContain("@upstash/redis");
+    loaded.length = 0;
+    await expect(requireWorkerPackages({}, withoutRedis)).resolves.toBeUndefined();
+    expect(loaded).not.toContain("redis");
   });
 
   it("needs @upstash/redis only when Redis is configured", async () => {

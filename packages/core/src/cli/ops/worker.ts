@@ -56,19 +56,30 @@ const WORKER_PACKAGES = [
   "@langchain/langgraph-checkpoint-postgres",
 ] as const;
 
-/** The turn-lock peek's client, needed only when Redis is configured. */
-const REDIS_PACKAGE = "@upstash/redis";
+/** The turn-lock peek's client, needed only when its Redis is configured: Upstash's, or node-redis. */
+const UPSTASH_PACKAGE = "@upstash/redis";
+const REDIS_PACKAGE = "redis";
+
+/** Which turn-lock peek the settings configure. */
+export function turnLockPeekOf(
+  settings: Pick<WorkerSettings, "redis" | "redisUrl">,
+): "redis" | "upstash" | "none" {
+  if (settings.redisUrl) return "redis";
+  return settings.redis ? "upstash" : "none";
+}
 
 /**
  * @throws {UsageError} naming every package the worker needs with these settings that is
  *   not installed, with the command that installs them.
  */
 export async function requireWorkerPackages(
-  settings: Pick<WorkerSettings, "redis">,
+  settings: Pick<WorkerSettings, "redis" | "redisUrl">,
   load: (name: string) => Promise<unknown> = (name) => import(name),
 ): Promise<void> {
   const missing: string[] = [];
-  for (const name of [...WORKER_PACKAGES, ...(settings.redis ? [REDIS_PACKAGE] : [])]) {
+  const peek = turnLockPeekOf(settings);
+  const lockPackages = { redis: [REDIS_PACKAGE], upstash: [UPSTASH_PACKAGE], none: [] }[peek];
+  for (const name of [...WORKER_PACKAGES, ...lockPackages]) {
     try {
       await load(name);
     } catch (error) {
@@ -85,8 +96,8 @@ export async function requireWorkerPackages(
 }
 
 /**
- * The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, Upstash when
- * configured, the chosen digester.
+ * The command line's worker: SQS (or an SQS-compatible endpoint), Postgres, the turn-lock
+ * peek's Redis when configured (Upstash's REST API or the Redis protocol), the chosen digester.
  */
 export const openWorker: OpenWorker = async (settings, { logger, metrics, environment }) => {
   await requireWorkerPackages(settings);
@@ -189,6 +200,7 @@ export async function runWorker(settings: WorkerSettings, run: WorkerRun): Promi
     batchSize: settings.batchSize,
     waitTimeSeconds: settings.waitTimeSeconds,
     concurrency: settings.concurrency,
+    turnLockPeek: turnLockPeekOf(settings),
   });
   await untilAborted(run.shutdown);
   logger.info("worker stopping: no more receives, finishing the batches in progress");
