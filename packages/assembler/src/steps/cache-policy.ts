@@ -116,6 +116,7 @@ export type BatchReason =
   | "cache-unaware"
   | "nothing-new"
   | "watermark"
+  | "arrival"
   | "thinking";
 
 /** One result the view shows condensed or stubbed. */

@@ -476,8 +476,9 @@ interface TurnRelief {
  * would be lost, when the cost gate finds the batch pays at the runtime's tariff: its
  * saving over the expected calls beats rewriting what the previous call had sent after its
  * first result. While the latest
- * assistant message of the loop carries thinking nothing lands, unless the runtime lets the
- * provider drop it (then at the high water only).
+ * assistant message of the loop carries thinking no batch lands, unless the runtime lets the
+ * provider drop it (then at the high water only); past the high water, the results after
+ * that message arrive condensed instead ({@link arrivalRelief}).
  */
 function turnRelief(
   facts: ThreadFacts,
@@ -504,32 +505,72 @@ function turnRelief(
       chars -= (thread.chars[index] as number) - condensed.text.length;
     } else fresh.push(found);
   }
-  if (fresh.length === 0) return relief;
-  const saved = fresh.reduce(
-    (sum, each) => sum + (thread.chars[each.index] as number) - (each.text as string).length,
-    0,
-  );
   const thinking = continuesThinkingLoop(thread.messages);
   const overBudget = chars > options.budget;
+  if (thinking && overBudget && !watermark.dropLatestThinking) {
+    return arrivalRelief(facts, rows, options, relief, fresh.length);
+  }
+  if (fresh.length === 0) return relief;
+  const saved = charsSaved(facts, fresh);
   const pays =
     !thinking &&
     !overBudget &&
     chars > options.budget * watermark.startRatio &&
     batchPays(facts, options, cache, fresh, saved);
   if (!overBudget && !pays) return relief;
-  const outcome = (status: BatchOutcome["status"], reason: BatchReason): BatchOutcome => ({
-    status,
-    reason,
+  // With thinking on the latest assistant message, only a batch the provider may drop it for gets here.
+  relief.landed = fresh;
+  relief.outcome = {
+    status: "applied",
+    reason: "watermark",
     results: fresh.length,
     charsSaved: saved,
-    deferredResults: status === "deferred" ? fresh.length : 0,
-  });
-  if (thinking && !watermark.dropLatestThinking) {
-    relief.outcome = outcome("deferred", "thinking");
-    return relief;
+    deferredResults: 0,
+  };
+  return relief;
+}
+
+function charsSaved(facts: ThreadFacts, condensed: readonly Condensation[]): number {
+  return condensed.reduce(
+    (sum, each) => sum + (facts.thread.chars[each.index] as number) - (each.text as string).length,
+    0,
+  );
+}
+
+/**
+ * Past the budget while the latest assistant message's thinking holds the batch back: the
+ * results after that message, new at this call, arrive condensed (nothing before it
+ * changes, so no thinking is invalidated), and stay so on later calls (`cache.shown`). A
+ * result whose call repeats an earlier one (same tool and args: the agent reading again
+ * what it was shown condensed) and a `read_original` result arrive whole.
+ */
+function arrivalRelief(
+  facts: ThreadFacts,
+  rows: Pick<DigestMap, "get"> | null | undefined,
+  options: CleanOptions,
+  relief: TurnRelief,
+  deferred: number,
+): TurnRelief {
+  const { thread } = facts;
+  const seen = new Set<string>();
+  const latest = latestLoopAssistant(thread.messages);
+  for (const index of facts.results) {
+    const group = facts.at(index)?.groupKey;
+    const repeated = group !== undefined && seen.has(group);
+    if (group !== undefined) seen.add(group);
+    if (index < latest || repeated || options.shown?.has(facts.message(index).toolCallId)) continue;
+    if (facts.message(index).toolName === facts.readOriginal) continue;
+    const condensed = inTurnCondensation(facts, rows, index);
+    if (condensed !== undefined) relief.landed.push({ index, kind: condensed.kind, text: condensed.text });
   }
-  relief.landed = fresh;
-  relief.outcome = outcome("applied", "watermark");
+  if (relief.landed.length === 0 && deferred === 0) return relief;
+  relief.outcome = {
+    status: relief.landed.length > 0 ? "applied" : "deferred",
+    reason: relief.landed.length > 0 ? "arrival" : "thinking",
+    results: relief.landed.length > 0 ? relief.landed.length : deferred,
+    charsSaved: charsSaved(facts, relief.landed),
+    deferredResults: deferred,
+  };
   return relief;
 }
 

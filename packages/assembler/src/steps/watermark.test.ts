@@ -107,10 +107,16 @@ describe("relief inside a long turn", () => {
       historyBudgetChars: BUDGET,
       cache: { ...MID_TURN, shown: [] },
     });
-    expect(kept.report.ledger.batch).toMatchObject({ status: "deferred", reason: "thinking", results: 5 });
-    kept.messages.forEach((message, at) => {
+    // Nothing before the latest assistant message changes; the result after it is new (below).
+    expect(kept.report.ledger.batch).toMatchObject({
+      status: "applied",
+      reason: "arrival",
+      deferredResults: 5,
+    });
+    kept.messages.slice(0, -1).forEach((message, at) => {
       expect(message).toBe(thread[at]);
     });
+    expect(kept.report.ledger.thinking).toMatchObject({ removedBlocks: 0, latestInvalidated: false });
     const dropped = assembleModelView(thread, null, {
       historyBudgetChars: BUDGET,
       cache: { ...MID_TURN, shown: [] },
@@ -120,6 +126,50 @@ describe("relief inside a long turn", () => {
     // The thinking after the change leaves the view; the latest goes as it came, for the provider to drop.
     expect(dropped.report.ledger.thinking).toMatchObject({ removedBlocks: 4, latestInvalidated: true });
     expect(dropped.messages.at(-2)).toBe(thread.at(-2));
+  });
+
+  it("condenses a result arriving past the budget while thinking holds the batch back, and keeps it so on later calls", () => {
+    const thread = longTurn(6, true);
+    const first = assembleModelView(thread, null, {
+      historyBudgetChars: BUDGET,
+      cache: { ...MID_TURN, shown: [] },
+    });
+    expect(first.report.ledger.batch).toMatchObject({
+      status: "applied",
+      reason: "arrival",
+      results: 1,
+      deferredResults: 5,
+    });
+    expect(first.report.ledger.condensedIds).toEqual(["p5"]);
+    const arrived = first.messages.at(-1)?.content as string;
+    expect(arrived.startsWith(DIGEST_HEADER)).toBe(true);
+    expect(arrived).toContain("$101,250");
+    expect(arrived).toContain("§9.2");
+    expect(arrived).toContain('re-read: read_document(file_id="lease_7", offset=100000)');
+    expect(first.report.ledger.thinking).toMatchObject({ removedBlocks: 0, latestInvalidated: false });
+
+    // The next call sends what this one sent, word for word, and condenses its own arrival.
+    const grown = [...thread, ...reading("p6", "lease_7", 120_000, true)];
+    const next = assembleModelView(grown, null, {
+      historyBudgetChars: BUDGET,
+      cache: { ...MID_TURN, shown: first.report.ledger.condensedIds, sent: first.report.ledger.sent },
+    });
+    expect(next.messages.slice(0, first.messages.length)).toEqual(first.messages);
+    expect(next.report.ledger.condensedIds).toEqual(["p5", "p6"]);
+    expect(next.report.ledger.thinking).toMatchObject({
+      removedBlocks: 0,
+      changedAt: undefined,
+      latestInvalidated: false,
+    });
+
+    // A call the agent makes again, to read what arrived condensed, gets its result whole.
+    const again = [...thread, ...reading("p7", "lease_7", 100_000, true)];
+    const reread = assembleModelView(again, null, {
+      historyBudgetChars: BUDGET,
+      cache: { ...MID_TURN, shown: first.report.ledger.condensedIds, sent: first.report.ledger.sent },
+    });
+    expect(reread.messages.at(-1)).toBe(again.at(-1));
+    expect(reread.report.ledger.condensedIds).toEqual(["p5"]);
   });
 
   it("masks a tool that is not idempotent only when read_original can return its output", () => {

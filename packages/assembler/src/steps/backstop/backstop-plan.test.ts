@@ -246,6 +246,36 @@ describe("the backstop replays the turn's model calls", () => {
   });
 });
 
+describe("the backstop replays the turn's calls with the view's own sizes", () => {
+  it("makes the cut the earlier calls made when the latest result is shown condensed", () => {
+    const { messages, turn } = threadInTurn(8);
+    const budget = charsOf(messages.slice(0, turn + 1)) - 3_000;
+    const raw = midTurn(messages, budget);
+    // The same thread, its latest result shown as a short stand-in (as it arrived condensed).
+    const latest = messages.length - 1;
+    const shown = messages.slice();
+    shown[latest] = standIn(messages, latest, 100);
+    const thread = indexedThreadOf(messages);
+    const view = {
+      thread,
+      messages: shown,
+      replaced: { has: (index: number) => index === latest },
+      chars:
+        thread.totalChars -
+        (messageChars(messages[latest] as Message) - messageChars(shown[latest] as Message)),
+      wallStart: recencyWallStart(messages, 0),
+    };
+    const condensed = runBackstop(
+      view,
+      backstopSettings({ historyBudgetChars: budget, lowWaterRatio: 0.5 }),
+      { pinned: [] },
+    );
+    expect(raw.cutNow).toBe(false);
+    expect(condensed.cutNow).toBe(false);
+    expect(condensed.dropped).toEqual(raw.dropped);
+  });
+});
+
 describe("the backstop reports what it did", () => {
   it("leaves a view within the budget as it is, with no cut made now", () => {
     const { messages } = threadInTurn(2);

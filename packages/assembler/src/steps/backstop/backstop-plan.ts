@@ -1,3 +1,4 @@
+import { contentChars } from "../../content";
 import { NOTE_HEADER_CHARS, noteHeaderLength, renderNote, snippet } from "../../contract/compaction-note";
 import { messageChars } from "../../contract/message-chars";
 import type { Message, UserMessage } from "../../types";
@@ -270,6 +271,19 @@ function planFor(
  * one before each later assistant message, and the whole thread. Every message past the
  * first is in the recency wall.
  */
+/**
+ * Chars of the view's message at `index`: the thread's, with a replaced result's text in
+ * place. The replay takes a call's prompt as this view less what later calls added, so
+ * what they added is counted as this view shows it (a result shown condensed since it
+ * arrived, above all).
+ */
+function viewCharsAt(view: BackstopView, index: number): number {
+  const chars = view.thread.chars[index] as number;
+  if (!view.replaced.has(index)) return chars;
+  const own = (view.thread.messages[index] as Message).content;
+  return chars - contentChars(own) + contentChars((view.messages[index] as Message).content);
+}
+
 function turnCallLengths(view: BackstopView): number[] {
   const { messages } = view.thread;
   let user = -1;
@@ -366,11 +380,11 @@ export function runBackstop(
   let position = thread.length;
   // Stryker disable next-line ArithmeticOperator: equivalent — a call past the last adds nothing
   for (let call = lengths.length - 1; call >= 0; call--) {
-    for (; position > (lengths[call] as number); position--) tail += thread.chars[position - 1] as number;
+    for (; position > (lengths[call] as number); position--) tail += viewCharsAt(view, position - 1);
     tails[call] = tail;
   }
   let wallChars = 0;
-  for (let index = wallStart; index < thread.length; index++) wallChars += thread.chars[index] as number;
+  for (let index = wallStart; index < thread.length; index++) wallChars += viewCharsAt(view, index);
   // What no cut removes besides the wall: the latest assistant message's exchange, at its
   // shortest (measured only for a view over the budget).
   let floor: number | undefined;
