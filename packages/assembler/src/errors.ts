@@ -77,7 +77,7 @@ export class DeadlineExceededError extends ContextCleanerError {
 }
 
 /** A field of the turn-ended event, or `event` for the value as a whole. */
-type TurnEventErrorField =
+export type TurnEventField =
   | "orgId"
   | "threadId"
   | "rawToolChars"
@@ -89,9 +89,9 @@ type TurnEventErrorField =
 
 /** A turn event that cannot be published; names the field and what is wrong with it. */
 export class InvalidTurnEventError extends ContextCleanerError {
-  readonly field: TurnEventErrorField;
+  readonly field: TurnEventField;
 
-  constructor(message: string, field: TurnEventErrorField) {
+  constructor(message: string, field: TurnEventField) {
     super(message, { code: "invalid_turn_event" });
     this.name = "InvalidTurnEventError";
     this.field = field;

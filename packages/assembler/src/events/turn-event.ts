@@ -5,7 +5,7 @@ import {
   textProblem,
   utf8Bytes,
 } from "../contract/stored-values";
-import { InvalidTurnEventError } from "../errors";
+import { InvalidTurnEventError, type TurnEventField } from "../errors";
 
 /**
  * The post-turn event a runtime publishes and the digest worker consumes: the queue
@@ -76,16 +76,7 @@ export const TURN_EVENT_LIMITS = {
   lastMessageIdMaxBytes: 500,
 } as const;
 
-/** A field of the event, or `event` for the value as a whole. */
-export type TurnEventField =
-  | "orgId"
-  | "threadId"
-  | "rawToolChars"
-  | "turnEndedAt"
-  | "messageCount"
-  | "lastMessageId"
-  | "midTurn"
-  | "event";
+export type { TurnEventField };
 
 /** One rule of the event a value breaks. */
 export interface TurnEventProblem {
