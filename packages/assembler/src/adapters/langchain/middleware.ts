@@ -1,10 +1,12 @@
+import { Command } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import { z } from "zod";
 import type { AssembleOptions } from "../../assemble";
 import { turnAnnouncement } from "../../events/turn-event";
 import { resolveReadOriginal } from "../../read-original/read-original";
 import type { LoadDigests, PublishTurnEnded, RuntimeTurnLock, TurnErrorHandler } from "../../turn-ports";
 import { backstopFallback, guardedReport } from "../shared/fallback-view";
-import { TurnRegistry } from "../shared/turn-registry";
+import { type LastCall, lastCallOf, TurnRegistry } from "../shared/turn-registry";
 import { assembleLangChainView } from "./langchain-adapter";
 import { answerLangChainReadOriginal, readOriginalLangChainTool } from "./read-original-tool";
 import { langGraphTurn, rawToolCharsOf } from "./turn-context";
@@ -48,6 +50,17 @@ export interface ContextCleanerMiddlewareConfig {
 }
 
 /**
+ * The middleware's own channel of the agent state, checkpointed with the thread: the
+ * thread's previous model call (when, what it showed condensed, what it sent), so a tool
+ * loop resumed in another process sends what its earlier calls sent.
+ */
+const lastCallState = z.object({
+  contextCleanerLastCall: z
+    .object({ atMs: z.number(), condensedIds: z.array(z.string()), sent: z.array(z.string()) })
+    .optional(),
+});
+
+/**
  * LangChain `createAgent` middleware that sends the model the assembled view of the
  * thread instead of the raw messages. The agent state, and so the checkpoint, keeps the
  * raw record.
@@ -59,7 +72,10 @@ export interface ContextCleanerMiddlewareConfig {
  *   previous call, what that call showed condensed). A model error releases the lock
  *   before it propagates (a retry begins the turn again). Once the turn's new tool output
  *   passes `midTurnEventChars`, it also publishes a mid-turn event and, a few seconds on,
- *   reloads the digests once for the turn's later calls (neither waited for).
+ *   reloads the digests once for the turn's later calls (neither waited for). What the call
+ *   showed condensed and sent goes into the agent state (`contextCleanerLastCall`), written
+ *   with the model's answer, so a loop resumed from the checkpoint in another process (an
+ *   interrupt answered elsewhere, a retry) sends what its earlier calls sent.
  * - `afterAgent`: publishes `{ threadId, rawToolChars, turnEndedAt, messageCount,
  *   lastMessageId }` and releases the lock. It runs inside the run, so LangGraph writes the
  *   run's last checkpoint after the event, and with its default `durability: "async"` the
@@ -98,8 +114,9 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
       : { midTurnReloadDelayMs: config.midTurnReloadDelayMs }),
   });
   const readOriginal = resolveReadOriginal(config.options?.readOriginal);
-  return createMiddleware({
+  return createMiddleware<typeof lastCallState>({
     name: "ContextCleanerMiddleware",
+    stateSchema: lastCallState,
     ...(readOriginal === undefined
       ? {}
       : {
@@ -128,8 +145,13 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
           ...turnAnnouncement(request.messages),
         }));
       }
-      const cache = config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId) : undefined);
+      const persisted = lastCallOf(
+        (request.state as { contextCleanerLastCall?: unknown } | undefined)?.contextCleanerLastCall,
+      );
+      const cache =
+        config.options?.cache ?? (turn ? turns.cacheContext(turn.threadId, persisted) : undefined);
       let messages = request.messages;
+      let recorded: LastCall | undefined;
       try {
         const assembled = assembleLangChainView(request.messages, digests, {
           ...config.options,
@@ -140,7 +162,7 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
           ...(policy ? { orgPolicy: policy } : {}),
         });
         messages = assembled.messages;
-        if (turn) turns.recordCall(turn.threadId, assembled.report);
+        if (turn) recorded = turns.recordCall(turn.threadId, assembled.report);
       } catch (error) {
         // A cleaner error never fails the turn: the model gets what the kill switch sends.
         turns.report(error, "assemble", turn?.threadId ?? "");
@@ -150,15 +172,18 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
         );
         if (fallback) {
           messages = fallback.messages;
-          if (turn) turns.recordCall(turn.threadId, fallback.report);
+          if (turn) recorded = turns.recordCall(turn.threadId, fallback.report);
         }
       }
+      let answer: Awaited<ReturnType<typeof handler>>;
       try {
-        return await handler({ ...request, messages });
+        answer = await handler({ ...request, messages });
       } catch (error) {
         if (turn) await turns.abandon(turn.threadId);
         throw error;
       }
+      // The agent adds the answer; the call's record is checkpointed beside it.
+      return recorded === undefined ? answer : new Command({ update: { contextCleanerLastCall: recorded } });
     },
     afterAgent: async (state, runtime) => {
       const turn = langGraphTurn(runtime);

@@ -64,11 +64,25 @@ interface OpenTurn {
 }
 
 /** What a thread's previous model call left for the next one's cache context. */
-interface LastCall {
+/** A thread's previous model call, as the next call's cache context needs it. */
+export interface LastCall {
+  /** When it was made, epoch milliseconds. */
   atMs: number;
   condensedIds: readonly string[];
   /** What the call sent (its `report.ledger.sent`): the next call's view keeps its thinking true to it. */
   sent: readonly string[];
+}
+
+/** A {@link LastCall} read back from a store (a checkpoint): undefined unless it has that shape. */
+export function lastCallOf(value: unknown): LastCall | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const { atMs, condensedIds, sent } = value as Record<string, unknown>;
+  const strings = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.every((item) => typeof item === "string");
+  if (typeof atMs !== "number" || !Number.isFinite(atMs) || !strings(condensedIds) || !strings(sent)) {
+    return undefined;
+  }
+  return { atMs, condensedIds, sent };
 }
 
 /** The default report: one line, the error redacted and without its cause (a query and its parameters). */
@@ -260,11 +274,14 @@ export class TurnRegistry {
    * (measured at that first call, kept for the turn), `shown`, the previous call's
    * `report.ledger.condensedIds`, `sent`, its `report.ledger.sent`, and `midTurnDigests`, the
    * rows a reload after a mid-turn event brought (less the ids the previous call showed
-   * condensed). A thread without an open turn gets a turn start.
+   * condensed). A thread without an open turn gets a turn start. `persisted`, the previous
+   * call as the thread's checkpoint holds it, wins over the one this process remembers: a
+   * loop resumed in another process, or from another checkpoint, continues from what was
+   * sent before its latest assistant message.
    */
-  cacheContext(threadId: string): CacheContext {
+  cacheContext(threadId: string, persisted?: LastCall): CacheContext {
     const open = this.#turns.get(threadId);
-    const last = this.#lastCalls.get(threadId);
+    const last = persisted ?? this.#lastCalls.get(threadId);
     const nowMs = this.#nowMs();
     const turnStart = open === undefined || open.calls === 0;
     let idleMs = open?.idleMs;
@@ -281,19 +298,23 @@ export class TurnRegistry {
     };
   }
 
-  /** Records a model call's assembly: its time and what it showed condensed, for the next call's context. */
-  recordCall(threadId: string, report: AssemblyReport): void {
+  /**
+   * Records a model call's assembly: its time and what it showed condensed, for the next
+   * call's context; returns that record (for the integration to keep with the thread).
+   */
+  recordCall(threadId: string, report: AssemblyReport): LastCall {
     const open = this.#turns.get(threadId);
     if (open) open.calls++;
-    const nowMs = this.#nowMs();
-    this.#lastCalls.delete(threadId);
-    this.#lastCalls.set(threadId, {
-      atMs: nowMs,
+    const last: LastCall = {
+      atMs: this.#nowMs(),
       condensedIds: report.ledger.condensedIds,
       sent: report.ledger.sent,
-    });
+    };
+    this.#lastCalls.delete(threadId);
+    this.#lastCalls.set(threadId, last);
     const cap = this.#ports.maxOpenTurns ?? TURN_REGISTRY_DEFAULTS.maxOpenTurns;
     while (this.#lastCalls.size > cap) this.#lastCalls.delete(this.#lastCalls.keys().next().value as string);
+    return last;
   }
 
   /**
