@@ -1,5 +1,5 @@
 /**
- * Digest job benchmark (issue 4): one pass over a ~1 M-char heavy thread with the
+ * Digest job benchmark: one pass over a ~1 M-char heavy thread with the
  * extractive digester on embedded PGlite. Reports the median seconds of a pass, digests
  * written, digest chars / original chars, and the share of source figures that made the
  * `figures verbatim` lines. Not a test: nothing here asserts a time.

@@ -201,6 +201,32 @@ export interface BatchOutcome {
   deferredResults: number;
 }
 
+/** Chars a condensation saves: the result as the thread holds it, less the text in its place. */
+function savedBy(thread: IndexedThread, each: Condensation): number {
+  return (thread.chars[each.index] as number) - (each.text as string).length;
+}
+
+function savedByAll(thread: IndexedThread, condensed: readonly Condensation[]): number {
+  return condensed.reduce((sum, each) => sum + savedBy(thread, each), 0);
+}
+
+/** A batch's outcome: `counted` are the results it counts (landed, or waiting), `deferredResults` what still waits. */
+function batchOutcome(
+  status: BatchOutcome["status"],
+  reason: BatchReason,
+  thread: IndexedThread,
+  counted: readonly Condensation[],
+  deferredResults: number,
+): BatchOutcome {
+  return {
+    status,
+    reason,
+    results: counted.length,
+    charsSaved: savedByAll(thread, counted),
+    deferredResults,
+  };
+}
+
 /**
  * Which of the new condensations land (docs/architecture.md#prompt-cache): all of them
  * without a cache context; on a turn's first call, all when the cache is cold or the
@@ -216,24 +242,20 @@ function landBatch(
   budget: number,
   evidenceEnd: number,
 ): { landed: readonly Condensation[]; outcome: BatchOutcome } {
-  const saved = (each: Condensation) => (thread.chars[each.index] as number) - (each.text as string).length;
   const outcome = (
     status: BatchOutcome["status"],
     reason: BatchReason,
     landed: readonly Condensation[],
-  ): { landed: readonly Condensation[]; outcome: BatchOutcome } => {
-    const counted = status === "deferred" ? batch : landed;
-    return {
-      landed,
-      outcome: {
-        status,
-        reason,
-        results: counted.length,
-        charsSaved: counted.reduce((sum, each) => sum + saved(each), 0),
-        deferredResults: batch.length - landed.length,
-      },
-    };
-  };
+  ): { landed: readonly Condensation[]; outcome: BatchOutcome } => ({
+    landed,
+    outcome: batchOutcome(
+      status,
+      reason,
+      thread,
+      status === "deferred" ? batch : landed,
+      batch.length - landed.length,
+    ),
+  });
   if (cache === undefined) return outcome(batch.length > 0 ? "applied" : "none", "cache-unaware", batch);
   if (batch.length === 0) return outcome("none", "nothing-new", batch);
   if (!cache.turnStart) return outcome("deferred", "mid-turn", []);
@@ -247,7 +269,7 @@ function landBatch(
     const chars = text === undefined ? (thread.chars[index] as number) : text.length;
     from[index - first] = (from[index - first + 1] as number) + chars;
   }
-  const candidates = batch.map((each) => ({ index: each.index, saved: saved(each) }));
+  const candidates = batch.map((each) => ({ index: each.index, saved: savedBy(thread, each) }));
   const expectedCalls = cache.expectedCalls ?? expectedCallsOf(thread.messages, evidenceEnd);
   let start = payingSuffix(candidates, (index) => from[index - first] as number, cache, expectedCalls);
   // Deferred, a view over the budget would be cut by the backstop at this call (it cuts on
@@ -502,16 +524,16 @@ function turnRelief(
     const found: Condensation = { index, kind: condensed.kind, text: condensed.text };
     if (options.shown?.has(facts.message(index).toolCallId)) {
       relief.sticky.push(found);
-      chars -= (thread.chars[index] as number) - condensed.text.length;
+      chars -= savedBy(thread, found);
     } else fresh.push(found);
   }
   const thinking = continuesThinkingLoop(thread.messages);
   const overBudget = chars > options.budget;
   if (thinking && overBudget && !watermark.dropLatestThinking) {
-    return arrivalRelief(facts, rows, options, relief, fresh.length);
+    return arrivalRelief(facts, rows, options, relief, fresh);
   }
   if (fresh.length === 0) return relief;
-  const saved = charsSaved(facts, fresh);
+  const saved = savedByAll(thread, fresh);
   const pays =
     !thinking &&
     !overBudget &&
@@ -520,21 +542,8 @@ function turnRelief(
   if (!overBudget && !pays) return relief;
   // With thinking on the latest assistant message, only a batch the provider may drop it for gets here.
   relief.landed = fresh;
-  relief.outcome = {
-    status: "applied",
-    reason: "watermark",
-    results: fresh.length,
-    charsSaved: saved,
-    deferredResults: 0,
-  };
+  relief.outcome = batchOutcome("applied", "watermark", thread, fresh, 0);
   return relief;
-}
-
-function charsSaved(facts: ThreadFacts, condensed: readonly Condensation[]): number {
-  return condensed.reduce(
-    (sum, each) => sum + (facts.thread.chars[each.index] as number) - (each.text as string).length,
-    0,
-  );
 }
 
 /**
@@ -549,28 +558,27 @@ function arrivalRelief(
   rows: Pick<DigestMap, "get"> | null | undefined,
   options: CleanOptions,
   relief: TurnRelief,
-  deferred: number,
+  deferred: readonly Condensation[],
 ): TurnRelief {
   const { thread } = facts;
-  const seen = new Set<string>();
   const latest = latestLoopAssistant(thread.messages);
-  for (const index of facts.results) {
+  // The results after the latest assistant message: the last ones of the thread.
+  const { results } = facts;
+  let first = results.length;
+  while (first > 0 && (results[first - 1] as number) > latest) first--;
+  for (const index of results.slice(first)) {
     const group = facts.at(index)?.groupKey;
-    const repeated = group !== undefined && seen.has(group);
-    if (group !== undefined) seen.add(group);
-    if (index < latest || repeated || options.shown?.has(facts.message(index).toolCallId)) continue;
-    if (facts.message(index).toolName === facts.readOriginal) continue;
+    if (group !== undefined && facts.inline.repeatsEarlier(index, group)) continue;
+    const message = facts.message(index);
+    if (message.toolName === facts.readOriginal || options.shown?.has(message.toolCallId)) continue;
     const condensed = inTurnCondensation(facts, rows, index);
     if (condensed !== undefined) relief.landed.push({ index, kind: condensed.kind, text: condensed.text });
   }
-  if (relief.landed.length === 0 && deferred === 0) return relief;
-  relief.outcome = {
-    status: relief.landed.length > 0 ? "applied" : "deferred",
-    reason: relief.landed.length > 0 ? "arrival" : "thinking",
-    results: relief.landed.length > 0 ? relief.landed.length : deferred,
-    charsSaved: charsSaved(facts, relief.landed),
-    deferredResults: deferred,
-  };
+  if (relief.landed.length > 0) {
+    relief.outcome = batchOutcome("applied", "arrival", thread, relief.landed, deferred.length);
+  } else if (deferred.length > 0) {
+    relief.outcome = batchOutcome("deferred", "thinking", thread, deferred, deferred.length);
+  }
   return relief;
 }
 
@@ -647,10 +655,8 @@ export function cleanView(
     options.evidenceEnd,
   );
   let viewChars = facts.thread.totalChars;
-  for (const found of [...sticky, ...landed]) {
-    if (found.text !== undefined)
-      viewChars -= (facts.thread.chars[found.index] as number) - found.text.length;
-  }
+  for (const found of [...sticky, ...landed])
+    if (found.text !== undefined) viewChars -= savedBy(facts.thread, found);
   const relief = turnRelief(facts, digests, options, viewChars);
   // Results the thread already holds as cleaning condenses them (an earlier assembly's view).
   const alreadyCondensed = new Set<number>();

@@ -172,6 +172,19 @@ describe("relief inside a long turn", () => {
     expect(reread.report.ledger.condensedIds).toEqual(["p5"]);
   });
 
+  it("reports the chars a batch held back by thinking would save, when nothing arrives to condense", () => {
+    // Past the budget, the latest call reads again a page it read before: it arrives whole.
+    const thread = [...longTurn(6, true), ...reading("again", "lease_7", 0, true)];
+    const { report } = assembleModelView(thread, null, {
+      historyBudgetChars: BUDGET,
+      cache: { ...MID_TURN, shown: [] },
+    });
+    expect(report.ledger.condensedIds).toEqual([]);
+    expect(report.ledger.batch).toMatchObject({ status: "deferred", reason: "thinking", results: 6 });
+    // Of what waits, as for any deferred batch: six 20,000-char pages, each condensed to a few hundred chars.
+    expect(report.ledger.batch.charsSaved).toBeGreaterThan(6 * 15_000);
+  });
+
   it("masks a tool that is not idempotent only when read_original can return its output", () => {
     const log = `$ npm test\n${"PASS src/a.test.ts\n".repeat(2_000)}FAIL src/b.test.ts: expected 3 to be 4\nexit code: 1\n`;
     const shell = (id: string): Message[] => [

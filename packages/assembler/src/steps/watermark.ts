@@ -138,7 +138,7 @@ export function inTurnCondensation(
   facts: ThreadFacts,
   digests: Pick<DigestMap, "get"> | null | undefined,
   index: number,
-): { text: string; kind: "digest" | "condensed" } | undefined {
+): { text: string; kind: "digest" | "superseded-search" | "condensed" } | undefined {
   const message = facts.message(index);
   const result = facts.at(index);
   if (result === undefined || result.reason !== undefined || result.failed) return undefined;
@@ -146,13 +146,7 @@ export function inTurnCondensation(
   const chars = facts.thread.chars[index] as number;
   const entry = digests?.get(message.toolCallId);
   if (entry && facts.thread.hashAt(index) === entry.contentSha256 && entry.digest.length < chars) {
-    return {
-      text: entry.digest,
-      kind: entry.kind === "superseded-search" ? "superseded-search" : "digest",
-    } as {
-      text: string;
-      kind: "digest";
-    };
+    return { text: entry.digest, kind: entry.kind === "superseded-search" ? "superseded-search" : "digest" };
   }
   const cached = texts.get(message);
   const text =

@@ -82,6 +82,13 @@ export class InlineIndex {
     }
   }
 
+  /** Whether a result before `index` answered the same call (same tool and args, `key` its group key). */
+  repeatsEarlier(index: number, key: string): boolean {
+    const found = this.groups.get(key);
+    if (found === undefined) return false;
+    return (typeof found === "number" ? found : (found.members[0] as number)) < index;
+  }
+
   /** The duplicate stub of the result at `index` pointing to the later copy at `latest`. */
   duplicateStubText(index: number, latest: number): string {
     const cached = this.duplicateTexts.get(index);

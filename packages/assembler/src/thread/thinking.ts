@@ -13,6 +13,26 @@ export const THINKING_BLOCK_TYPES: ReadonlySet<string> = new Set([
   "redacted-reasoning",
 ]);
 
+/**
+ * The fields a provider message carries its reasoning item in beside the content (OpenAI's
+ * `reasoning`, and `reasoning_content` of the compatible APIs), as a record, or undefined.
+ */
+export const REASONING_FIELDS = ["reasoning", "reasoning_content"] as const;
+
+export function reasoningFieldsOf(
+  record: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | undefined {
+  if (record === undefined || record === null) return undefined;
+  let found: Record<string, unknown> | undefined;
+  for (const field of REASONING_FIELDS) {
+    if (record[field] != null) {
+      found ??= {};
+      found[field] = record[field];
+    }
+  }
+  return found;
+}
+
 /** Whether a content block carries thinking. */
 export function isThinkingBlock(block: ContentBlock): boolean {
   return THINKING_BLOCK_TYPES.has(block.type);

@@ -16,7 +16,7 @@ import {
 } from "../../assemble";
 import { InvalidThreadError } from "../../errors";
 import type { DigestsOrTurnState } from "../../org-policy";
-import { originalOfStripped } from "../../thread/thinking";
+import { originalOfStripped, REASONING_FIELDS, reasoningFieldsOf } from "../../thread/thinking";
 import type { ContentBlock, Message, MessageContent, ToolCall } from "../../types";
 import { describeValue } from "../../validate";
 
@@ -140,21 +140,9 @@ interface CachedNeutral {
   neutral: Message;
 }
 
-/** The `additional_kwargs` fields an AI message carries a provider's reasoning item in (OpenAI's Responses API, reasoning_content). */
-const REASONING_KWARGS = ["reasoning", "reasoning_content"] as const;
-
-/** The reasoning item an AI message carries beside its content, or undefined. */
+/** The reasoning item an AI message carries in its `additional_kwargs`, or undefined. */
 function reasoningOf(message: BaseMessage): Record<string, unknown> | undefined {
-  const kwargs = message.additional_kwargs as Record<string, unknown> | undefined;
-  if (kwargs === undefined || kwargs === null) return undefined;
-  let found: Record<string, unknown> | undefined;
-  for (const field of REASONING_KWARGS) {
-    if (kwargs[field] != null) {
-      found ??= {};
-      found[field] = kwargs[field];
-    }
-  }
-  return found;
+  return reasoningFieldsOf(message.additional_kwargs as Record<string, unknown> | undefined);
 }
 const neutralByMessage = new WeakMap<BaseMessage, CachedNeutral>();
 
@@ -230,7 +218,7 @@ function sameReasoning(cached: unknown, now: Record<string, unknown> | undefined
 /** An AI message as it came, without its thinking blocks and reasoning item (the view's provider-true rule). */
 function withoutThinkingAI(original: AIMessage, stripped: Message): AIMessage {
   const kwargs = { ...(original.additional_kwargs ?? {}) } as Record<string, unknown>;
-  for (const field of REASONING_KWARGS) delete kwargs[field];
+  for (const field of REASONING_FIELDS) delete kwargs[field];
   return new AIMessage({
     content: stripped.content as AIMessage["content"],
     id: original.id,

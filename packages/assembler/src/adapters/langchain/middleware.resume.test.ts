@@ -1,8 +1,9 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { ChatResult } from "@langchain/core/outputs";
 import { MemorySaver } from "@langchain/langgraph";
-import { createAgent } from "langchain";
+import { createAgent, createMiddleware, FakeToolCallingModel, toolStrategy } from "langchain";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   digestsForThread,
   digestText,
@@ -86,5 +87,45 @@ describe("contextCleanerMiddleware across processes", () => {
     // latest thinking block is still bound to its prefix.
     expect(sentForm(resumed.slice(0, lastSent.length))).toEqual(sentForm(lastSent));
     expect(resultOf(resumed, "lease_445_p2")?.content).toBe(digestText("lease_445_p2"));
+  });
+
+  it("leaves a structured response as the agent made it", async () => {
+    const format = toolStrategy(z.object({ answer: z.string() }));
+    const name = (format[0] as { tool: { function: { name: string } } }).tool.function.name;
+    const agent = createAgent({
+      model: new FakeToolCallingModel({ toolCalls: [[{ name, args: { answer: "42" }, id: "so_1" }]] }),
+      tools: [],
+      responseFormat: format,
+      checkpointer: new MemorySaver(),
+      middleware: [contextCleanerMiddleware({ loadDigests: async () => new Map(), now: () => CLOCK })],
+    });
+    const result = await agent.invoke({ messages: [{ role: "user", content: "What is it?" }] }, THREAD);
+    expect(result.structuredResponse).toEqual({ answer: "42" });
+  });
+
+  it("keeps the latest record when a middleware around it calls the model twice in one step", async () => {
+    const twice = createMiddleware({
+      name: "AskTwice",
+      wrapModelCall: async (request, handler) => {
+        await handler(request);
+        return handler(request);
+      },
+    });
+    const model = new ThinkingReaderModel({});
+    const checkpointer = new MemorySaver();
+    const agent = createAgent({
+      model,
+      tools: [readDocument],
+      checkpointer,
+      middleware: [twice, contextCleanerMiddleware({ loadDigests: async () => new Map(), now: () => CLOCK })],
+    });
+    await agent.invoke({ messages: [{ role: "user", content: readRequest("lease_445", 2) }] }, THREAD);
+    const saved = await checkpointer.getTuple(THREAD);
+    const values = saved?.checkpoint.channel_values as {
+      messages: BaseMessage[];
+      contextCleanerLastCall?: unknown;
+    };
+    expect(values.contextCleanerLastCall).toMatchObject({ atMs: CLOCK.getTime() });
+    expect(values.messages.at(-1)?.getType()).toBe("ai");
   });
 });

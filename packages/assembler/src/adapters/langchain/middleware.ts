@@ -1,5 +1,5 @@
-import { Command } from "@langchain/langgraph";
-import { createMiddleware } from "langchain";
+import { Command, ReducedValue, StateSchema } from "@langchain/langgraph";
+import { AIMessage, createMiddleware } from "langchain";
 import { z } from "zod";
 import type { AssembleOptions } from "../../assemble";
 import { turnAnnouncement } from "../../events/turn-event";
@@ -54,10 +54,12 @@ export interface ContextCleanerMiddlewareConfig {
  * thread's previous model call (when, what it showed condensed, what it sent), so a tool
  * loop resumed in another process sends what its earlier calls sent.
  */
-const lastCallState = z.object({
-  contextCleanerLastCall: z
-    .object({ atMs: z.number(), condensedIds: z.array(z.string()), sent: z.array(z.string()) })
-    .optional(),
+const lastCallState = new StateSchema({
+  // Last write wins: an outer middleware that calls the model twice in one step writes twice.
+  contextCleanerLastCall: new ReducedValue(
+    z.object({ atMs: z.number(), condensedIds: z.array(z.string()), sent: z.array(z.string()) }).optional(),
+    { reducer: (_previous: LastCall | undefined, next: LastCall | undefined) => next },
+  ),
 });
 
 /**
@@ -183,7 +185,9 @@ export function contextCleanerMiddleware(config: ContextCleanerMiddlewareConfig)
         throw error;
       }
       // The agent adds the answer; the call's record is checkpointed beside it.
-      return recorded === undefined ? answer : new Command({ update: { contextCleanerLastCall: recorded } });
+      // A structured response (responseFormat) is the agent's own shape: it goes back as it came.
+      if (recorded === undefined || !AIMessage.isInstance(answer)) return answer;
+      return new Command({ update: { contextCleanerLastCall: recorded } });
     },
     afterAgent: async (state, runtime) => {
       const turn = langGraphTurn(runtime);

@@ -1,5 +1,6 @@
 import type { AssembledView, AssembleOptions } from "../../assemble";
 import type { DigestsOrTurnState } from "../../org-policy";
+import { REASONING_FIELDS, reasoningFieldsOf } from "../../thread/thinking";
 import type { Message, MessageContent, ToolCall } from "../../types";
 import { describeValue, failAt, isRecord } from "../../validate";
 import { argsObject, checkMessageArray } from "../shared/provider-checks";
@@ -21,8 +22,6 @@ export interface OpenAIMessageLike {
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
 
 /** The fields an assistant message carries its reasoning item in. */
-const REASONING_FIELDS = ["reasoning", "reasoning_content"] as const;
-
 interface FunctionToolCall {
   id: string;
   type: "function";
@@ -141,10 +140,7 @@ function makePiece(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, st
 
 /** The reasoning item an assistant message carries (`reasoning`, `reasoning_content`), or undefined. */
 function reasoningOf(message: OpenAIMessageLike): Record<string, unknown> | undefined {
-  const record = message as unknown as Record<string, unknown>;
-  const found: Record<string, unknown> = {};
-  for (const field of REASONING_FIELDS) if (record[field] != null) found[field] = record[field];
-  return Object.keys(found).length > 0 ? found : undefined;
+  return reasoningFieldsOf(message as unknown as Record<string, unknown>);
 }
 
 function cacheKey(message: OpenAIMessageLike, toolNames: ReadonlyMap<string, string>): unknown[] {

@@ -93,9 +93,13 @@ export class FailureBackoff {
         report(error);
         return skipped;
       }
-      const { initialMs, maxMs } = this.#settings;
-      this.#windowMs = this.#windowMs === 0 ? initialMs : Math.min(maxMs, this.#windowMs * 2);
-      this.#skipUntilMs = nowMs + this.#windowMs;
+      // Calls made at the same time fail together: the first opens (or grows) the window,
+      // the others fall inside it and leave it as it is.
+      if (nowMs >= this.#skipUntilMs) {
+        const { initialMs, maxMs } = this.#settings;
+        this.#windowMs = this.#windowMs === 0 ? initialMs : Math.min(maxMs, this.#windowMs * 2);
+        this.#skipUntilMs = nowMs + this.#windowMs;
+      }
       if (!this.#reported) {
         this.#reported = true;
         const seconds = Math.round(this.#windowMs / 1000);

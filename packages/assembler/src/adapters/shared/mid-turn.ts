@@ -4,7 +4,7 @@
  * (the worker digests what the turn has moved past), and a few seconds later reloads the
  * thread's digests once, off the model call's path, for the turn's later watermark batches.
  */
-import type { ThreadTurnEnded } from "../../events/turn-event";
+import { announcedTurn, type ThreadTurnEnded } from "../../events/turn-event";
 import type { TurnStage } from "../../turn-ports";
 import type { DigestEntry, DigestMap } from "../../types";
 import { checkInteger } from "../../validate";
@@ -79,10 +79,6 @@ export class MidTurn {
   #arrived: DigestMap | undefined;
   /** The rows that arrived mid-turn, as the turn's calls use them. */
   #rows: DigestMap | undefined;
-  /** Mid-turn events published (started) in this turn. */
-  events = 0;
-  /** Reloads started in this turn. */
-  reloads = 0;
 
   constructor(settings: MidTurnSettings, ports: MidTurnPorts) {
     this.#settings = settings;
@@ -100,13 +96,11 @@ export class MidTurn {
     if (this.#baseline === undefined) this.#baseline = measure.rawToolChars;
     else if (eventChars !== undefined && measure.rawToolChars - this.#baseline >= eventChars) {
       this.#baseline = measure.rawToolChars;
-      this.events++;
       const event: ThreadTurnEnded = {
         threadId: this.#ports.threadId,
         rawToolChars: measure.rawToolChars,
         turnEndedAt: new Date(now).toISOString(),
-        ...(measure.messageCount === undefined ? {} : { messageCount: measure.messageCount }),
-        ...(measure.lastMessageId === undefined ? {} : { lastMessageId: measure.lastMessageId }),
+        ...announcedTurn(measure),
         midTurn: true,
       };
       this.#published = this.#published
@@ -123,7 +117,6 @@ export class MidTurn {
     if (this.#reloading || !this.#reloadsDue.some((due) => due <= now)) return;
     this.#reloadsDue = this.#reloadsDue.filter((due) => due > now);
     this.#reloading = true;
-    this.reloads++;
     Promise.resolve()
       .then(() => this.#ports.reload())
       .then(
