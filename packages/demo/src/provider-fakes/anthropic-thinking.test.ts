@@ -167,6 +167,74 @@ describe("AnthropicThinkingBinder", () => {
     });
   });
 
+  it("refuses a thinking block whose text was edited, trimmed or emptied, whatever the setting", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages = conversation(binder);
+    const edit = (at: number, thinking: string) =>
+      messages.map((message, index) =>
+        index === at
+          ? {
+              ...message,
+              content: (message.content as AnthropicBlock[]).map((block) =>
+                block.type === "thinking" ? { ...block, thinking } : block,
+              ),
+            }
+          : message,
+      );
+    const dropBlock = {
+      type: "adaptive",
+      block_binding: { prefix_mismatch_behavior: "drop_block" as const },
+    };
+    for (const [at, thinking] of [
+      [1, "Page 2 first."],
+      [3, "Do"],
+      [5, ""],
+    ] as const) {
+      const refused = {
+        ok: false,
+        status: 400,
+        message: `messages.${at}.content.0: Invalid \`signature\` in \`thinking\` block.`,
+      };
+      expect(binder.check(request(edit(at, thinking)))).toMatchObject(refused);
+      expect(
+        binder.check(request(edit(at, thinking), { thinking: dropBlock }), [BLOCK_BINDING_BETA]),
+      ).toMatchObject(refused);
+    }
+    expect(binder.check(request(messages)).ok).toBe(true);
+  });
+
+  it("refuses a thinking block moved to another place of the run", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages = conversation(binder);
+    const thinkingOf = (at: number) =>
+      ((messages[at] as AnthropicMessage).content as AnthropicBlock[])[0] as AnthropicBlock;
+    const swapped = messages.map((message, index) =>
+      index === 3 || index === 5
+        ? {
+            ...message,
+            content: [thinkingOf(index === 3 ? 5 : 3), ...(message.content as AnthropicBlock[]).slice(1)],
+          }
+        : message,
+    );
+    const outcome = binder.check(request(swapped));
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/^messages\.3\.content\.0: Invalid `signature`/);
+  });
+
+  it("accepts a redacted_thinking block sent back as it came, and binds it like a thinking block", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages: AnthropicMessage[] = [{ role: "user", content: "Read the lease." }];
+    const signed = binder.sign(request(messages), [
+      { type: "redacted_thinking" },
+      { type: "tool_use", id: "r1", name: "read", input: {} },
+    ]);
+    expect(signed[0]).toMatchObject({ type: "redacted_thinking", data: expect.stringMatching(/^sig_/) });
+    messages.push({ role: "assistant", content: signed });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "r1", content: "page" }] });
+    expect(binder.check(request(messages))).toEqual({ ok: true, inputTransformations: [] });
+    expect(binder.check(request(messages, { system: "Another." })).ok).toBe(false);
+  });
+
   it("drops the failing blocks with drop_block and the beta header, and refuses the setting without the header", () => {
     const binder = new AnthropicThinkingBinder();
     const messages = conversation(binder);

@@ -23,6 +23,8 @@
  * - During tool use, the latest assistant message (the one whose `tool_use` blocks the
  *   request's last message answers) must carry the thinking blocks it was produced with,
  *   complete and unmodified.
+ * - A signature covers its block's content: a thinking block whose `thinking` text was
+ *   edited, trimmed or emptied is refused like a signature the API never issued.
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@context-cleaner/assembler/internal";
@@ -68,6 +70,8 @@ interface Issued {
   prefix: string;
   /** Signature of the thinking block before it in the run, or null at the start. */
   previous: string | null;
+  /** Hash of the block itself as issued, without its signature and `cache_control`. */
+  content: string;
 }
 
 function signatureOf(block: AnthropicBlock): string | undefined {
@@ -88,6 +92,13 @@ function checkedForm(block: AnthropicBlock): unknown {
     );
   }
   return rest;
+}
+
+/** Hash of a thinking block's content: what its signature covers besides its prefix. */
+function contentHash(block: AnthropicBlock): string {
+  const { signature: _signature, cache_control: _marker, ...rest } = block;
+  if (rest.type === "redacted_thinking") delete rest.data;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex");
 }
 
 /** The running hash of a request's prefix, block by block. */
@@ -161,12 +172,14 @@ export class AnthropicThinkingBinder {
       this.counter++;
       const digest = prefix.digest();
       const signature = `sig_${this.counter}_${digest.slice(0, 24)}`;
-      this.issued.set(signature, { prefix: digest, previous });
+      const issued: AnthropicBlock =
+        block.type === "redacted_thinking"
+          ? { ...block, data: signature }
+          : { thinking: "", ...block, signature };
+      this.issued.set(signature, { prefix: digest, previous, content: contentHash(issued) });
       previous = signature;
       signatures.push(signature);
-      return block.type === "redacted_thinking"
-        ? { ...block, data: signature }
-        : { thinking: "", ...block, signature };
+      return issued;
     });
     for (const block of signed) {
       if (block.type === "tool_use" && typeof block.id === "string")
@@ -217,7 +230,7 @@ export class AnthropicThinkingBinder {
         const path = `messages.${index}.content.${blockIndex}`;
         const signature = signatureOf(block);
         const issued = signature === undefined ? undefined : this.issued.get(signature);
-        if (signature === undefined || issued === undefined) {
+        if (signature === undefined || issued === undefined || issued.content !== contentHash(block)) {
           return refusal(`${path}: Invalid \`signature\` in \`thinking\` block.`);
         }
         const chained =
