@@ -491,10 +491,10 @@ export function playOpenAI(
   script: readonly ScriptTurn[],
   settings: PlaySettings,
   binder = new OpenAIReasoningBinder(),
-): { calls: number; drops: number; latestModified: number[]; removedBlocks: number } {
+): { calls: number; drops: number; latestModified: number[]; removedBlocks: number; condensed: number } {
   const thread: ChatMessage[] = [{ role: "system", content: SYSTEM }];
   const cache = new ThreadCache();
-  const outcome = { calls: 0, drops: 0, latestModified: [] as number[], removedBlocks: 0 };
+  const outcome = { calls: 0, drops: 0, latestModified: [] as number[], removedBlocks: 0, condensed: 0 };
   let digests: DigestMap = new Map();
   script.forEach((turn, turnIndex) => {
     thread.push({ role: "user", content: turn.request });
@@ -511,6 +511,7 @@ export function playOpenAI(
       cache.record(report.ledger);
       outcome.calls++;
       outcome.removedBlocks = Math.max(outcome.removedBlocks, report.ledger.thinking.removedBlocks);
+      outcome.condensed = Math.max(outcome.condensed, report.ledger.condensedIds.length);
       outcome.drops += binder.check(messages).length;
       const lastUser = thread.map((message) => message.role).lastIndexOf("user");
       const latest = thread.map((message) => message.role).lastIndexOf("assistant");
