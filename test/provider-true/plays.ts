@@ -19,6 +19,7 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
+  appendToolResult,
   BLOCK_BINDING_BETA,
   type CheckOutcome,
   OpenAIReasoningBinder,
@@ -232,14 +233,7 @@ function langChainRequest(view: readonly BaseMessage[]): AnthropicMessage[] {
         content: message.content as string,
         ...((message as ToolMessage).status === "error" ? { is_error: true } : {}),
       };
-      const last = request.at(-1);
-      if (
-        last?.role === "user" &&
-        Array.isArray(last.content) &&
-        last.content.every((block) => block.type === "tool_result")
-      ) {
-        (last.content as AnthropicBlock[]).push(result);
-      } else request.push({ role: "user", content: [result] });
+      appendToolResult(request, result);
       continue;
     }
     request.push({ role: "user", content: blocks });

@@ -19,6 +19,7 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
+  appendToolResult,
   BLOCK_BINDING_BETA,
   type ChatMessageLike,
   OpenAIReasoningBinder,
@@ -59,14 +60,7 @@ function anthropicMessages(
         content: message.content as string | AnthropicBlock[],
         ...(message.status === "error" ? { is_error: true } : {}),
       };
-      const last = messages.at(-1);
-      if (
-        last?.role === "user" &&
-        Array.isArray(last.content) &&
-        last.content.every((each) => each.type === "tool_result")
-      ) {
-        (last.content as AnthropicBlock[]).push(block);
-      } else messages.push({ role: "user", content: [block] });
+      appendToolResult(messages, block);
       continue;
     }
     const blocks: AnthropicBlock[] =

@@ -49,6 +49,21 @@ export interface AnthropicRequest {
   thinking?: { type?: string; block_binding?: { prefix_mismatch_behavior?: "error" | "drop_block" } };
 }
 
+/**
+ * Appends a `tool_result` block to Messages API messages as a request carries it: into the
+ * last message if that is a user message holding only tool results, else as a new user message.
+ */
+export function appendToolResult(messages: AnthropicMessage[], result: AnthropicBlock): void {
+  const last = messages.at(-1);
+  if (
+    last?.role === "user" &&
+    Array.isArray(last.content) &&
+    last.content.every((each) => each.type === "tool_result")
+  )
+    (last.content as AnthropicBlock[]).push(result);
+  else messages.push({ role: "user", content: [result] });
+}
+
 /** The beta header value `drop_block` needs. */
 export const BLOCK_BINDING_BETA = "thinking-binding-controls-2026-08-01";
 
