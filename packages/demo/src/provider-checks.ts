@@ -80,6 +80,22 @@ function anthropicMessages(
   return messages;
 }
 
+/** A neutral view as the Messages API request the counters check, with `drop_block` or not. */
+export function anthropicRequest(
+  view: readonly Message[],
+  signature: (placeholder: string) => string,
+  dropping: boolean,
+): AnthropicRequest {
+  return {
+    system: "fixture system",
+    tools: [],
+    messages: anthropicMessages(view, signature),
+    thinking: dropping
+      ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
+      : { type: "adaptive" },
+  };
+}
+
 /** A neutral view as Chat Completions messages, each assistant message's thinking as its reasoning item. */
 function chatMessages(
   view: readonly Message[],
@@ -162,17 +178,11 @@ export function providerCheckCounters(
       count(call) {
         const own = fakesOf(call, "refused");
         const dropping = sendsDropBlock(call.contestant);
-        const request: AnthropicRequest = {
-          system: "fixture system",
-          tools: [],
-          messages: anthropicMessages(
-            call.view.messages,
-            (placeholder) => own.signatures.get(placeholder) ?? placeholder,
-          ),
-          thinking: dropping
-            ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
-            : { type: "adaptive" },
-        };
+        const request = anthropicRequest(
+          call.view.messages,
+          (placeholder) => own.signatures.get(placeholder) ?? placeholder,
+          dropping,
+        );
         const outcome = own.anthropic.check(request, dropping ? [BLOCK_BINDING_BETA] : []);
         dropped.set(call.contestant, outcome.ok ? outcome.inputTransformations.length : 0);
         const [signed] = own.anthropic.sign(request, [{ type: "thinking" }]);
