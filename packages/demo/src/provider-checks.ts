@@ -13,6 +13,7 @@
  * Each contestant has its own fakes (its views, so its signatures, differ).
  */
 import type { AssistantMessage, ContentBlock, Message } from "@context-cleaner/assembler";
+import { contentText } from "@context-cleaner/assembler/internal";
 import { WITH_DIGESTS_DROP_BLOCK } from "./contestants";
 import {
   type AnthropicBlock,
@@ -80,16 +81,20 @@ function anthropicMessages(
   return messages;
 }
 
-/** A neutral view as the Messages API request the counters check, with `drop_block` or not. */
+/**
+ * A neutral view as the Messages API request the counters check, with `drop_block` or not: a
+ * leading system message becomes the top-level `system`, as the Messages API takes it.
+ */
 export function anthropicRequest(
   view: readonly Message[],
   signature: (placeholder: string) => string,
   dropping: boolean,
 ): AnthropicRequest {
+  const leading = view[0]?.role === "system" ? view[0] : undefined;
   return {
-    system: "fixture system",
+    system: leading === undefined ? "fixture system" : contentText(leading.content),
     tools: [],
-    messages: anthropicMessages(view, signature),
+    messages: anthropicMessages(leading === undefined ? view : view.slice(1), signature),
     thinking: dropping
       ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
       : { type: "adaptive" },
