@@ -20,7 +20,7 @@ import {
   type AnthropicRequest,
   AnthropicThinkingBinder,
   appendToolResult,
-  BLOCK_BINDING_BETA,
+  blockBinding,
   type CheckOutcome,
   OpenAIReasoningBinder,
 } from "@context-cleaner/demo/provider-fakes";
@@ -435,11 +435,9 @@ export function playAnthropic<M>(
         system: SYSTEM,
         tools: TOOLS,
         messages: format.request(messages),
-        thinking: settings.dropBlock
-          ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
-          : { type: "adaptive" },
+        thinking: blockBinding(settings.dropBlock).thinking,
       };
-      const checked = binder.check(request, settings.dropBlock ? [BLOCK_BINDING_BETA] : []);
+      const checked = binder.check(request, blockBinding(settings.dropBlock).betas);
       if (!checked.ok) outcome.refusals.push({ call: outcome.calls, outcome: checked });
       else outcome.droppedBlocks += checked.inputTransformations.length;
       const response: AnthropicBlock[] =

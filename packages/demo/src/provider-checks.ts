@@ -21,7 +21,7 @@ import {
   type AnthropicRequest,
   AnthropicThinkingBinder,
   appendToolResult,
-  BLOCK_BINDING_BETA,
+  blockBinding,
   type ChatMessageLike,
   OpenAIReasoningBinder,
 } from "./provider-fakes";
@@ -95,9 +95,7 @@ export function anthropicRequest(
     system: leading === undefined ? "fixture system" : contentText(leading.content),
     tools: [],
     messages: anthropicMessages(leading === undefined ? view : view.slice(1), signature),
-    thinking: dropping
-      ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
-      : { type: "adaptive" },
+    thinking: blockBinding(dropping).thinking,
   };
 }
 
@@ -188,7 +186,7 @@ export function providerCheckCounters(
           (placeholder) => own.signatures.get(placeholder) ?? placeholder,
           dropping,
         );
-        const outcome = own.anthropic.check(request, dropping ? [BLOCK_BINDING_BETA] : []);
+        const outcome = own.anthropic.check(request, blockBinding(dropping).betas);
         dropped.set(call.contestant, outcome.ok ? outcome.inputTransformations.length : 0);
         const [signed] = own.anthropic.sign(request, [{ type: "thinking" }]);
         own.signatures.set(answerPlaceholder(call), (signed as AnthropicBlock).signature as string);

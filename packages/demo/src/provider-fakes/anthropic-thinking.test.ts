@@ -4,7 +4,7 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
-  BLOCK_BINDING_BETA,
+  blockBinding,
 } from "./anthropic-thinking";
 
 const SYSTEM = "You are careful.";
@@ -154,12 +154,8 @@ describe("AnthropicThinkingBinder", () => {
     const binder = new AnthropicThinkingBinder();
     const messages = conversation(binder);
     messages[1] = { role: "assistant", content: [{ type: "thinking", thinking: "", signature: "forged" }] };
-    const outcome = binder.check(
-      request(messages, {
-        thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
-      }),
-      [BLOCK_BINDING_BETA],
-    );
+    const { thinking, betas } = blockBinding(true);
+    const outcome = binder.check(request(messages, { thinking }), betas);
     expect(outcome).toMatchObject({
       ok: false,
       status: 400,
@@ -181,10 +177,7 @@ describe("AnthropicThinkingBinder", () => {
             }
           : message,
       );
-    const dropBlock = {
-      type: "adaptive",
-      block_binding: { prefix_mismatch_behavior: "drop_block" as const },
-    };
+    const dropBlock = blockBinding(true);
     for (const [at, thinking] of [
       [1, "Page 2 first."],
       [3, "Do"],
@@ -197,7 +190,7 @@ describe("AnthropicThinkingBinder", () => {
       };
       expect(binder.check(request(edit(at, thinking)))).toMatchObject(refused);
       expect(
-        binder.check(request(edit(at, thinking), { thinking: dropBlock }), [BLOCK_BINDING_BETA]),
+        binder.check(request(edit(at, thinking), { thinking: dropBlock.thinking }), dropBlock.betas),
       ).toMatchObject(refused);
     }
     expect(binder.check(request(messages)).ok).toBe(true);
@@ -242,10 +235,9 @@ describe("AnthropicThinkingBinder", () => {
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "t1", content: "[condensed]" }],
     };
-    const dropping = request(messages, {
-      thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
-    });
-    expect(binder.check(dropping, [BLOCK_BINDING_BETA])).toEqual({
+    const { thinking, betas } = blockBinding(true);
+    const dropping = request(messages, { thinking });
+    expect(binder.check(dropping, betas)).toEqual({
       ok: true,
       inputTransformations: [
         { type: "thinking_dropped", path: "messages.3.content.0", reason: "prefix_binding_mismatch" },

@@ -67,6 +67,19 @@ export function appendToolResult(messages: AnthropicMessage[], result: Anthropic
 /** The beta header value `drop_block` needs. */
 export const BLOCK_BINDING_BETA = "thinking-binding-controls-2026-08-01";
 
+/** A request's adaptive `thinking` setting, with `drop_block` or not, and the beta header values it needs. */
+export function blockBinding(dropBlock: boolean): {
+  thinking: NonNullable<AnthropicRequest["thinking"]>;
+  betas: string[];
+} {
+  return dropBlock
+    ? {
+        thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
+        betas: [BLOCK_BINDING_BETA],
+      }
+    : { thinking: { type: "adaptive" }, betas: [] };
+}
+
 /** One entry of a response's `input_transformations`. */
 export interface InputTransformation {
   type: "thinking_dropped";
