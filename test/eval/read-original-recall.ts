@@ -35,6 +35,7 @@ import {
   type OpenAIMessageLike,
 } from "@context-cleaner/assembler/openai";
 import type { Probe } from "@context-cleaner/demo/generator";
+import { type AnthropicMessage, appendToolResult } from "@context-cleaner/demo/provider-fakes";
 
 /** One integration: the thread in its format, its assembled view as texts per tool call, and its tool's answer. */
 export interface Integration {
@@ -58,23 +59,15 @@ function textOf(content: unknown): string {
 
 /** The neutral thread in the Anthropic Messages format: results as blocks of user messages. */
 export function toAnthropic(messages: readonly Message[]): AnthropicMessageLike[] {
-  const out: { role: string; content: Block[] | string }[] = [];
+  const out: AnthropicMessage[] = [];
   for (const message of messages) {
     if (message.role === "tool") {
-      const block = {
+      appendToolResult(out, {
         type: "tool_result",
         tool_use_id: message.toolCallId,
         content: contentText(message.content),
         ...(message.status === "error" ? { is_error: true } : {}),
-      };
-      const last = out.at(-1);
-      if (
-        last?.role === "user" &&
-        Array.isArray(last.content) &&
-        last.content.every((each) => each.type === "tool_result")
-      )
-        last.content.push(block);
-      else out.push({ role: "user", content: [block] });
+      });
     } else if (message.role === "assistant") {
       const text = contentText(message.content);
       out.push({

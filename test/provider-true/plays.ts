@@ -19,7 +19,8 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
-  BLOCK_BINDING_BETA,
+  appendToolResult,
+  blockBinding,
   type CheckOutcome,
   OpenAIReasoningBinder,
 } from "@context-cleaner/demo/provider-fakes";
@@ -232,14 +233,7 @@ function langChainRequest(view: readonly BaseMessage[]): AnthropicMessage[] {
         content: message.content as string,
         ...((message as ToolMessage).status === "error" ? { is_error: true } : {}),
       };
-      const last = request.at(-1);
-      if (
-        last?.role === "user" &&
-        Array.isArray(last.content) &&
-        last.content.every((block) => block.type === "tool_result")
-      ) {
-        (last.content as AnthropicBlock[]).push(result);
-      } else request.push({ role: "user", content: [result] });
+      appendToolResult(request, result);
       continue;
     }
     request.push({ role: "user", content: blocks });
@@ -441,11 +435,9 @@ export function playAnthropic<M>(
         system: SYSTEM,
         tools: TOOLS,
         messages: format.request(messages),
-        thinking: settings.dropBlock
-          ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
-          : { type: "adaptive" },
+        thinking: blockBinding(settings.dropBlock).thinking,
       };
-      const checked = binder.check(request, settings.dropBlock ? [BLOCK_BINDING_BETA] : []);
+      const checked = binder.check(request, blockBinding(settings.dropBlock).betas);
       if (!checked.ok) outcome.refusals.push({ call: outcome.calls, outcome: checked });
       else outcome.droppedBlocks += checked.inputTransformations.length;
       const response: AnthropicBlock[] =
@@ -491,10 +483,10 @@ export function playOpenAI(
   script: readonly ScriptTurn[],
   settings: PlaySettings,
   binder = new OpenAIReasoningBinder(),
-): { calls: number; drops: number; latestModified: number[]; removedBlocks: number } {
+): { calls: number; drops: number; latestModified: number[]; removedBlocks: number; condensed: number } {
   const thread: ChatMessage[] = [{ role: "system", content: SYSTEM }];
   const cache = new ThreadCache();
-  const outcome = { calls: 0, drops: 0, latestModified: [] as number[], removedBlocks: 0 };
+  const outcome = { calls: 0, drops: 0, latestModified: [] as number[], removedBlocks: 0, condensed: 0 };
   let digests: DigestMap = new Map();
   script.forEach((turn, turnIndex) => {
     thread.push({ role: "user", content: turn.request });
@@ -511,6 +503,7 @@ export function playOpenAI(
       cache.record(report.ledger);
       outcome.calls++;
       outcome.removedBlocks = Math.max(outcome.removedBlocks, report.ledger.thinking.removedBlocks);
+      outcome.condensed = Math.max(outcome.condensed, report.ledger.condensedIds.length);
       outcome.drops += binder.check(messages).length;
       const lastUser = thread.map((message) => message.role).lastIndexOf("user");
       const latest = thread.map((message) => message.role).lastIndexOf("assistant");

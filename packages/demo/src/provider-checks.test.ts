@@ -3,7 +3,7 @@ import { createDatabase, createDigestRepository, type Database } from "@context-
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BLIND_CAPS, CLEAR_TOOL_RESULTS, RAW, WITH_DIGESTS } from "./contestants";
 import { fixtureThreads } from "./demo-threads";
-import { providerCheckCounters, withThinking } from "./provider-checks";
+import { anthropicRequest, providerCheckCounters, withThinking } from "./provider-checks";
 import {
   type ContestantRun,
   type SimulationThread,
@@ -50,6 +50,19 @@ describe("the providers' checks over a played thread with thinking on every assi
       const first = typeof message.content === "string" ? undefined : message.content[0];
       expect(first?.type === "thinking").toBe(message.role === "assistant");
     }
+  });
+
+  it("sends a view's leading system message as the request's system prompt, not as a user message", () => {
+    const messages = withThinking((fixture as SimulationThread).messages);
+    const system = messages[0];
+    expect(system?.role).toBe("system");
+    const request = anthropicRequest(messages, (placeholder) => placeholder, false);
+    expect(request.system).toBe(system?.content);
+    expect(request.messages[0]?.role).toBe("user");
+    expect(request.messages[0]?.content).toEqual([{ type: "text", text: messages[1]?.content }]);
+    expect(request.messages).toHaveLength(
+      anthropicRequest(messages.slice(1), (placeholder) => placeholder, false).messages.length,
+    );
   });
 
   it("refuses nothing and drops nothing of raw, which only appends", () => {

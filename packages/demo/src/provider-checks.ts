@@ -13,13 +13,15 @@
  * Each contestant has its own fakes (its views, so its signatures, differ).
  */
 import type { AssistantMessage, ContentBlock, Message } from "@context-cleaner/assembler";
+import { contentText } from "@context-cleaner/assembler/internal";
 import { WITH_DIGESTS_DROP_BLOCK } from "./contestants";
 import {
   type AnthropicBlock,
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
-  BLOCK_BINDING_BETA,
+  appendToolResult,
+  blockBinding,
   type ChatMessageLike,
   OpenAIReasoningBinder,
 } from "./provider-fakes";
@@ -59,14 +61,7 @@ function anthropicMessages(
         content: message.content as string | AnthropicBlock[],
         ...(message.status === "error" ? { is_error: true } : {}),
       };
-      const last = messages.at(-1);
-      if (
-        last?.role === "user" &&
-        Array.isArray(last.content) &&
-        last.content.every((each) => each.type === "tool_result")
-      ) {
-        (last.content as AnthropicBlock[]).push(block);
-      } else messages.push({ role: "user", content: [block] });
+      appendToolResult(messages, block);
       continue;
     }
     const blocks: AnthropicBlock[] =
@@ -84,6 +79,24 @@ function anthropicMessages(
     } else messages.push({ role: "user", content: blocks });
   }
   return messages;
+}
+
+/**
+ * A neutral view as the Messages API request the counters check, with `drop_block` or not: a
+ * leading system message becomes the top-level `system`, as the Messages API takes it.
+ */
+export function anthropicRequest(
+  view: readonly Message[],
+  signature: (placeholder: string) => string,
+  dropping: boolean,
+): AnthropicRequest {
+  const leading = view[0]?.role === "system" ? view[0] : undefined;
+  return {
+    system: leading === undefined ? "fixture system" : contentText(leading.content),
+    tools: [],
+    messages: anthropicMessages(leading === undefined ? view : view.slice(1), signature),
+    thinking: blockBinding(dropping).thinking,
+  };
 }
 
 /** A neutral view as Chat Completions messages, each assistant message's thinking as its reasoning item. */
@@ -168,18 +181,12 @@ export function providerCheckCounters(
       count(call) {
         const own = fakesOf(call, "refused");
         const dropping = sendsDropBlock(call.contestant);
-        const request: AnthropicRequest = {
-          system: "fixture system",
-          tools: [],
-          messages: anthropicMessages(
-            call.view.messages,
-            (placeholder) => own.signatures.get(placeholder) ?? placeholder,
-          ),
-          thinking: dropping
-            ? { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } }
-            : { type: "adaptive" },
-        };
-        const outcome = own.anthropic.check(request, dropping ? [BLOCK_BINDING_BETA] : []);
+        const request = anthropicRequest(
+          call.view.messages,
+          (placeholder) => own.signatures.get(placeholder) ?? placeholder,
+          dropping,
+        );
+        const outcome = own.anthropic.check(request, blockBinding(dropping).betas);
         dropped.set(call.contestant, outcome.ok ? outcome.inputTransformations.length : 0);
         const [signed] = own.anthropic.sign(request, [{ type: "thinking" }]);
         own.signatures.set(answerPlaceholder(call), (signed as AnthropicBlock).signature as string);

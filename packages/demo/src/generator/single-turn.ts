@@ -18,7 +18,13 @@ import { FigureRegistry } from "./figures";
 import { type FooterStyle, wrap } from "./layout";
 import { normalize, probeCandidates, probesOverEveryResult, threadText } from "./probes";
 import { SeededRandom } from "./seeded-random";
-import { type DocumentPlan, type RenderedDocument, renderDocument, type ThreadFixture } from "./thread";
+import {
+  type DocumentPlan,
+  LEGAL_SYSTEM,
+  type RenderedDocument,
+  renderDocument,
+  type ThreadFixture,
+} from "./thread";
 
 /**
  * Single-turn legal threads: ONE user turn in which the agent reads every page of several
@@ -70,9 +76,6 @@ export interface SingleTurnPlan {
   /** The agent's closing answer, the turn's last message. */
   closing: string;
 }
-
-const SYSTEM =
-  "You are a meticulous legal analyst. Read documents with read_document(file_id, offset); each call returns the next page of text. Cite sections and figures exactly as the documents state them.";
 
 const LETTERS = "abcdefgh";
 const ROMAN = ["i", "ii", "iii", "iv", "v", "vi", "vii", "viii"];
@@ -369,7 +372,7 @@ export const SINGLE_TURN_PLANS: readonly SingleTurnPlan[] = [
     description:
       "One user turn reading twelve contracts of a closing set page by page in full: 15 pages of about 46,000–56,000 chars, about 750,000 chars.",
     pageChars: 56_000,
-    system: SYSTEM,
+    system: LEGAL_SYSTEM,
     task: "Go through all twelve closing documents in the data room, every page, and put every payment, rate, date and section reference they state in the tracker.",
     documents: [
       [GROUND_LEASE, 92_000],
@@ -398,7 +401,7 @@ export const SINGLE_TURN_PLANS: readonly SingleTurnPlan[] = [
     description:
       "One user turn comparing contracts page against page: the credit agreement beside its security agreement, then the ground lease beside its guaranty and SNDA (A p1, B p1, A p2, …); 15 pages of about 43,000–52,000 chars, about 750,000 chars.",
     pageChars: 52_000,
-    system: SYSTEM,
+    system: LEGAL_SYSTEM,
     task: "Compare the credit agreement with its security agreement, and the ground lease with its guaranty and SNDA, page against page, and list every figure on which they must agree.",
     documents: [CREDIT_AGREEMENT, SECURITY_AGREEMENT, GROUND_LEASE, LEASE_GUARANTY, LEASE_SNDA].map(
       (spec, index) => document(spec, `cd_5202${(index + 10).toString(36)}`, 135_000, index),
@@ -418,7 +421,7 @@ export const SINGLE_TURN_PLANS: readonly SingleTurnPlan[] = [
     description:
       "One user turn with every junk category among paged reads: a superseded search, two failed reads retried, an answered ask_user, a first page opening with a tracked-changes ledger, an exact duplicate read and two bulky exhibits read whole; about 700,000 chars.",
     pageChars: 56_000,
-    system: SYSTEM,
+    system: LEGAL_SYSTEM,
     task: "Review the Bluewater merger set in one go — the merger agreement, the disclosure letter, the support agreement and the closing exhibits — and track the deal economics: fees, escrow, thresholds, consideration and dates.",
     documents: [
       {

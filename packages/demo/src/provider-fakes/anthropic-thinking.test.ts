@@ -4,7 +4,7 @@ import {
   type AnthropicMessage,
   type AnthropicRequest,
   AnthropicThinkingBinder,
-  BLOCK_BINDING_BETA,
+  blockBinding,
 } from "./anthropic-thinking";
 
 const SYSTEM = "You are careful.";
@@ -154,17 +154,78 @@ describe("AnthropicThinkingBinder", () => {
     const binder = new AnthropicThinkingBinder();
     const messages = conversation(binder);
     messages[1] = { role: "assistant", content: [{ type: "thinking", thinking: "", signature: "forged" }] };
-    const outcome = binder.check(
-      request(messages, {
-        thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
-      }),
-      [BLOCK_BINDING_BETA],
-    );
+    const { thinking, betas } = blockBinding(true);
+    const outcome = binder.check(request(messages, { thinking }), betas);
     expect(outcome).toMatchObject({
       ok: false,
       status: 400,
       message: "messages.1.content.0: Invalid `signature` in `thinking` block.",
     });
+  });
+
+  it("refuses a thinking block whose text was edited, trimmed or emptied, whatever the setting", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages = conversation(binder);
+    const edit = (at: number, thinking: string) =>
+      messages.map((message, index) =>
+        index === at
+          ? {
+              ...message,
+              content: (message.content as AnthropicBlock[]).map((block) =>
+                block.type === "thinking" ? { ...block, thinking } : block,
+              ),
+            }
+          : message,
+      );
+    const dropBlock = blockBinding(true);
+    for (const [at, thinking] of [
+      [1, "Page 2 first."],
+      [3, "Do"],
+      [5, ""],
+    ] as const) {
+      const refused = {
+        ok: false,
+        status: 400,
+        message: `messages.${at}.content.0: Invalid \`signature\` in \`thinking\` block.`,
+      };
+      expect(binder.check(request(edit(at, thinking)))).toMatchObject(refused);
+      expect(
+        binder.check(request(edit(at, thinking), { thinking: dropBlock.thinking }), dropBlock.betas),
+      ).toMatchObject(refused);
+    }
+    expect(binder.check(request(messages)).ok).toBe(true);
+  });
+
+  it("refuses a thinking block moved to another place of the run", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages = conversation(binder);
+    const thinkingOf = (at: number) =>
+      ((messages[at] as AnthropicMessage).content as AnthropicBlock[])[0] as AnthropicBlock;
+    const swapped = messages.map((message, index) =>
+      index === 3 || index === 5
+        ? {
+            ...message,
+            content: [thinkingOf(index === 3 ? 5 : 3), ...(message.content as AnthropicBlock[]).slice(1)],
+          }
+        : message,
+    );
+    const outcome = binder.check(request(swapped));
+    expect(outcome.ok).toBe(false);
+    expect(!outcome.ok && outcome.message).toMatch(/^messages\.3\.content\.0: Invalid `signature`/);
+  });
+
+  it("accepts a redacted_thinking block sent back as it came, and binds it like a thinking block", () => {
+    const binder = new AnthropicThinkingBinder();
+    const messages: AnthropicMessage[] = [{ role: "user", content: "Read the lease." }];
+    const signed = binder.sign(request(messages), [
+      { type: "redacted_thinking" },
+      { type: "tool_use", id: "r1", name: "read", input: {} },
+    ]);
+    expect(signed[0]).toMatchObject({ type: "redacted_thinking", data: expect.stringMatching(/^sig_/) });
+    messages.push({ role: "assistant", content: signed });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: "r1", content: "page" }] });
+    expect(binder.check(request(messages))).toEqual({ ok: true, inputTransformations: [] });
+    expect(binder.check(request(messages, { system: "Another." })).ok).toBe(false);
   });
 
   it("drops the failing blocks with drop_block and the beta header, and refuses the setting without the header", () => {
@@ -174,10 +235,9 @@ describe("AnthropicThinkingBinder", () => {
       role: "user",
       content: [{ type: "tool_result", tool_use_id: "t1", content: "[condensed]" }],
     };
-    const dropping = request(messages, {
-      thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
-    });
-    expect(binder.check(dropping, [BLOCK_BINDING_BETA])).toEqual({
+    const { thinking, betas } = blockBinding(true);
+    const dropping = request(messages, { thinking });
+    expect(binder.check(dropping, betas)).toEqual({
       ok: true,
       inputTransformations: [
         { type: "thinking_dropped", path: "messages.3.content.0", reason: "prefix_binding_mismatch" },

@@ -23,6 +23,8 @@
  * - During tool use, the latest assistant message (the one whose `tool_use` blocks the
  *   request's last message answers) must carry the thinking blocks it was produced with,
  *   complete and unmodified.
+ * - A signature covers its block's content: a thinking block whose `thinking` text was
+ *   edited, trimmed or emptied is refused like a signature the API never issued.
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "@context-cleaner/assembler/internal";
@@ -47,8 +49,36 @@ export interface AnthropicRequest {
   thinking?: { type?: string; block_binding?: { prefix_mismatch_behavior?: "error" | "drop_block" } };
 }
 
+/**
+ * Appends a `tool_result` block to Messages API messages as a request carries it: into the
+ * last message if that is a user message holding only tool results, else as a new user message.
+ */
+export function appendToolResult(messages: AnthropicMessage[], result: AnthropicBlock): void {
+  const last = messages.at(-1);
+  if (
+    last?.role === "user" &&
+    Array.isArray(last.content) &&
+    last.content.every((each) => each.type === "tool_result")
+  )
+    (last.content as AnthropicBlock[]).push(result);
+  else messages.push({ role: "user", content: [result] });
+}
+
 /** The beta header value `drop_block` needs. */
 export const BLOCK_BINDING_BETA = "thinking-binding-controls-2026-08-01";
+
+/** A request's adaptive `thinking` setting, with `drop_block` or not, and the beta header values it needs. */
+export function blockBinding(dropBlock: boolean): {
+  thinking: NonNullable<AnthropicRequest["thinking"]>;
+  betas: string[];
+} {
+  return dropBlock
+    ? {
+        thinking: { type: "adaptive", block_binding: { prefix_mismatch_behavior: "drop_block" } },
+        betas: [BLOCK_BINDING_BETA],
+      }
+    : { thinking: { type: "adaptive" }, betas: [] };
+}
 
 /** One entry of a response's `input_transformations`. */
 export interface InputTransformation {
@@ -68,6 +98,8 @@ interface Issued {
   prefix: string;
   /** Signature of the thinking block before it in the run, or null at the start. */
   previous: string | null;
+  /** Hash of the block itself as issued, without its signature and `cache_control`. */
+  content: string;
 }
 
 function signatureOf(block: AnthropicBlock): string | undefined {
@@ -88,6 +120,13 @@ function checkedForm(block: AnthropicBlock): unknown {
     );
   }
   return rest;
+}
+
+/** Hash of a thinking block's content: what its signature covers besides its prefix. */
+function contentHash(block: AnthropicBlock): string {
+  const { signature: _signature, cache_control: _marker, ...rest } = block;
+  if (rest.type === "redacted_thinking") delete rest.data;
+  return createHash("sha256").update(canonicalJson(rest)).digest("hex");
 }
 
 /** The running hash of a request's prefix, block by block. */
@@ -161,12 +200,14 @@ export class AnthropicThinkingBinder {
       this.counter++;
       const digest = prefix.digest();
       const signature = `sig_${this.counter}_${digest.slice(0, 24)}`;
-      this.issued.set(signature, { prefix: digest, previous });
+      const issued: AnthropicBlock =
+        block.type === "redacted_thinking"
+          ? { ...block, data: signature }
+          : { thinking: "", ...block, signature };
+      this.issued.set(signature, { prefix: digest, previous, content: contentHash(issued) });
       previous = signature;
       signatures.push(signature);
-      return block.type === "redacted_thinking"
-        ? { ...block, data: signature }
-        : { thinking: "", ...block, signature };
+      return issued;
     });
     for (const block of signed) {
       if (block.type === "tool_use" && typeof block.id === "string")
@@ -217,7 +258,7 @@ export class AnthropicThinkingBinder {
         const path = `messages.${index}.content.${blockIndex}`;
         const signature = signatureOf(block);
         const issued = signature === undefined ? undefined : this.issued.get(signature);
-        if (signature === undefined || issued === undefined) {
+        if (signature === undefined || issued === undefined || issued.content !== contentHash(block)) {
           return refusal(`${path}: Invalid \`signature\` in \`thinking\` block.`);
         }
         const chained =

@@ -10,7 +10,12 @@ export type {
   CheckOutcome,
   InputTransformation,
 } from "./anthropic-thinking";
-export { AnthropicThinkingBinder, BLOCK_BINDING_BETA } from "./anthropic-thinking";
+export {
+  AnthropicThinkingBinder,
+  appendToolResult,
+  BLOCK_BINDING_BETA,
+  blockBinding,
+} from "./anthropic-thinking";
 export type { MessagesFake, ScriptedAnswer } from "./messages-server";
 export { startMessagesFake } from "./messages-server";
 export type { ChatMessageLike, ReasoningDrop } from "./openai-reasoning";
