@@ -27,21 +27,6 @@ export const DIGEST_HANDLER_DEFAULTS = {
   retryMaxSeconds: 900,
 } as const;
 
-/**
- * When a record whose job failed with `error` on its `receiveCount`-th receive comes back:
- * after the backoff for a retryable error or one of unknown kind; at once for an error that
- * says it is not retryable (it reaches the dead letters within its receives, and its failed
- * pass record leaves the thread to the nightly sweep).
- */
-export function retryDelaySeconds(
-  error: unknown,
-  receiveCount: number,
-  settings: { retryBaseSeconds: number; retryMaxSeconds: number } = DIGEST_HANDLER_DEFAULTS,
-): number {
-  if (isNotRetryable(error)) return 0;
-  return backoffSeconds(receiveCount, settings);
-}
-
 /** `retryBaseSeconds × 2^(receive − 1)`, at most `retryMaxSeconds`. */
 function backoffSeconds(
   receiveCount: number,
@@ -317,7 +302,7 @@ function failedDisposition(error: unknown, receiveCount: number, settings: Dispo
       },
     };
   }
-  const retryInSeconds = retryDelaySeconds(error, receiveCount, settings);
+  const retryInSeconds = backoffSeconds(receiveCount, settings);
   const message = "digest job failed: the queue retries it";
   return {
     action: "hand_back",
