@@ -186,7 +186,7 @@ function requeueRuleOf(reason: SkipReason): { reason: SkipReason; rule: RequeueR
 }
 
 /** What a log entry carries of a job's outcome. */
-export function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
+function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
   return {
     status: outcome.status,
     ...(outcome.reason ? { reason: outcome.reason } : {}),
