@@ -7,6 +7,7 @@ import {
 } from "@context-cleaner/assembler/internal";
 import { systemClock } from "../clock";
 import { STORE_INPUT_CODES, StoreInputError } from "../errors";
+import { DIGEST_JOB_DEFAULTS } from "../job/options";
 import type {
   Clock,
   DigestStore,
@@ -54,7 +55,7 @@ interface Ledger {
 }
 
 /** How long a day's reservations are held after its last reservation or settlement: the lease's duration. */
-const SPEND_HOLD_MS = 960_000;
+const SPEND_HOLD_MS = DIGEST_JOB_DEFAULTS.leaseDurationMs;
 
 /** The key of an (org, thread) or (org, day) pair; JSON keeps any two strings apart. */
 const key = (...parts: string[]) => JSON.stringify(parts);

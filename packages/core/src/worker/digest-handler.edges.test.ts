@@ -18,7 +18,7 @@ import {
   PoisonRecordError,
   RecordHandedBack,
 } from "./digest-handler";
-import { retryDelaySeconds } from "./disposition";
+import { DISPOSITION_DEFAULTS, type DispositionSettings, dispositionOf } from "./disposition";
 import type { FunctionIssue } from "./observability";
 import { sqsEvent } from "./sqs-event";
 
@@ -660,24 +660,32 @@ describe("PoisonRecordError", () => {
   });
 });
 
-describe("retryDelaySeconds: edges", () => {
-  it("is 0 for an error that says it is not retryable, whatever the receive", () => {
-    expect(retryDelaySeconds(new StoreInputError("org_id", "is empty"), 1)).toBe(0);
-    expect(retryDelaySeconds({ retryable: false }, 4)).toBe(0);
-    expect(retryDelaySeconds({ retryable: true }, 1)).toBe(30);
+/** When a record whose job threw `error` on its `receive`-th receive is handed back, or undefined if it is not. */
+function retryDelay(error: unknown, receive: number, settings: DispositionSettings = DISPOSITION_DEFAULTS) {
+  const disposition = dispositionOf({ kind: "failed", error }, receive, settings);
+  return disposition.action === "hand_back" ? disposition.delaySeconds : undefined;
+}
+
+describe("the backoff after a failed job: edges", () => {
+  it("dead-letters an error that says it is not retryable, whatever the receive; backs off for one that is", () => {
+    expect(
+      dispositionOf({ kind: "failed", error: new StoreInputError("org_id", "is empty") }, 1).action,
+    ).toBe("dead_letter");
+    expect(dispositionOf({ kind: "failed", error: { retryable: false } }, 4).action).toBe("dead_letter");
+    expect(retryDelay({ retryable: true }, 1)).toBe(30);
   });
 
   it("backs off for an undefined error as for one of unknown kind", () => {
-    expect(retryDelaySeconds(undefined, 1)).toBe(30);
+    expect(retryDelay(undefined, 1)).toBe(30);
   });
 
   it("backs off for a null error as for one of unknown kind", () => {
-    expect(retryDelaySeconds(null, 2)).toBe(60);
+    expect(retryDelay(null, 2)).toBe(60);
   });
 
   it("stops doubling after 30 steps", () => {
-    const settings = { retryBaseSeconds: 1, retryMaxSeconds: Number.MAX_VALUE };
-    expect(retryDelaySeconds(new Error("x"), 31, settings)).toBe(2 ** 30);
-    expect(retryDelaySeconds(new Error("x"), 100, settings)).toBe(2 ** 30);
+    const settings = { ...DISPOSITION_DEFAULTS, retryBaseSeconds: 1, retryMaxSeconds: Number.MAX_VALUE };
+    expect(retryDelay(new Error("x"), 31, settings)).toBe(2 ** 30);
+    expect(retryDelay(new Error("x"), 100, settings)).toBe(2 ** 30);
   });
 });

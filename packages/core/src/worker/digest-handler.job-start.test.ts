@@ -114,7 +114,7 @@ function ports(): DigestHandlerDependencies["ports"] {
   };
 }
 
-describe("runJob", () => {
+describe("the digest handler starting a record's job", () => {
   it("hands the invocation's remaining time to the job, which starts no call it could not finish", async () => {
     const unhurried = await timedJob(() => 900_000);
     expect(unhurried.calls).toBeGreaterThan(0);
@@ -152,6 +152,11 @@ describe("runJob", () => {
       status: "skipped",
       reason: "nothing_new",
     });
-    expect(await handle(payload(later), shared)).not.toMatchObject({ reason: "nothing_new" });
+    // Without the queue's time the later turn end is not covered: the job goes past the
+    // coalescing check and stops at the size check, the first pass having digested the pages.
+    expect(await handle(payload(later), shared)).toMatchObject({
+      status: "skipped",
+      reason: "below_min_chars",
+    });
   });
 });

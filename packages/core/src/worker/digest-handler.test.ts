@@ -13,7 +13,7 @@ import type { DigestJobPorts } from "../job/job-context";
 import type { DigestModel, DigestStore, TurnLock } from "../ports";
 import { createInProcessDigestQueue } from "../queue/in-process-queue";
 import { createDigestHandler, type DigestHandlerDependencies } from "./digest-handler";
-import { retryDelaySeconds } from "./disposition";
+import { DISPOSITION_DEFAULTS, type DispositionSettings, dispositionOf } from "./disposition";
 import { lambdaContext } from "./lambda-context";
 import { deliverOnce } from "./local-worker";
 import type { FunctionIssue } from "./observability";
@@ -696,20 +696,28 @@ describe("createDigestHandler", () => {
   });
 });
 
-describe("retryDelaySeconds", () => {
+/** When a record whose job threw `error` on its `receive`-th receive is handed back, or undefined if it is not. */
+function retryDelay(error: unknown, receive: number, settings: DispositionSettings = DISPOSITION_DEFAULTS) {
+  const disposition = dispositionOf({ kind: "failed", error }, receive, settings);
+  return disposition.action === "hand_back" ? disposition.delaySeconds : undefined;
+}
+
+describe("the backoff after a failed job", () => {
   it("doubles from 30 s with each receive up to 900 s, for retryable errors and errors of unknown kind", () => {
     const transient = Object.assign(new Error("connection reset"), { retryable: true });
-    expect([1, 2, 3, 4, 5, 6].map((receive) => retryDelaySeconds(transient, receive))).toEqual([
+    expect([1, 2, 3, 4, 5, 6].map((receive) => retryDelay(transient, receive))).toEqual([
       30, 60, 120, 240, 480, 900,
     ]);
-    expect(retryDelaySeconds(new Error("unknown"), 2)).toBe(60);
-    expect(retryDelaySeconds("not an error", 1)).toBe(30);
-    expect(retryDelaySeconds(new Error("x"), 1_000)).toBe(900);
-    expect(retryDelaySeconds(new Error("x"), 0)).toBe(30);
+    expect(retryDelay(new Error("unknown"), 2)).toBe(60);
+    expect(retryDelay("not an error", 1)).toBe(30);
+    expect(retryDelay(new Error("x"), 1_000)).toBe(900);
+    expect(retryDelay(new Error("x"), 0)).toBe(30);
   });
 
-  it("is 0 for an error that says it is not retryable", () => {
-    expect(retryDelaySeconds(new StoreInputError("org_id", "is empty"), 1)).toBe(0);
-    expect(retryDelaySeconds({ retryable: false }, 3)).toBe(0);
+  it("does not apply to an error that says it is not retryable: that job is dead-lettered", () => {
+    expect(
+      dispositionOf({ kind: "failed", error: new StoreInputError("org_id", "is empty") }, 1).action,
+    ).toBe("dead_letter");
+    expect(dispositionOf({ kind: "failed", error: { retryable: false } }, 3).action).toBe("dead_letter");
   });
 });

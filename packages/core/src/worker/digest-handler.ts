@@ -67,7 +67,7 @@ export interface DigestHandlerDependencies {
   maxCheckpointWaitReceives?: number;
   /** @default 30_000 */
   minRemainingMsToStart?: number;
-  /** First step of the backoff after a failed job (see {@link retryDelaySeconds}). @default 30 */
+  /** First step of the backoff after a failed job (see {@link DIGEST_HANDLER_DEFAULTS.retryBaseSeconds}). @default 30 */
   retryBaseSeconds?: number;
   /** @default 900 */
   retryMaxSeconds?: number;
@@ -442,9 +442,11 @@ async function alignSkipped(
  *   `ClaimRequeues` and `ClaimRequeuesCapped`; before the ack its turn is raised as the
  *   thread's latest (nothing else of the holder's record changes), so the sweep finds it
  *   uncovered;
- * - a job that throws: logged, counted (`FailedJobs`) and handed back (the job itself
- *   recorded a failed pass, once its org was admitted) for
- *   {@link retryDelaySeconds}: a backoff for a retryable error, at once for one that is not.
+ * - a job that throws: logged and counted (`FailedJobs`; the job itself recorded a failed
+ *   pass, once its org was admitted); for a retryable error or one of unknown kind, handed
+ *   back after a backoff doubling from `retryBaseSeconds` up to `retryMaxSeconds`; for an
+ *   error that says it is not retryable, sent to the dead letters (handed back after the
+ *   backoff if that send fails).
  *
  * Every record it starts is timed on the ports' clock, from its start to its ack or hand-back
  * (the dead letters, the visibility change included), as `RecordDuration{outcome}` in

@@ -5,7 +5,7 @@ import {
   startFakeChatCompletionsApi,
 } from "#test/core/fakes/openai-chat-completions";
 import type { DigestRequest, Metric } from "../ports";
-import { digesterFor, parseDigestModel } from "./digest-model";
+import { digesterFor } from "./digest-model";
 
 const page = "GROUND LEASE\nBase rent is $1,250,000 per year with a 2.5% escalator.";
 const request: DigestRequest = {
@@ -37,15 +37,6 @@ const settings = () => ({
 });
 
 describe("the digest function's model digester", () => {
-  it("reads DIGEST_MODEL: unset is anthropic, an unknown value stops the function", () => {
-    expect(parseDigestModel(undefined)).toBe("anthropic");
-    expect(parseDigestModel("")).toBe("anthropic");
-    expect(parseDigestModel("openai-compatible")).toBe("openai-compatible");
-    expect(() => parseDigestModel("openai")).toThrow(
-      'DIGEST_MODEL must be one of anthropic, openai-compatible, got "openai"',
-    );
-  });
-
   it("openai-compatible: digests through the configured server, priced, with a counted fallback", async () => {
     const { recorded, metrics } = metricsSink();
     const digester = await digesterFor({

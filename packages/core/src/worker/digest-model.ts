@@ -10,20 +10,6 @@ import type { FunctionMetrics } from "./observability";
 export const DIGEST_MODELS = ["anthropic", "openai-compatible"] as const;
 export type DigestModelChoice = (typeof DIGEST_MODELS)[number];
 
-/**
- * `DIGEST_MODEL` as the edge reads it; unset or empty is `anthropic`.
- * @throws {Error} for a value that is not one of {@link DIGEST_MODELS}: a deployment that
- *   names a digester it does not get must not start.
- */
-export function parseDigestModel(value: string | undefined): DigestModelChoice {
-  if (value === undefined || value === "") return "anthropic";
-  const choice = DIGEST_MODELS.find((known) => known === value);
-  if (choice === undefined) {
-    throw new Error(`DIGEST_MODEL must be one of ${DIGEST_MODELS.join(", ")}, got ${JSON.stringify(value)}`);
-  }
-  return choice;
-}
-
 /** What {@link digesterFor} builds the digester from. */
 export interface DigesterConfig {
   /** @default "anthropic" */

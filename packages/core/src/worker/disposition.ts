@@ -27,21 +27,6 @@ export const DIGEST_HANDLER_DEFAULTS = {
   retryMaxSeconds: 900,
 } as const;
 
-/**
- * When a record whose job failed with `error` on its `receiveCount`-th receive comes back:
- * after the backoff for a retryable error or one of unknown kind; at once for an error that
- * says it is not retryable (it reaches the dead letters within its receives, and its failed
- * pass record leaves the thread to the nightly sweep).
- */
-export function retryDelaySeconds(
-  error: unknown,
-  receiveCount: number,
-  settings: { retryBaseSeconds: number; retryMaxSeconds: number } = DIGEST_HANDLER_DEFAULTS,
-): number {
-  if (isNotRetryable(error)) return 0;
-  return backoffSeconds(receiveCount, settings);
-}
-
 /** `retryBaseSeconds × 2^(receive − 1)`, at most `retryMaxSeconds`. */
 function backoffSeconds(
   receiveCount: number,
@@ -201,7 +186,7 @@ function requeueRuleOf(reason: SkipReason): { reason: SkipReason; rule: RequeueR
 }
 
 /** What a log entry carries of a job's outcome. */
-export function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
+function outcomeSummary(outcome: DigestJobOutcome): Record<string, unknown> {
   return {
     status: outcome.status,
     ...(outcome.reason ? { reason: outcome.reason } : {}),
@@ -317,7 +302,7 @@ function failedDisposition(error: unknown, receiveCount: number, settings: Dispo
       },
     };
   }
-  const retryInSeconds = retryDelaySeconds(error, receiveCount, settings);
+  const retryInSeconds = backoffSeconds(receiveCount, settings);
   const message = "digest job failed: the queue retries it";
   return {
     action: "hand_back",

@@ -1,6 +1,6 @@
 import type { DigestConfig } from "./digest-dependencies";
 import type { FunctionLogger, FunctionMetrics } from "./observability";
-import type { SweepSettings, WorkerSettings } from "./settings";
+import { SETTINGS, type SweepSettings, type WorkerSettings } from "./settings";
 import type { SweepConfig } from "./sweep-dependencies";
 
 /** Where the worker reports, and the environment its kill switch is read from per record. */
@@ -39,7 +39,7 @@ export function digestConfigOf(
     sqs,
     logger,
     metrics,
-    disabled: () => environment.CONTEXT_CLEANER_DISABLED === "1",
+    disabled: () => environment[SETTINGS.disabled.env] === "1",
     ...(settings.readOriginal ? { jobOptions: { readOriginal: true } } : {}),
   };
 }

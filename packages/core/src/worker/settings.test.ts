@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../errors";
-import { readSweepSettings, readWorkerSettings, SETTINGS, settingRows } from "./settings";
+import { readSweepSettings, readWorkerSettings, settingRows } from "./settings";
 
 const REQUIRED = {
   DIGEST_QUEUE_URL: "https://sqs.eu-west-1.amazonaws.com/123456789012/digest.fifo",
@@ -72,6 +72,5 @@ describe("the settings table's reader", () => {
   it("names every variable once", () => {
     const names = settingRows().map((row) => row.env);
     expect(new Set(names).size).toBe(names.length);
-    expect(Object.keys(SETTINGS).length).toBe(names.length);
   });
 });

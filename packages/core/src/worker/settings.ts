@@ -54,6 +54,15 @@ const BOTH = ["worker", "sweep"] as const;
 const WORKER = ["worker"] as const;
 const SWEEP = ["sweep"] as const;
 
+/** Defaults of {@link WorkerSettings}, as the digest function is deployed. */
+export const WORKER_DEFAULTS = {
+  batchSize: 10,
+  waitTimeSeconds: 20,
+  functionTimeoutSeconds: 300,
+  concurrency: 1,
+  region: "us-east-1",
+} as const;
+
 /**
  * Every setting of the worker and the sweep, one row each: the command line's flags and
  * usage, the Lambda functions' environment and secrets, docs/operate.md's table and the list
@@ -96,7 +105,7 @@ export const SETTINGS = {
     env: "AWS_REGION",
     flag: "region",
     type: TEXT,
-    default: "the queue URL's region, else `us-east-1`",
+    default: `the queue URL's region, else \`${WORKER_DEFAULTS.region}\``,
     secret: false,
     deployed: false,
     readBy: BOTH,
@@ -168,7 +177,7 @@ export const SETTINGS = {
     env: "CONTEXT_CLEANER_BATCH_SIZE",
     flag: "batch-size",
     type: { kind: "integer", min: 1, max: 10 },
-    default: "10 (1–10), as the subscription",
+    default: `${WORKER_DEFAULTS.batchSize} (1–10), as the subscription`,
     secret: false,
     deployed: false,
     readBy: WORKER,
@@ -178,7 +187,7 @@ export const SETTINGS = {
     env: "CONTEXT_CLEANER_WAIT_TIME_SECONDS",
     flag: "wait-time",
     type: { kind: "integer", min: 0, max: 20 },
-    default: "20 (0–20 s of long polling)",
+    default: `${WORKER_DEFAULTS.waitTimeSeconds} (0–20 s of long polling)`,
     secret: false,
     deployed: false,
     readBy: WORKER,
@@ -198,7 +207,7 @@ export const SETTINGS = {
     env: "CONTEXT_CLEANER_FUNCTION_TIMEOUT_SECONDS",
     flag: "function-timeout",
     type: { kind: "integer", min: 1, max: 900 },
-    default: "300, the digest function's timeout",
+    default: `${WORKER_DEFAULTS.functionTimeoutSeconds}, the digest function's timeout`,
     secret: false,
     deployed: false,
     readBy: WORKER,
@@ -208,7 +217,7 @@ export const SETTINGS = {
     env: "CONTEXT_CLEANER_CONCURRENCY",
     flag: "concurrency",
     type: { kind: "integer", min: 1, max: 100 },
-    default: "1 batch at a time (the batches of one process share its connection pools)",
+    default: `${WORKER_DEFAULTS.concurrency} batch at a time (the batches of one process share its connection pools)`,
     secret: false,
     deployed: false,
     readBy: WORKER,
@@ -613,15 +622,6 @@ export interface WorkerSettings {
   /** The runtime gives the model `read_original`: time-varying output may be digested. */
   readOriginal?: true;
 }
-
-/** Defaults of {@link WorkerSettings}, as the digest function is deployed. */
-export const WORKER_DEFAULTS = {
-  batchSize: 10,
-  waitTimeSeconds: 20,
-  functionTimeoutSeconds: 300,
-  concurrency: 1,
-  region: "us-east-1",
-} as const;
 
 /** The region of an AWS SQS queue URL (`https://sqs.<region>.amazonaws.com/…`). */
 function regionOfQueueUrl(queueUrl: string): string | undefined {

@@ -6,18 +6,3 @@
  */
 export const THREAD_OWNER_SOURCES = ["checkpoint", "table"] as const;
 export type ThreadOwnerSource = (typeof THREAD_OWNER_SOURCES)[number];
-
-/**
- * `THREAD_OWNER_SOURCE` as the edge reads it.
- * @throws {Error} for a value that is not one of {@link THREAD_OWNER_SOURCES}: a function
- *   that cannot tell who owns a thread must not start.
- */
-export function parseThreadOwnerSource(value: string): ThreadOwnerSource {
-  const source = THREAD_OWNER_SOURCES.find((known) => known === value);
-  if (source === undefined) {
-    throw new Error(
-      `THREAD_OWNER_SOURCE must be one of ${THREAD_OWNER_SOURCES.join(", ")}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return source;
-}

@@ -1,7 +1,7 @@
 import { createDigestRepository } from "@context-cleaner/db";
 import { createTableThreadOwner } from "../../checkpoints/postgres-thread-owner";
 import type { ThreadDirectory, ThreadOwner } from "../../ports";
-import { runSweep, SWEEP_DEFAULTS, type SweepReport } from "../../sweep/run-sweep";
+import { runSweep, type SweepReport } from "../../sweep/run-sweep";
 import { settingsUsage } from "../../worker/settings";
 import { type OpsContext, withDatabase } from "./ops-context";
 import { parseSweepSettings, type SweepSettings } from "./worker-settings";
@@ -99,7 +99,7 @@ export async function sweepCommand(args: string[], context: OpsContext): Promise
           ...(directory ? { directory } : {}),
           ...(threadOwner ? { threadOwner } : {}),
         },
-        { ...SWEEP_DEFAULTS, ...settings.options, dryRun },
+        { ...settings.options, dryRun },
       );
     });
     io.stdout(json ? `${JSON.stringify(report, null, 2)}\n` : render(report));

@@ -6,16 +6,10 @@ import {
   type SettingReader,
   type SweepSettings,
   settingFlags,
-  settingsUsage,
   type WorkerSettings,
 } from "../../worker/settings";
 
 export type { SweepSettings, WorkerSettings } from "../../worker/settings";
-
-/** The usage lines of the worker's settings, from the settings table. */
-export function workerSettingsUsage(): string {
-  return settingsUsage("worker");
-}
 
 /** A command's flags: its settings' flags from the table, and its own. */
 function parseCommandArgs(

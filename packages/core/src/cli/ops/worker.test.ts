@@ -13,9 +13,10 @@ import type { CheckpointReader } from "../../ports";
 import { createInProcessDigestQueue } from "../../queue/in-process-queue";
 import { inProcessSqsClient } from "../../worker/in-process-sqs-client";
 import { settingRows, settingsTableMarkdown } from "../../worker/settings";
+import { digestConfigOf } from "../../worker/settings-config";
 import { runOpsCommand } from ".";
 import type { OpsContext } from "./ops-context";
-import { digestConfigOf, jsonLineLogger, loggedMetrics, requireWorkerPackages, runWorker } from "./worker";
+import { jsonLineLogger, loggedMetrics, requireWorkerPackages, runWorker } from "./worker";
 import type { OpenWorker } from "./worker-host";
 import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
 

@@ -1,13 +1,12 @@
 import { UsageError } from "../../errors";
 import type { Metric } from "../../ports";
 import type { FunctionLogger, FunctionMetrics } from "../../worker/observability";
+import { settingsUsage } from "../../worker/settings";
 import { digestConfigOf } from "../../worker/settings-config";
 import type { CliIo } from "../cli-io";
 import type { OpsContext } from "./ops-context";
 import type { OpenWorker } from "./worker-host";
-import { parseWorkerSettings, type WorkerSettings, workerSettingsUsage } from "./worker-settings";
-
-export { digestConfigOf } from "../../worker/settings-config";
+import { parseWorkerSettings, type WorkerSettings } from "./worker-settings";
 
 /**
  * One JSON object per line, as the Lambda's logger writes them: `level`, `message`,
@@ -221,7 +220,7 @@ the others to the queue, as Lambda's event source mapping does. Logs JSON lines 
 SIGTERM or SIGINT: stops receiving, finishes the batches in progress, exits 0.
 
 Settings (a flag wins over its environment variable):
-${workerSettingsUsage()}
+${settingsUsage("worker")}
 
 AWS credentials come from the AWS SDK's usual places (AWS_ACCESS_KEY_ID, a profile, a role).`;
 
